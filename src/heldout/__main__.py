@@ -1,0 +1,5 @@
+"""Allow ``python -m heldout``."""
+
+from heldout.cli import run
+
+run()
