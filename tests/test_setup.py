@@ -39,14 +39,18 @@ def test_notebook_committed_without_outputs(path):
     for i, cell in enumerate(nb["cells"]):
         if cell["cell_type"] == "code":
             assert cell.get("outputs") == [], f"{path.name} cell {i} carries outputs: strip them"
-            assert cell.get("execution_count") is None, f"{path.name} cell {i} has an execution count"
+            assert cell.get("execution_count") is None, (
+                f"{path.name} cell {i} has an execution count"
+            )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_imports_heldout(path):
     nb = json.loads(path.read_text())
     code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
-    assert re.search(r"^\s*(import heldout|from heldout)", code, re.M), f"{path.name} does not use heldout"
+    assert re.search(r"^\s*(import heldout|from heldout)", code, re.M), (
+        f"{path.name} does not use heldout"
+    )
 
 
 def test_every_notebook_and_page_is_in_the_toc():
@@ -56,7 +60,9 @@ def test_every_notebook_and_page_is_in_the_toc():
         assert f"notebooks/{path.stem}" in listed, f"{path.name} is missing from _toc.yml"
     for entry in listed:
         matches = [p for p in (ROOT / f"{entry}.md", ROOT / f"{entry}.ipynb") if p.exists()]
-        assert len(matches) == 1, f"_toc.yml lists {entry!r} but no single .md/.ipynb file has that name"
+        assert len(matches) == 1, (
+            f"_toc.yml lists {entry!r} but no single .md/.ipynb file has that name"
+        )
 
 
 _NAME = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*(.*)$")

@@ -62,7 +62,9 @@ def calculator(
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object and nothing else")
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object and nothing else"
+    )
     parser.set_defaults(_func=func)
     return parser
 
@@ -116,13 +118,17 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"heldout {__version__}")
-    top = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND", parser_class=_Parser)
+    top = parser.add_subparsers(
+        title="commands", dest="command", metavar="COMMAND", parser_class=_Parser
+    )
     size_parser = top.add_parser(
         "size",
         help="how many test items are needed (heldout size KIND --help)",
         description="How many test items are needed, by several criteria.",
     )
-    size = size_parser.add_subparsers(title="kinds", dest="size_kind", metavar="KIND", parser_class=_Parser)
+    size = size_parser.add_subparsers(
+        title="kinds", dest="size_kind", metavar="KIND", parser_class=_Parser
+    )
     for module in _command_modules():
         module.register(top, size)
     parser.set_defaults(_size_parser=size_parser)

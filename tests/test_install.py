@@ -1,0 +1,84 @@
+"""`pip install .` with no extras brings only the light core, and the CLI works there.
+
+This builds a fresh virtual environment, so it takes about a minute; it needs the package
+registries (or pip's cache) like the rest of `make test`.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# numpy, scipy, matplotlib and what they pull in; nothing heavy may appear.
+ALLOWED = {
+    "heldout",
+    "numpy",
+    "scipy",
+    "matplotlib",
+    "contourpy",
+    "cycler",
+    "fonttools",
+    "kiwisolver",
+    "packaging",
+    "pillow",
+    "pyparsing",
+    "python-dateutil",
+    "six",
+    "pip",
+    "setuptools",
+    "wheel",
+    "tzdata",
+}
+
+
+@pytest.fixture(scope="module")
+def core_env(tmp_path_factory):
+    if os.environ.get("HELDOUT_SKIP_INSTALL_TEST"):
+        pytest.skip("HELDOUT_SKIP_INSTALL_TEST is set")
+    where = tmp_path_factory.mktemp("core-venv")
+    venv.EnvBuilder(with_pip=True).create(where)
+    py = where / "bin" / "python"
+    subprocess.run(
+        [py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(ROOT)],
+        check=True,
+        timeout=900,
+    )
+    return where
+
+
+def test_core_install_pulls_only_light_dependencies(core_env):
+    out = subprocess.run(
+        [core_env / "bin" / "python", "-m", "pip", "list", "--format=freeze"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    names = {line.split("==")[0].lower().replace("_", "-") for line in out.split() if "==" in line}
+    assert {"heldout", "numpy", "scipy", "matplotlib"} <= names
+    extra = names - ALLOWED
+    assert not extra, f"pip install . (no extras) pulled in {sorted(extra)}"
+
+
+def test_cli_works_without_extras(core_env):
+    exe = core_env / "bin" / "heldout"
+    out = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "COMMAND" in out.stdout
+    bad = subprocess.run([exe, "nonsense"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+    if "bound" in out.stdout:
+        res = subprocess.run(
+            [exe, "bound", "--errors", "38", "--n", "100", "--delta", "0.05", "--json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert res.returncode == 0, res.stderr
+    assert sys.executable  # the test ran under the project interpreter
