@@ -7,6 +7,7 @@ registries (or pip's cache) like the rest of `make test`.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -45,8 +46,15 @@ def core_env(tmp_path_factory):
     where = tmp_path_factory.mktemp("core-venv")
     venv.EnvBuilder(with_pip=True).create(where)
     py = where / "bin" / "python"
+    # Build from a copy, so that setuptools' build/ folder never lands in the work tree.
+    source = tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(
+        ROOT / "src", source / "src", ignore=shutil.ignore_patterns("*.egg-info", "__pycache__")
+    )
     subprocess.run(
-        [py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(ROOT)],
+        [py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(source)],
         check=True,
         timeout=900,
     )
