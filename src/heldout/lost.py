@@ -1,0 +1,1126 @@
+"""What can be said about a model's test accuracy when the test set is lost.
+
+The setting of {cite}`lost2017`: a data set of ``N`` rows was split into ``N1``
+training rows and ``N2`` test rows, a model was trained on the first part, and
+the record of which rows were which has been lost.  The model and all ``N``
+labelled rows are still there, so the *whole-data accuracy* ``p`` (the share
+of the ``N`` rows the model classifies correctly) can be computed.
+
+The article's proposal, reproduced here
+    :func:`batch_accuracy` draws ``k`` random batches of ``N2`` rows and returns
+    their mean accuracy ``a_hat``; :func:`corrected_alpha` applies the article's
+    correction ``alpha = (a_hat - p (1 - 1/k)) / k`` (and, with
+    ``form="intended"``, the correction the article's algebra needed,
+    ``k a_hat - (k - 1) p``).  :func:`article_expectation` is the article's claimed
+    ``E[a_hat] = a/k + p (1 - 1/k)``, valid only if the real test set is one of
+    the batches; :func:`prob_test_set_drawn` is the probability of that event and
+    :func:`expectation_given_drawn` the exact expectation given it.
+    :func:`estimator_moments` gives the estimators' true expectations and
+    standard deviations: ``E[a_hat] = p`` for every ``k``, so ``E[alpha] = p/k^2``
+    (printed form) or ``p`` (intended form), never the test accuracy ``a``.
+
+What can be said correctly
+    The identity ``N p = N1 (1 - eps1) + N2 (1 - eps2)`` (:func:`data_accuracy`),
+    its solution for the test accuracy when the training accuracy is known or
+    assumed (:func:`test_accuracy`), the range that holds whatever the training
+    accuracy was (:func:`test_accuracy_bounds`), a confidence interval for the
+    model's accuracy on new data that adds the sampling uncertainty of the
+    ``N2`` test rows (:func:`test_accuracy_interval`), and the comparison with
+    labelling fresh data (:func:`fresh_expected_width`,
+    :func:`fresh_rows_for_width`).  :func:`interval_coverage` checks the
+    interval's coverage exactly.
+
+Simulation on fitted scikit-learn models
+    :func:`example_data`, :func:`make_model` and :func:`simulate_fitted` (these
+    import scikit-learn inside the functions); :func:`simulate_key_assumption`
+    checks the key assumption on a tiny data set where it is not negligible.
+
+Notation: ``rows = N``, ``train_rows = N1``, ``test_rows = N2``, ``batches = k``,
+``data_accuracy = p``, ``train_accuracy = 1 - eps1``, ``test_accuracy = a =
+1 - eps2`` (the score the lost test set would have given).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import special, stats
+
+from heldout._checks import as_count, as_positive, as_probability, scalar_or_array
+
+__all__ = [
+    "MODELS",
+    "article_expectation",
+    "batch_accuracy",
+    "batches_needed",
+    "corrected_alpha",
+    "data_accuracy",
+    "estimator_moments",
+    "example_data",
+    "expectation_given_drawn",
+    "fresh_expected_width",
+    "fresh_rows_for_width",
+    "interval_coverage",
+    "log10_subsets",
+    "make_model",
+    "prob_test_set_drawn",
+    "simulate_fitted",
+    "simulate_key_assumption",
+    "summarise_fitted",
+    "test_accuracy",
+    "test_accuracy_bounds",
+    "test_accuracy_interval",
+]
+
+#: Return type of the vectorised functions: a Python float for scalar input, else an array.
+Value = float | np.ndarray
+
+#: Slack allowed for floating-point rounding when an accuracy computed from the
+#: identity lands a hair outside [0, 1].
+_TOL = 1e-9
+
+#: Largest number of random keys drawn at once (memory guard for the batch draws).
+_BUDGET = 2_000_000
+
+
+# --------------------------------------------------------------------------- helpers
+def _sizes(train_rows, test_rows, rows=None):
+    """Check ``N1 >= 0``, ``N2 >= 1`` and, if given, ``rows == N1 + N2``; return ``(N1, N2, N)``."""
+    n1 = as_count(train_rows, "train_rows")
+    n2 = as_count(test_rows, "test_rows", minimum=1)
+    try:
+        n1, n2 = np.broadcast_arrays(n1, n2)
+    except ValueError:
+        raise ValueError(
+            f"train_rows and test_rows have shapes {np.shape(train_rows)} and {np.shape(test_rows)}, "
+            "which do not broadcast"
+        ) from None
+    n = n1 + n2
+    if rows is not None:
+        given = as_count(rows, "rows", minimum=1)
+        if np.any(given != n):
+            raise ValueError(
+                f"rows must equal train_rows + test_rows (the split covers the whole data set), "
+                f"got rows={rows!r}, train_rows={train_rows!r}, test_rows={test_rows!r}"
+            )
+    return n1, n2, n
+
+
+def _generator(seed=None, rng=None) -> np.random.Generator:
+    if rng is not None:
+        if not isinstance(rng, np.random.Generator):
+            raise ValueError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+        return rng
+    from heldout.config import rng as make_rng
+
+    return make_rng(seed)
+
+
+def _correct_vector(correct) -> np.ndarray:
+    arr = as_count(correct, "correct")
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(
+            f"correct must be a non-empty 1-D array of 0/1 values, got shape {arr.shape}"
+        )
+    if np.any(arr > 1):
+        raise ValueError("correct must hold only 0 (wrong) and 1 (right) values")
+    return arr.astype(bool)
+
+
+def _batch_masks(gen: np.random.Generator, rows: int, test_rows: int, shape: tuple) -> np.ndarray:
+    """Boolean masks of shape ``shape + (rows,)``, each with ``test_rows`` True entries.
+
+    Each mask is a uniformly random subset of size ``test_rows`` (sampling
+    without replacement within a batch; batches independent): the rows whose
+    uniform random keys are among the ``test_rows`` smallest.
+    """
+    keys = gen.random(shape + (rows,))
+    if test_rows == rows:
+        return np.ones(keys.shape, dtype=bool)
+    cut = np.partition(keys, test_rows - 1, axis=-1)[..., test_rows - 1 : test_rows]
+    return keys <= cut
+
+
+def _blocks(total: int, per_item: int):
+    """Split ``total`` repetitions into blocks of at most ``_BUDGET / per_item`` items."""
+    size = max(1, _BUDGET // max(per_item, 1))
+    start = 0
+    while start < total:
+        stop = min(total, start + size)
+        yield start, stop
+        start = stop
+
+
+def _log_subsets(rows, test_rows) -> np.ndarray:
+    return (
+        special.gammaln(rows + 1.0)
+        - special.gammaln(test_rows + 1.0)
+        - special.gammaln(rows - test_rows + 1.0)
+    )
+
+
+# --------------------------------------------------------------------------- the article's estimator
+def batch_accuracy(
+    correct: ArrayLike,
+    test_rows: int,
+    batches: int,
+    *,
+    repetitions: int | None = None,
+    method: str = "rows",
+    seed: int | None = None,
+    rng: np.random.Generator | None = None,
+) -> Value:
+    """The article's estimator: mean accuracy over ``k`` random batches of ``N2`` rows.
+
+    .. math:: \\hat a = \\frac{1}{k N_2} \\sum_{i=1}^{k} \\sum_{j=1}^{N_2} I\\big(y(x_{ij}) = f(x_{ij})\\big)
+
+    (equation 1 of {cite}`lost2017`).  Each batch is a uniformly random set of
+    ``N2`` distinct rows out of the ``N`` rows; the ``k`` batches are drawn
+    independently of each other.
+
+    Parameters
+    ----------
+    correct : array_like of 0/1, shape (N,)
+        Whether the model classifies each of the ``N`` rows correctly.
+    test_rows : int
+        Batch size ``N2`` (the size of the lost test set), ``1 <= N2 <= N``.
+    batches : int
+        Number of batches ``k >= 1``.
+    repetitions : int, optional
+        Draw this many independent values of ``a_hat`` (returned as an array);
+        by default one value (returned as a float).
+    method : {"rows", "counts"}, default "rows"
+        ``"rows"`` draws the batches row by row; ``"counts"`` draws only the
+        number of correct rows in each batch, which is hypergeometric with
+        parameters ``(N, N p, N2)``: the same distribution of ``a_hat``, much
+        faster for large ``k``.
+    seed, rng
+        Randomness: a seed (default :data:`heldout.config.SEED`) or a numpy Generator.
+
+    Returns
+    -------
+    float or ndarray
+        ``a_hat`` (one value, or ``repetitions`` values).
+    """
+    c = _correct_vector(correct)
+    n = c.size
+    n2 = int(as_count(test_rows, "test_rows", minimum=1))
+    if n2 > n:
+        raise ValueError(f"test_rows must not exceed the number of rows ({n}), got {test_rows!r}")
+    k = int(as_count(batches, "batches", minimum=1))
+    reps = 1 if repetitions is None else int(as_count(repetitions, "repetitions", minimum=1))
+    if method not in ("rows", "counts"):
+        raise ValueError(f"method must be 'rows' or 'counts', got {method!r}")
+    gen = _generator(seed, rng)
+    if method == "counts":
+        n_good = int(c.sum())
+        hits = gen.hypergeometric(n_good, n - n_good, n2, size=(reps, k))
+        out = hits.sum(axis=1) / (k * n2)
+    else:
+        out = np.empty(reps)
+        for lo, hi in _blocks(reps, k * n):
+            masks = _batch_masks(gen, n, n2, (hi - lo, k))
+            out[lo:hi] = (masks & c).sum(axis=(1, 2)) / (k * n2)
+    return float(out[0]) if repetitions is None else out
+
+
+def corrected_alpha(
+    a_hat: ArrayLike, data_accuracy: ArrayLike, batches: ArrayLike, *, form: str = "printed"
+) -> Value:
+    """The article's "corrected" estimator ``alpha``.
+
+    ``form="printed"`` is equation 7 of {cite}`lost2017` as printed:
+
+    .. math:: \\alpha = \\frac{1}{k}\\left(\\hat a - p\\left(1 - \\frac{1}{k}\\right)\\right)
+
+    whose expectation under the article's own assumption is ``a / k^2``, not
+    ``a`` (the article divides by ``k`` where it should multiply).
+    ``form="intended"`` is the correction that would make the article's
+    algebra right, :math:`k \\hat a - (k - 1) p`.  In reality (no assumption)
+    :math:`E[\\hat a] = p`, so the two forms have expectations ``p / k^2`` and
+    ``p``: see :func:`estimator_moments`.
+
+    Parameters
+    ----------
+    a_hat : float or array_like
+        Mean batch accuracy from :func:`batch_accuracy`, in ``[0, 1]``.
+    data_accuracy : float or array_like
+        Whole-data accuracy ``p`` in ``[0, 1]``.
+    batches : int or array_like
+        Number of batches ``k >= 1``.
+    form : {"printed", "intended"}, default "printed"
+
+    Returns
+    -------
+    float or ndarray
+    """
+    a = as_probability(a_hat, "a_hat", closed=True)
+    p = as_probability(data_accuracy, "data_accuracy", closed=True)
+    k = as_count(batches, "batches", minimum=1).astype(float)
+    if form == "printed":
+        out = (a - p * (1.0 - 1.0 / k)) / k
+    elif form == "intended":
+        out = k * a - (k - 1.0) * p
+    else:
+        raise ValueError(f"form must be 'printed' or 'intended', got {form!r}")
+    return scalar_or_array(out)
+
+
+def article_expectation(
+    test_accuracy: ArrayLike, data_accuracy: ArrayLike, batches: ArrayLike
+) -> Value:
+    """The article's claimed expectation ``E[a_hat] = a/k + p (1 - 1/k)``.
+
+    Equation 6 of {cite}`lost2017`.  It assumes that the first of the ``k``
+    batches *is* the real test set and the other ``k - 1`` are random batches;
+    that event has probability :func:`prob_test_set_drawn`, essentially zero.
+    Unconditionally ``E[a_hat] = p``; given the event exactly, see
+    :func:`expectation_given_drawn`.
+    """
+    a = as_probability(test_accuracy, "test_accuracy", closed=True)
+    p = as_probability(data_accuracy, "data_accuracy", closed=True)
+    k = as_count(batches, "batches", minimum=1).astype(float)
+    return scalar_or_array(a / k + p * (1.0 - 1.0 / k))
+
+
+def estimator_moments(
+    data_accuracy: ArrayLike, rows: ArrayLike, test_rows: ArrayLike, batches: ArrayLike
+) -> dict:
+    """Exact expectation and standard deviation of ``a_hat`` and of both forms of ``alpha``.
+
+    Given the model and the ``N`` rows (so the share ``p`` of correct rows is
+    fixed), each batch's number of correct rows is hypergeometric, so a batch's
+    accuracy has mean ``p`` and variance
+    ``p (1 - p) / N2 * (N - N2) / (N - 1)`` (sampling without replacement, the
+    finite-population correction).  The ``k`` batches are independent, hence
+
+    .. math::
+        E[\\hat a] = p, \\qquad
+        \\operatorname{sd}(\\hat a) = \\sqrt{\\frac{p(1-p)}{k N_2}\\,\\frac{N - N_2}{N - 1}},
+
+        E[\\alpha_{\\text{printed}}] = p / k^2, \\quad \\operatorname{sd} = \\operatorname{sd}(\\hat a)/k,
+
+        E[\\alpha_{\\text{intended}}] = p, \\quad \\operatorname{sd} = k \\operatorname{sd}(\\hat a).
+
+    None of these involves the test accuracy ``a``: the batches are drawn
+    without knowing the split, so they cannot carry information about it
+    (this corrects {cite}`lost2017`, which claims ``E[alpha] = a``).
+
+    Parameters
+    ----------
+    data_accuracy : float or array_like
+        ``p`` in ``[0, 1]``.
+    rows, test_rows, batches : int or array_like
+        ``N >= 1``, ``1 <= N2 <= N``, ``k >= 1``.
+
+    Returns
+    -------
+    dict
+        Keys ``a_hat_mean``, ``a_hat_sd``, ``alpha_printed_mean``,
+        ``alpha_printed_sd``, ``alpha_intended_mean``, ``alpha_intended_sd``.
+    """
+    p = as_probability(data_accuracy, "data_accuracy", closed=True)
+    n = as_count(rows, "rows", minimum=1)
+    n2 = as_count(test_rows, "test_rows", minimum=1)
+    k = as_count(batches, "batches", minimum=1).astype(float)
+    if np.any(n2 > n):
+        raise ValueError(
+            f"test_rows must not exceed rows, got test_rows={test_rows!r} and rows={rows!r}"
+        )
+    fpc = np.where(n > 1, (n - n2) / np.maximum(n - 1, 1), 0.0)
+    sd = np.sqrt(p * (1.0 - p) / (k * n2) * fpc)
+    return {
+        "a_hat_mean": scalar_or_array(p + 0.0 * sd),
+        "a_hat_sd": scalar_or_array(sd),
+        "alpha_printed_mean": scalar_or_array(p / k**2 + 0.0 * sd),
+        "alpha_printed_sd": scalar_or_array(sd / k),
+        "alpha_intended_mean": scalar_or_array(p + 0.0 * sd),
+        "alpha_intended_sd": scalar_or_array(k * sd),
+    }
+
+
+# --------------------------------------------------------------------------- the key assumption
+def log10_subsets(rows: ArrayLike, test_rows: ArrayLike) -> Value:
+    """``log10 C(N, N2)``: the number of possible test sets, in decimal digits.
+
+    Computed with ``gammaln``; exact to about 14 significant digits.
+    """
+    n = as_count(rows, "rows", minimum=1)
+    n2 = as_count(test_rows, "test_rows", minimum=1)
+    if np.any(n2 > n):
+        raise ValueError(
+            f"test_rows must not exceed rows, got test_rows={test_rows!r} and rows={rows!r}"
+        )
+    return scalar_or_array(_log_subsets(n, n2) / np.log(10.0))
+
+
+def prob_test_set_drawn(rows: ArrayLike, test_rows: ArrayLike, batches: ArrayLike) -> Value:
+    """Probability that the real test set is one of ``k`` random batches.
+
+    Each batch is one of the ``C(N, N2)`` subsets of size ``N2``, uniformly,
+    independently of the others, so
+
+    .. math:: P(\\text{drawn}) = 1 - \\left(1 - 1/\\binom{N}{N_2}\\right)^k \\le k / \\binom{N}{N_2}.
+
+    This is the assumption under which {cite}`lost2017` derives its formulas.
+    Computed as ``-expm1(k log1p(-1/C))``; it underflows to 0 when
+    ``C(N, N2)`` exceeds about ``1e308`` (use :func:`log10_subsets` then:
+    the probability is at most ``k / C``).
+
+    Parameters
+    ----------
+    rows, test_rows, batches : int or array_like
+        ``N >= 1``, ``1 <= N2 <= N``, ``k >= 1``.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    n = as_count(rows, "rows", minimum=1)
+    n2 = as_count(test_rows, "test_rows", minimum=1)
+    k = as_count(batches, "batches", minimum=1).astype(float)
+    if np.any(n2 > n):
+        raise ValueError(
+            f"test_rows must not exceed rows, got test_rows={test_rows!r} and rows={rows!r}"
+        )
+    x = np.exp(-_log_subsets(n, n2))
+    x = np.where(n2 == n, 1.0, x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(x >= 1.0, 1.0, -np.expm1(k * np.log1p(-np.minimum(x, 0.5))))
+    return scalar_or_array(out)
+
+
+def batches_needed(
+    rows: ArrayLike, test_rows: ArrayLike, probability: ArrayLike = 0.5, *, log10: bool = False
+) -> Value:
+    """Smallest ``k`` with :func:`prob_test_set_drawn` at least ``probability``.
+
+    .. math:: k = \\left\\lceil \\frac{\\ln(1 - q)}{\\ln(1 - 1/\\binom{N}{N_2})} \\right\\rceil
+              \\approx \\binom{N}{N_2} \\ln\\frac{1}{1 - q}
+
+    With ``log10=True`` returns ``log10 k`` (without the ceiling), which stays
+    finite when ``k`` is far beyond the floating-point range.
+
+    Parameters
+    ----------
+    rows, test_rows : int or array_like
+    probability : float, default 0.5
+        Target probability ``q`` in ``(0, 1)``.
+    log10 : bool, default False
+
+    Returns
+    -------
+    float or ndarray
+        ``k`` (``inf`` when it overflows), or ``log10 k``.
+    """
+    n = as_count(rows, "rows", minimum=1)
+    n2 = as_count(test_rows, "test_rows", minimum=1)
+    q = as_probability(probability, "probability")
+    if np.any(n2 > n):
+        raise ValueError(
+            f"test_rows must not exceed rows, got test_rows={test_rows!r} and rows={rows!r}"
+        )
+    log_c = _log_subsets(n, n2)
+    x = np.exp(-log_c)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        # ln k = ln(-ln(1-q)) - ln(-ln(1-x)); for tiny x, -ln(1-x) = x (1 + x/2 + ...), so
+        # ln(-ln(1-x)) = -ln C + log1p(x/2 + ...), and the second term is below 1e-8 there.
+        small = x < 1e-8
+        inner = np.where(small, -log_c, np.log(-np.log1p(-np.minimum(x, 1 - 1e-16))))
+        log_k = np.log(-np.log1p(-q)) - inner
+        log_k = np.where(n2 == n, 0.0, np.maximum(log_k, 0.0))
+        if log10:
+            return scalar_or_array(log_k / np.log(10.0))
+        k = np.exp(log_k)
+        k = np.where(np.isfinite(k), np.ceil(k * (1 - 1e-12)), np.inf)
+    return scalar_or_array(np.maximum(k, 1.0))
+
+
+def expectation_given_drawn(
+    test_accuracy: ArrayLike,
+    data_accuracy: ArrayLike,
+    rows: ArrayLike,
+    test_rows: ArrayLike,
+    batches: ArrayLike,
+) -> Value:
+    """Exact ``E[a_hat | the real test set is among the k batches]``.
+
+    Let ``J ~ Binomial(k, 1/C)`` count the batches equal to the test set
+    (``C = C(N, N2)``).  A batch that is not the test set is uniform over the
+    other ``C - 1`` subsets, whose mean accuracy is ``q = (C p - a)/(C - 1)``
+    (all ``C`` subsets average to ``p``).  Hence
+
+    .. math:: E[\\hat a \\mid J \\ge 1] = \\frac{m a + (k - m) q}{k},\\qquad
+              m = E[J \\mid J \\ge 1] = \\frac{k/C}{1 - (1 - 1/C)^k}.
+
+    The article's :func:`article_expectation` is this with ``m = 1`` and
+    ``q = p``; the two agree when ``C`` is large and ``k`` much smaller than
+    ``C``, and differ on small data sets.
+
+    Parameters
+    ----------
+    test_accuracy, data_accuracy : float or array_like
+        ``a`` and ``p``, in ``[0, 1]``.
+    rows, test_rows, batches : int or array_like
+        ``N``, ``N2``, ``k``.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    a = as_probability(test_accuracy, "test_accuracy", closed=True)
+    p = as_probability(data_accuracy, "data_accuracy", closed=True)
+    n = as_count(rows, "rows", minimum=1)
+    n2 = as_count(test_rows, "test_rows", minimum=1)
+    k = as_count(batches, "batches", minimum=1).astype(float)
+    if np.any(n2 > n):
+        raise ValueError(
+            f"test_rows must not exceed rows, got test_rows={test_rows!r} and rows={rows!r}"
+        )
+    x = np.where(n2 == n, 1.0, np.exp(-_log_subsets(n, n2)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        prob = -np.expm1(k * np.log1p(-np.minimum(x, 0.5)))
+        m = np.where(x > 0, k * x / np.where(prob > 0, prob, 1.0), 1.0)
+        q = p + (p - a) * x / np.where(x < 1, 1.0 - x, 1.0)
+        out = (m * a + (k - m) * q) / k
+    out = np.where(x >= 1.0, a, out)
+    return scalar_or_array(out)
+
+
+def simulate_key_assumption(
+    correct: ArrayLike,
+    test_mask: ArrayLike,
+    batches: int,
+    repetitions: int,
+    *,
+    seed: int | None = None,
+    rng: np.random.Generator | None = None,
+) -> dict:
+    """Simulate the article's procedure and record whether the real test set was drawn.
+
+    Draws ``repetitions`` independent runs of ``k`` random batches of ``N2``
+    rows (``N2`` = number of True entries of ``test_mask``) and returns, for
+    each run, ``a_hat`` and whether some batch equals the real test set.  Use
+    it on a tiny data set (say ``N = 10``, ``N2 = 3``: ``C = 120`` possible
+    test sets) where the event is not negligible.
+
+    Parameters
+    ----------
+    correct : array_like of 0/1, shape (N,)
+        Correctness of the model on each row.
+    test_mask : array_like of bool, shape (N,)
+        Which rows form the real test set.
+    batches, repetitions : int
+    seed, rng
+        Randomness.
+
+    Returns
+    -------
+    dict
+        ``a_hat`` (repetitions,), ``drawn`` (repetitions,) bool, ``copies``
+        (number of batches equal to the test set), and the exact references
+        ``prob_drawn``, ``test_accuracy`` ``a``, ``data_accuracy`` ``p``,
+        ``expectation_given_drawn``, ``article_expectation``.
+    """
+    c = _correct_vector(correct)
+    t = np.asarray(test_mask)
+    if t.shape != c.shape or t.dtype != bool:
+        raise ValueError(
+            f"test_mask must be a boolean array of the same shape as correct {c.shape}"
+        )
+    n, n2 = c.size, int(t.sum())
+    if n2 == 0:
+        raise ValueError("test_mask must mark at least one row")
+    k = int(as_count(batches, "batches", minimum=1))
+    reps = int(as_count(repetitions, "repetitions", minimum=1))
+    gen = _generator(seed, rng)
+    a_hat = np.empty(reps)
+    copies = np.empty(reps, dtype=np.int64)
+    for lo, hi in _blocks(reps, k * n):
+        masks = _batch_masks(gen, n, n2, (hi - lo, k))
+        a_hat[lo:hi] = (masks & c).sum(axis=(1, 2)) / (k * n2)
+        copies[lo:hi] = np.all(masks == t, axis=-1).sum(axis=1)
+    a, p = float(c[t].mean()), float(c.mean())
+    return {
+        "a_hat": a_hat,
+        "drawn": copies > 0,
+        "copies": copies,
+        "prob_drawn": prob_test_set_drawn(n, n2, k),
+        "test_accuracy": a,
+        "data_accuracy": p,
+        "expectation_given_drawn": expectation_given_drawn(a, p, n, n2, k),
+        "article_expectation": article_expectation(a, p, k),
+    }
+
+
+# --------------------------------------------------------------------------- what can be said
+def data_accuracy(
+    train_accuracy: ArrayLike, test_accuracy: ArrayLike, train_rows: ArrayLike, test_rows: ArrayLike
+) -> Value:
+    """The identity linking the three accuracies.
+
+    .. math:: N p = N_1 (1 - \\varepsilon_1) + N_2 (1 - \\varepsilon_2)
+
+    (equation 4 of {cite}`lost2017`, multiplied by ``N = N1 + N2``): the
+    whole-data accuracy is the size-weighted mean of the training accuracy
+    ``1 - eps1`` and the test accuracy ``1 - eps2``.  It is an identity about
+    counts, not an expectation: it holds exactly for every model and split.
+
+    Returns
+    -------
+    float or ndarray
+        ``p = (N1 t + N2 a) / N``.
+    """
+    t = as_probability(train_accuracy, "train_accuracy", closed=True)
+    a = as_probability(test_accuracy, "test_accuracy", closed=True)
+    n1, n2, n = _sizes(train_rows, test_rows)
+    return scalar_or_array((n1 * t + n2 * a) / n)
+
+
+def test_accuracy(
+    data_accuracy: ArrayLike,
+    train_accuracy: ArrayLike,
+    train_rows: ArrayLike,
+    test_rows: ArrayLike,
+    *,
+    rows: ArrayLike | None = None,
+) -> Value:
+    """Test accuracy from the whole-data accuracy and a known or assumed training accuracy.
+
+    Solving the identity (:func:`data_accuracy`) for the test accuracy:
+
+    .. math:: a = 1 - \\varepsilon_2 = \\frac{N p - N_1 (1 - \\varepsilon_1)}{N_2}.
+
+    With a model that memorises its training set (1-nearest-neighbour, an
+    unpruned tree on data without duplicated inputs) ``1 - eps1 = 1`` and the
+    lost test score is recovered exactly: ``a = (N p - N1) / N2``.  An error of
+    ``d`` in the assumed training accuracy moves ``a`` by ``d N1 / N2``.
+
+    Parameters
+    ----------
+    data_accuracy : float or array_like
+        ``p``, the accuracy on all ``N`` rows, in ``[0, 1]``.
+    train_accuracy : float or array_like
+        ``1 - eps1``, in ``[0, 1]``.
+    train_rows, test_rows : int or array_like
+        ``N1 >= 0`` and ``N2 >= 1``.
+    rows : int, optional
+        ``N``; if given it must equal ``N1 + N2``.
+
+    Returns
+    -------
+    float or ndarray
+        The test accuracy ``a``.
+
+    Raises
+    ------
+    ValueError
+        If the result falls outside ``[0, 1]``: then ``train_accuracy`` cannot
+        be the training accuracy of a model with this ``data_accuracy``.
+    """
+    p = as_probability(data_accuracy, "data_accuracy", closed=True)
+    t = as_probability(train_accuracy, "train_accuracy", closed=True)
+    n1, n2, n = _sizes(train_rows, test_rows, rows)
+    a = (n * p - n1 * t) / n2
+    bad = (a < -_TOL) | (a > 1 + _TOL)
+    if np.any(bad):
+        i = np.flatnonzero(np.ravel(bad))[0]
+        where = "" if np.ndim(a) == 0 else f" (first at flat index {i})"
+        p_i, t_i, a_i = (float(np.ravel(np.broadcast_to(v, np.shape(a)))[i]) for v in (p, t, a))
+        raise ValueError(
+            f"train_accuracy={t_i!r} is inconsistent with data_accuracy={p_i!r} for "
+            f"train_rows={train_rows!r} and test_rows={test_rows!r}{where}: it makes the test "
+            f"accuracy {a_i:.6g}, outside [0, 1]"
+        )
+    return scalar_or_array(np.clip(a, 0.0, 1.0))
+
+
+def test_accuracy_bounds(
+    data_accuracy: ArrayLike,
+    train_rows: ArrayLike,
+    test_rows: ArrayLike,
+    *,
+    rows: ArrayLike | None = None,
+    train_accuracy_low: ArrayLike = 0.0,
+    train_accuracy_high: ArrayLike = 1.0,
+    train_at_least_test: bool = False,
+) -> tuple[Value, Value]:
+    """Range of the lost test accuracy over every admissible training accuracy.
+
+    The test accuracy ``a = (N p - N1 t) / N2`` decreases in the training
+    accuracy ``t``.  Letting ``t`` range over ``[t_low, t_high]`` (by default
+    ``[0, 1]``: nothing assumed) and keeping ``a`` in ``[0, 1]``:
+
+    .. math:: \\max\\Big(0, \\frac{N p - N_1 t_{\\text{high}}}{N_2}\\Big) \\le a \\le
+              \\min\\Big(1, \\frac{N p - N_1 t_{\\text{low}}}{N_2}\\Big).
+
+    With nothing assumed this is ``[max(0, (N p - N1)/N2), min(1, N p / N2)]``;
+    both ends are attained (put the wrong rows in the test set, or in the
+    training set).  ``train_at_least_test=True`` adds the usual but unchecked
+    assumption ``t >= a`` (the model does no worse on its training rows),
+    which is equivalent to ``a <= p`` and caps the upper end at ``p``.
+
+    Parameters
+    ----------
+    data_accuracy : float or array_like
+        ``p`` in ``[0, 1]``.
+    train_rows, test_rows : int or array_like
+        ``N1 >= 0``, ``N2 >= 1``.
+    rows : int, optional
+        ``N``; must equal ``N1 + N2`` if given.
+    train_accuracy_low, train_accuracy_high : float, default 0 and 1
+        Assumed range of the training accuracy.
+    train_at_least_test : bool, default False
+
+    Returns
+    -------
+    (low, high) : tuple of float or ndarray
+
+    Raises
+    ------
+    ValueError
+        For accuracies outside ``[0, 1]``, sizes that do not add up, or
+        assumptions that leave no admissible test accuracy.
+    """
+    p = as_probability(data_accuracy, "data_accuracy", closed=True)
+    t_lo = as_probability(train_accuracy_low, "train_accuracy_low", closed=True)
+    t_hi = as_probability(train_accuracy_high, "train_accuracy_high", closed=True)
+    if np.any(t_lo > t_hi):
+        raise ValueError(
+            f"train_accuracy_low must not exceed train_accuracy_high, got {train_accuracy_low!r} "
+            f"and {train_accuracy_high!r}"
+        )
+    n1, n2, n = _sizes(train_rows, test_rows, rows)
+    low = np.maximum(0.0, (n * p - n1 * t_hi) / n2)
+    high = np.minimum(1.0, (n * p - n1 * t_lo) / n2)
+    if train_at_least_test:
+        high = np.minimum(high, p)
+    if np.any(low > high + _TOL):
+        raise ValueError(
+            f"train_accuracy_low/train_accuracy_high ({train_accuracy_low!r}, {train_accuracy_high!r}) "
+            f"are inconsistent with data_accuracy={data_accuracy!r}, train_rows={train_rows!r}, "
+            f"test_rows={test_rows!r}: no test accuracy in [0, 1] fits"
+        )
+    high = np.maximum(high, low)
+    return scalar_or_array(low), scalar_or_array(high)
+
+
+def test_accuracy_interval(
+    data_accuracy: ArrayLike,
+    train_rows: ArrayLike,
+    test_rows: ArrayLike,
+    *,
+    train_accuracy: ArrayLike | None = None,
+    level: ArrayLike = 0.95,
+    method: str = "clopper-pearson",
+    rows: ArrayLike | None = None,
+    train_accuracy_low: ArrayLike = 0.0,
+    train_accuracy_high: ArrayLike = 1.0,
+    train_at_least_test: bool = False,
+) -> tuple[Value, Value]:
+    """Confidence interval for the model's accuracy on new data, from a lost test set.
+
+    What is random: the model is fixed (it was trained on the ``N1`` training
+    rows); the ``N2`` test rows were an independent sample from the same
+    population, so the number ``K2`` of them the model gets right is
+    ``Binomial(N2, pi)``, ``pi`` being the model's accuracy on new data.  If
+    ``K2`` were known, the Clopper-Pearson interval {cite}`clopper1934` for
+    ``K2`` out of ``N2`` would cover ``pi`` with probability at least
+    ``level``.  With the split lost, ``K2`` is only known to lie in
+    ``[N2 a_low, N2 a_high]`` (:func:`test_accuracy_bounds`, or one value if
+    ``train_accuracy`` is given).  Both ends of the Clopper-Pearson interval
+    increase with the count, so
+
+    .. math:: \\big[\\,L(\\lfloor N_2 a_{\\text{low}} \\rfloor),\\; U(\\lceil N_2 a_{\\text{high}} \\rceil)\\,\\big]
+
+    contains the interval of the true ``K2`` and so covers ``pi`` with
+    probability at least ``level``, whatever the training rows were.  (The
+    floor and ceiling only matter when ``p`` was rounded.)  The training rows
+    tell nothing about ``pi``: the model was fitted to them.
+
+    Parameters
+    ----------
+    data_accuracy, train_rows, test_rows, rows, train_accuracy_low, train_accuracy_high, train_at_least_test
+        As in :func:`test_accuracy_bounds`.
+    train_accuracy : float, optional
+        Known training accuracy; then the test count is known (up to rounding).
+    level : float, default 0.95
+        Confidence level in ``(0, 1)``.
+    method : str, default "clopper-pearson"
+        Any method of :func:`heldout.bounds.interval` (only Clopper-Pearson
+        guarantees the coverage).
+
+    Returns
+    -------
+    (low, high) : tuple of float or ndarray
+    """
+    from heldout.bounds import interval
+
+    if train_accuracy is None:
+        a_lo, a_hi = test_accuracy_bounds(
+            data_accuracy,
+            train_rows,
+            test_rows,
+            rows=rows,
+            train_accuracy_low=train_accuracy_low,
+            train_accuracy_high=train_accuracy_high,
+            train_at_least_test=train_at_least_test,
+        )
+    else:
+        a_lo = a_hi = test_accuracy(data_accuracy, train_accuracy, train_rows, test_rows, rows=rows)
+    n2 = as_count(test_rows, "test_rows", minimum=1)
+    k_lo = np.clip(np.floor(n2 * np.asarray(a_lo) + 1e-7), 0, n2).astype(np.int64)
+    k_hi = np.clip(np.ceil(n2 * np.asarray(a_hi) - 1e-7), 0, n2).astype(np.int64)
+    low = np.asarray(interval(k_lo, n2, level=level, method=method)[0], dtype=float)
+    high = np.asarray(interval(k_hi, n2, level=level, method=method)[1], dtype=float)
+    return scalar_or_array(np.clip(low, 0.0, 1.0)), scalar_or_array(np.clip(high, 0.0, 1.0))
+
+
+def interval_coverage(
+    accuracy: ArrayLike,
+    train_rows: int,
+    test_rows: int,
+    train_correct: int,
+    *,
+    level: float = 0.95,
+    train_known: bool = False,
+    method: str = "clopper-pearson",
+) -> Value:
+    """Exact coverage of :func:`test_accuracy_interval` for a model of accuracy ``pi`` on new data.
+
+    The test count is ``K2 ~ Binomial(N2, pi)``; the training count ``K1`` is
+    whatever the model did on its own training rows (``train_correct``, not
+    random).  The data accuracy is ``p = (K1 + K2) / N`` and the coverage is
+
+    .. math:: \\sum_{j=0}^{N_2} \\binom{N_2}{j} \\pi^j (1-\\pi)^{N_2-j}\\,
+              \\mathbf 1\\big[\\pi \\in \\mathrm{CI}\\big((K_1 + j)/N\\big)\\big],
+
+    summed exactly.  With ``train_known=True`` the interval is given the true
+    training accuracy ``K1/N1`` (then it is the plain Clopper-Pearson interval
+    of ``K2``).
+
+    Parameters
+    ----------
+    accuracy : float or array_like
+        True accuracy ``pi`` on new data, in ``[0, 1]``.
+    train_rows, test_rows : int
+        ``N1 >= 1`` and ``N2 >= 1``.
+    train_correct : int
+        ``K1``, correct training rows, ``0 <= K1 <= N1``.
+    level, method
+        As in :func:`test_accuracy_interval`.
+    train_known : bool, default False
+
+    Returns
+    -------
+    float or ndarray
+        Coverage for each ``pi``.
+    """
+    pi = as_probability(accuracy, "accuracy", closed=True)
+    n1 = int(as_count(train_rows, "train_rows", minimum=1))
+    n2 = int(as_count(test_rows, "test_rows", minimum=1))
+    k1 = int(as_count(train_correct, "train_correct"))
+    if k1 > n1:
+        raise ValueError(
+            f"train_correct must not exceed train_rows, got {train_correct!r} > {train_rows!r}"
+        )
+    j = np.arange(n2 + 1)
+    p = (k1 + j) / (n1 + n2)
+    low, high = test_accuracy_interval(
+        p, n1, n2, train_accuracy=k1 / n1 if train_known else None, level=level, method=method
+    )
+    inside = (np.asarray(low)[None, :] <= pi[..., None]) & (
+        pi[..., None] <= np.asarray(high)[None, :]
+    )
+    pmf = stats.binom.pmf(j, n2, pi[..., None])
+    return scalar_or_array(np.sum(pmf * inside, axis=-1))
+
+
+def fresh_expected_width(
+    fresh_rows: ArrayLike, accuracy: float, level: float = 0.95, method: str = "clopper-pearson"
+) -> Value:
+    """Expected width of the interval from ``m`` freshly labelled rows (the article's option 1).
+
+    With ``K ~ Binomial(m, pi)`` correct answers on ``m`` new rows,
+
+    .. math:: E[U(K) - L(K)] = \\sum_{j=0}^{m} \\binom{m}{j} \\pi^j (1 - \\pi)^{m-j} \\big(U(j) - L(j)\\big),
+
+    summed exactly (no simulation) with the intervals of
+    :func:`heldout.bounds.interval`, over the counts ``j`` that carry all but
+    ``2e-16`` of the binomial mass.
+
+    Parameters
+    ----------
+    fresh_rows : int or array_like
+        ``m >= 1`` (a 1-D array of sizes is evaluated at once).
+    accuracy : float
+        Assumed accuracy ``pi`` of the model on new data, in ``[0, 1]``.
+    level : float, default 0.95
+    method : str, default "clopper-pearson"
+
+    Returns
+    -------
+    float or ndarray
+    """
+    from heldout.bounds import interval
+
+    m = as_count(fresh_rows, "fresh_rows", minimum=1)
+    pi = float(as_probability(accuracy, "accuracy", closed=True))
+    flat = np.atleast_1d(m).ravel()
+    # Sum only where the binomial puts mass: the neglected tails hold less than 2e-16.
+    j_lo = np.maximum(stats.binom.ppf(1e-16, flat, pi) - 1, 0).astype(np.int64)
+    j_hi = np.minimum(stats.binom.isf(1e-16, flat, pi) + 1, flat).astype(np.int64)
+    j = j_lo[:, None] + np.arange(int((j_hi - j_lo).max()) + 1)[None, :]
+    inside = j <= j_hi[:, None]
+    jj = np.minimum(j, flat[:, None])
+    lo, hi = interval(jj, np.broadcast_to(flat[:, None], jj.shape), level=level, method=method)
+    pmf = np.where(inside, stats.binom.pmf(jj, flat[:, None], pi), 0.0)
+    out = np.sum(pmf * (np.asarray(hi) - np.asarray(lo)), axis=1).reshape(np.shape(m))
+    return scalar_or_array(out)
+
+
+def fresh_rows_for_width(
+    width: float,
+    accuracy: float,
+    level: float = 0.95,
+    method: str = "clopper-pearson",
+    *,
+    max_rows: int = 10**6,
+) -> float:
+    """Fewest fresh rows whose expected interval width is at most ``width``.
+
+    Bisection on ``m`` over :func:`fresh_expected_width` (which decreases with
+    ``m``, up to tiny wiggles from the discreteness of the binomial).  Used to
+    price the lost-test-set answer in labels: how many new labels buy an
+    interval as narrow as the one :func:`test_accuracy_interval` gives.
+
+    Parameters
+    ----------
+    width : float
+        Target expected width, in ``(0, 1]``.
+    accuracy : float
+        Assumed accuracy on new data.
+    level, method
+        As in :func:`fresh_expected_width`.
+    max_rows : int, default 1e6
+        Give up (return ``inf``) beyond this many rows.
+
+    Returns
+    -------
+    float
+        The number of rows (a whole number), or ``inf``.
+    """
+    w = float(as_positive(width, "width"))
+    as_probability(accuracy, "accuracy", closed=True)
+    cap = int(as_count(max_rows, "max_rows", minimum=1))
+    lo, hi = 0, 1
+    while fresh_expected_width(hi, accuracy, level, method) > w:
+        if hi >= cap:
+            return float("inf")
+        lo, hi = hi, min(2 * hi, cap)
+    # invariant: width(lo) > w (or lo == 0), width(hi) <= w
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if fresh_expected_width(mid, accuracy, level, method) > w:
+            lo = mid
+        else:
+            hi = mid
+    return float(hi)
+
+
+# --------------------------------------------------------------------------- fitted models
+def example_data(
+    name: str = "breast_cancer", *, seed: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """A small classification data set that ships with scikit-learn.
+
+    ``"breast_cancer"``: the Wisconsin diagnostic data (569 rows, 30 features).
+    ``"noisy"``: ``make_classification`` with 600 rows, 10 features and 15 % of
+    the labels flipped (so memorising models generalise visibly worse).
+    ``"digits"``: the 8x8 digits (1797 rows, 10 classes).
+
+    Returns
+    -------
+    (X, y) : tuple of ndarray
+    """
+    from sklearn import datasets
+
+    from heldout.config import SEED
+
+    if name == "breast_cancer":
+        data = datasets.load_breast_cancer()
+        return data.data, data.target
+    if name == "digits":
+        data = datasets.load_digits()
+        return data.data, data.target
+    if name == "noisy":
+        return datasets.make_classification(
+            n_samples=600,
+            n_features=10,
+            n_informative=5,
+            flip_y=0.15,
+            random_state=SEED if seed is None else seed,
+        )
+    raise ValueError(f"name must be 'breast_cancer', 'noisy' or 'digits', got {name!r}")
+
+
+MODELS = ("1nn", "tree", "logistic")
+
+
+def make_model(name: str) -> object:
+    """A fresh scikit-learn classifier by name.
+
+    ``"1nn"``: standardise, then 1-nearest-neighbour (memorises its training set).
+    ``"tree"``: an unpruned decision tree (memorises too).
+    ``"logistic"``: standardise, then L2-regularised logistic regression
+    (``C = 1``, liblinear solver), which does not memorise.
+    """
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.tree import DecisionTreeClassifier
+
+    if name == "1nn":
+        return make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors=1))
+    if name == "tree":
+        return DecisionTreeClassifier(random_state=0)
+    if name == "logistic":
+        return make_pipeline(StandardScaler(), LogisticRegression(C=1.0, solver="liblinear"))
+    raise ValueError(f"model must be one of {', '.join(MODELS)} or a callable, got {name!r}")
+
+
+def simulate_fitted(
+    X: ArrayLike,
+    y: ArrayLike,
+    model: str | Callable = "1nn",
+    *,
+    test_rows: int | None = None,
+    batches: Sequence[int] = (1, 10, 100),
+    repetitions: int = 200,
+    seed: int | None = None,
+) -> dict:
+    """The article's procedure on a real fitted model, repeated over random splits.
+
+    Each repetition splits the ``N`` rows at random into ``N1`` training and
+    ``N2`` test rows, fits ``model`` on the training rows, records the true
+    test accuracy ``a``, the training accuracy ``t`` and the whole-data
+    accuracy ``p`` (so ``N p = N1 t + N2 a`` can be checked), then "loses"
+    the split and computes the article's ``a_hat`` (one draw of ``k`` random
+    batches for each ``k`` in ``batches``) and both forms of ``alpha``.
+
+    Parameters
+    ----------
+    X, y : array_like
+        Features and labels.
+    model : {"1nn", "tree", "logistic"} or callable
+        A name for :func:`make_model`, or a function returning a fresh
+        scikit-learn estimator.
+    test_rows : int, optional
+        ``N2``; default ``round(0.2 N)``.
+    batches : sequence of int, default (1, 10, 100)
+    repetitions : int, default 200
+    seed : int, optional
+        Seeds the splits and the batches (default :data:`heldout.config.SEED`).
+
+    Returns
+    -------
+    dict
+        ``test_accuracy``, ``train_accuracy``, ``data_accuracy`` (repetitions,);
+        ``a_hat``, ``alpha_printed``, ``alpha_intended`` (repetitions, len(batches));
+        ``batches``, ``rows``, ``train_rows``, ``test_rows``.
+    """
+    X = np.asarray(X)
+    y = np.asarray(y)
+    if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
+        raise ValueError(
+            f"X must be 2-D and y 1-D with as many rows, got shapes {X.shape} and {y.shape}"
+        )
+    n = y.size
+    n2 = (
+        int(round(0.2 * n))
+        if test_rows is None
+        else int(as_count(test_rows, "test_rows", minimum=1))
+    )
+    if n2 >= n:
+        raise ValueError(
+            f"test_rows must be smaller than the number of rows ({n}), got {test_rows!r}"
+        )
+    n1 = n - n2
+    ks = np.atleast_1d(as_count(batches, "batches", minimum=1))
+    reps = int(as_count(repetitions, "repetitions", minimum=1))
+    factory = model if callable(model) else (lambda: make_model(model))
+    if not callable(model):
+        make_model(model)  # fail early on a bad name
+    gen = _generator(seed)
+    out = {
+        "test_accuracy": np.empty(reps),
+        "train_accuracy": np.empty(reps),
+        "data_accuracy": np.empty(reps),
+        "a_hat": np.empty((reps, ks.size)),
+        "alpha_printed": np.empty((reps, ks.size)),
+        "alpha_intended": np.empty((reps, ks.size)),
+        "batches": ks,
+        "rows": n,
+        "train_rows": n1,
+        "test_rows": n2,
+    }
+    for r in range(reps):  # one model fit per repetition; the batch draws are vectorised
+        order = gen.permutation(n)
+        train, test = order[:n1], order[n1:]
+        est = factory().fit(X[train], y[train])
+        correct = est.predict(X) == y
+        p = correct.mean()
+        out["test_accuracy"][r] = correct[test].mean()
+        out["train_accuracy"][r] = correct[train].mean()
+        out["data_accuracy"][r] = p
+        for i, k in enumerate(ks):
+            a_hat = batch_accuracy(correct, n2, int(k), rng=gen)
+            out["a_hat"][r, i] = a_hat
+            out["alpha_printed"][r, i] = corrected_alpha(a_hat, p, k, form="printed")
+            out["alpha_intended"][r, i] = corrected_alpha(a_hat, p, k, form="intended")
+    return out
+
+
+def summarise_fitted(sim: dict) -> list[dict]:
+    """Bias, spread and root-mean-square error of each estimator against the true test accuracy.
+
+    For every ``k`` and each estimator (``a_hat``, ``alpha_printed``,
+    ``alpha_intended``) of a :func:`simulate_fitted` result, and for the
+    whole-data accuracy ``p`` and the identity with training accuracy assumed
+    to be 1 (``(N p - N1)/N2``, clipped to [0, 1]), returns one record with
+    ``estimator``, ``batches`` (0 for estimators that use no batches),
+    ``mean`` (of the estimator), ``bias`` (mean of estimator minus ``a``),
+    ``sd`` and ``rmse``, plus ``theory_mean``: the expectation from
+    :func:`estimator_moments` averaged over the repetitions.
+    """
+    a = np.asarray(sim["test_accuracy"])
+    p = np.asarray(sim["data_accuracy"])
+    n, n1, n2 = sim["rows"], sim["train_rows"], sim["test_rows"]
+    records = []
+
+    def record(name, k, values, theory):
+        err = values - a
+        records.append(
+            {
+                "estimator": name,
+                "batches": int(k),
+                "mean": float(values.mean()),
+                "theory_mean": float(np.mean(theory)),
+                "bias": float(err.mean()),
+                "sd": float(values.std(ddof=1)) if values.size > 1 else 0.0,
+                "rmse": float(np.sqrt(np.mean(err**2))),
+            }
+        )
+
+    for i, k in enumerate(sim["batches"]):
+        mom = estimator_moments(p, n, n2, int(k))
+        record("a_hat", k, sim["a_hat"][:, i], mom["a_hat_mean"])
+        record("alpha_printed", k, sim["alpha_printed"][:, i], mom["alpha_printed_mean"])
+        record("alpha_intended", k, sim["alpha_intended"][:, i], mom["alpha_intended_mean"])
+    record("p", 0, p, p)
+    memoriser = np.clip((n * p - n1) / n2, 0.0, 1.0)
+    record("identity_t=1", 0, memoriser, memoriser)
+    return records
