@@ -1,0 +1,839 @@
+"""Acceptance testing of a classifier against a required accuracy.
+
+A model must have a true accuracy :math:`\\pi` above a required accuracy
+:math:`\\pi_0`.  It is scored on :math:`n` test items, :math:`X` of which it gets
+right, so :math:`X \\sim \\mathrm{Binomial}(n, \\pi)`.  The one-sided test of
+
+.. math::  H_0: \\pi = \\pi_0 \\quad\\text{against}\\quad H_1: \\pi > \\pi_0
+
+at level :math:`\\alpha` passes the model when the test accuracy :math:`X/n` is
+large enough.  The source article :cite:`required_accuracy` uses the normal
+approximation of :math:`X/n` (de Moivre-Laplace): under :math:`H_0`,
+:math:`X/n \\approx N(\\pi_0, \\pi_0(1-\\pi_0)/n)`, so the model passes when
+
+.. math::  X/n > \\pi_0 + z_{1-\\alpha}\\sqrt{\\pi_0(1-\\pi_0)/n},
+
+the second term being the *safety margin*.  This module computes that test, the
+exact one-sided binomial test next to it, their p-values, the test sizes a
+required accuracy and margin call for (normal and exact), the probability of
+passing (power) and the sizes needed for a stated power, and the same test on
+the positives or negatives only (sensitivity, specificity).
+
+Conventions
+-----------
+* The *normal rule* passes when ``X/n > threshold`` (strictly, as in the
+  article), which is the same as ``p_value_normal(X, n, pi0) < alpha``.
+* The *exact test* passes when ``P(Bin(n, pi0) >= X) <= alpha``.
+* Every function takes numpy arrays and broadcasts; a 0-d result is returned
+  as a Python ``float`` (or ``int``/``bool`` where stated).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import special, stats
+
+from heldout._checks import as_count, as_counts, as_positive, as_probability, scalar_or_array
+
+__all__ = [
+    "AcceptanceResult",
+    "accept",
+    "accuracy_sd",
+    "actual_level",
+    "bayes_null_probability",
+    "class_sample_size",
+    "critical_count",
+    "exact_size",
+    "normal_size",
+    "p_value_exact",
+    "p_value_normal",
+    "pass_probability",
+    "posterior_above",
+    "power_normal",
+    "power_size_exact",
+    "power_size_normal",
+    "safety_margin",
+    "simulate_pass_rate",
+    "within_sd_probability",
+    "size_table",
+    "threshold",
+    "z_value",
+]
+
+# Relative tolerance used when a product such as n * (pi0 + margin) should be a
+# whole number but floating point puts it a hair above (1000 * 0.83 = 830.0000000000001).
+_REL = 1e-12
+# Largest number of (cell, n) pairs evaluated in one vectorised block.
+_BLOCK = 1_000_000
+# Largest total search (sum of horizons) the exact size functions accept.
+_MAX_SEARCH = 20_000_000
+
+
+# ---------------------------------------------------------------------------
+# small helpers
+# ---------------------------------------------------------------------------
+def _alpha(alpha) -> np.ndarray:
+    a = as_probability(alpha, "alpha")
+    return a
+
+
+def _ceil(x: np.ndarray) -> np.ndarray:
+    """Ceiling that forgives floating-point noise just above a whole number."""
+    x = np.asarray(x, dtype=float)
+    return np.ceil(x - _REL * np.maximum(1.0, np.abs(x)))
+
+
+def _floor(x: np.ndarray) -> np.ndarray:
+    """Floor that forgives floating-point noise just below a whole number."""
+    x = np.asarray(x, dtype=float)
+    return np.floor(x + _REL * np.maximum(1.0, np.abs(x)))
+
+
+def _upper_tail(k, n, p) -> np.ndarray:
+    """``P(X >= k)`` for ``X ~ Binomial(n, p)``, for any integer ``k`` (arrays broadcast).
+
+    Uses the identity ``P(X >= k) = I_p(k, n - k + 1)`` (regularised incomplete
+    beta function) for ``1 <= k <= n``; it is 1 for ``k <= 0`` and 0 for ``k > n``.
+    """
+    k, n, p = np.broadcast_arrays(
+        np.asarray(k, dtype=float), np.asarray(n, dtype=float), np.asarray(p, dtype=float)
+    )
+    inside = (k >= 1) & (k <= n)
+    kk = np.where(inside, k, 1.0)
+    nn = np.where(inside, n, 1.0)
+    out = special.betainc(kk, nn - kk + 1.0, p)
+    out = np.where(k <= 0, 1.0, out)
+    return np.where(k > n, 0.0, out)
+
+
+def _kl(q, p) -> np.ndarray:
+    """Relative entropy KL(Bernoulli(q) || Bernoulli(p)), with 0 log 0 = 0."""
+    q = np.asarray(q, dtype=float)
+    p = np.asarray(p, dtype=float)
+    return special.xlogy(q, q / p) + special.xlogy(1.0 - q, (1.0 - q) / (1.0 - p))
+
+
+def _check_margin(required: np.ndarray, margin) -> np.ndarray:
+    d = as_positive(margin, "margin")
+    if np.any(
+        np.broadcast_to(required + d, np.broadcast_shapes(required.shape, d.shape)) > 1 + 1e-12
+    ):
+        raise ValueError(
+            f"margin must satisfy required + margin <= 1 (an accuracy above 1 is impossible), "
+            f"got margin={margin!r}"
+        )
+    return d
+
+
+# ---------------------------------------------------------------------------
+# the normal approximation and the test
+# ---------------------------------------------------------------------------
+def z_value(alpha) -> float | np.ndarray:
+    """One-sided standard normal quantile :math:`z_{1-\\alpha}`.
+
+    :math:`P(Z \\le z_{1-\\alpha}) = 1-\\alpha` for :math:`Z \\sim N(0,1)`; the
+    article :cite:`required_accuracy` reads 2.33 for :math:`\\alpha = 1\\%` off a
+    table (the exact value is 2.3263...).
+
+    Parameters
+    ----------
+    alpha : float or array
+        Significance level, strictly between 0 and 1.
+    """
+    return scalar_or_array(stats.norm.isf(_alpha(alpha)))
+
+
+def accuracy_sd(accuracy, n) -> float | np.ndarray:
+    """Standard deviation of a test accuracy, :math:`\\sigma = \\sqrt{\\pi(1-\\pi)/n}`.
+
+    The standard deviation of :math:`X/n` for :math:`X \\sim \\mathrm{Binomial}(n, \\pi)`
+    (exact, not an approximation); the article's equation (1) :cite:`required_accuracy`.
+
+    Parameters
+    ----------
+    accuracy : float or array
+        True accuracy :math:`\\pi` in [0, 1].
+    n : int or array
+        Number of test items (at least 1).
+    """
+    p = as_probability(accuracy, "accuracy", closed=True)
+    m = as_count(n, "n", minimum=1)
+    return scalar_or_array(np.sqrt(p * (1.0 - p) / m))
+
+
+def within_sd_probability(accuracy, n, k_sd=1.0) -> float | np.ndarray:
+    """Exact probability that the test accuracy lies within ``k_sd`` standard deviations of :math:`\\pi`.
+
+    :math:`P(|X/n - \\pi| \\le k\\sigma)` for :math:`X \\sim \\mathrm{Binomial}(n,\\pi)`,
+    :math:`\\sigma=\\sqrt{\\pi(1-\\pi)/n}`.  The normal approximation gives
+    :math:`2\\Phi(k)-1` (68.3% for :math:`k=1`, the article's "about 68%"
+    :cite:`required_accuracy`); the binomial is discrete, so the exact value
+    oscillates around it with :math:`n`.
+    """
+    p = as_probability(accuracy, "accuracy")
+    m = as_count(n, "n", minimum=1)
+    k = as_positive(k_sd, "k_sd")
+    half = k * np.sqrt(m * p * (1 - p))
+    lo = _ceil(m * p - half)
+    hi = _floor(m * p + half)
+    return scalar_or_array(_upper_tail(lo, m, p) - _upper_tail(hi + 1, m, p))
+
+
+def safety_margin(required, n, alpha=0.05) -> float | np.ndarray:
+    """Safety margin :math:`z_{1-\\alpha}\\sqrt{\\pi_0(1-\\pi_0)/n}` of the normal rule.
+
+    The amount by which a test accuracy must exceed the required accuracy
+    :math:`\\pi_0` for the one-sided normal-approximation test at level
+    :math:`\\alpha` to reject :math:`H_0: \\pi = \\pi_0` :cite:`required_accuracy`.
+
+    Parameters
+    ----------
+    required : float or array
+        Required accuracy :math:`\\pi_0`, strictly between 0 and 1.
+    n : int or array
+        Number of test items.
+    alpha : float or array
+        Significance level.
+    """
+    p0 = as_probability(required, "required")
+    m = as_count(n, "n", minimum=1)
+    z = stats.norm.isf(_alpha(alpha))
+    return scalar_or_array(z * np.sqrt(p0 * (1.0 - p0) / m))
+
+
+def threshold(required, n, alpha=0.05) -> float | np.ndarray:
+    """Threshold :math:`\\pi_0 + z_{1-\\alpha}\\sqrt{\\pi_0(1-\\pi_0)/n}` the test accuracy must exceed.
+
+    The article's "0.842" for :math:`\\pi_0=0.8`, :math:`n=500`, :math:`\\alpha=1\\%` is
+    this threshold (not a margin) :cite:`required_accuracy`.
+    """
+    p0 = as_probability(required, "required")
+    return scalar_or_array(p0 + np.asarray(safety_margin(required, n, alpha)))
+
+
+def p_value_normal(correct, n, required, *, continuity: bool = False) -> float | np.ndarray:
+    """One-sided p-value of :math:`H_0:\\pi=\\pi_0` by the normal approximation.
+
+    Without continuity correction (the article's test):
+
+    .. math:: p = 1 - \\Phi\\!\\left(\\frac{X - n\\pi_0}{\\sqrt{n\\pi_0(1-\\pi_0)}}\\right),
+
+    so ``p < alpha`` exactly when ``X/n`` exceeds :func:`threshold`.  With
+    ``continuity=True`` the count is moved half a unit towards the null,
+    :math:`X - 1/2`, which treats the discrete :math:`P(X' \\ge X)` as the normal
+    area above :math:`X - 1/2` (Yates-style correction).
+
+    Parameters
+    ----------
+    correct : int or array
+        Number of correctly classified test items :math:`X`.
+    n : int or array
+        Number of test items.
+    required : float or array
+        Required accuracy :math:`\\pi_0`.
+    continuity : bool
+        Apply the continuity correction.
+    """
+    x, m = as_counts(correct, n, "correct", "n")
+    p0 = as_probability(required, "required")
+    shift = 0.5 if continuity else 0.0
+    z = (x - shift - m * p0) / np.sqrt(m * p0 * (1.0 - p0))
+    return scalar_or_array(stats.norm.sf(z))
+
+
+def p_value_exact(correct, n, required) -> float | np.ndarray:
+    """Exact one-sided binomial p-value :math:`P(\\mathrm{Bin}(n,\\pi_0) \\ge X)`.
+
+    The p-value of the exact binomial test of :math:`H_0:\\pi=\\pi_0` against
+    :math:`\\pi>\\pi_0` (as ``scipy.stats.binomtest(..., alternative="greater")``),
+    computed as the regularised incomplete beta function :math:`I_{\\pi_0}(X, n-X+1)`.
+    Because the binomial family has a monotone likelihood ratio, the same test
+    has level :math:`\\alpha` for the composite null :math:`\\pi \\le \\pi_0`.
+    """
+    x, m = as_counts(correct, n, "correct", "n")
+    p0 = as_probability(required, "required")
+    return scalar_or_array(_upper_tail(x, m, p0))
+
+
+def critical_count(n, required, alpha=0.05, *, test: str = "exact") -> int | np.ndarray:
+    """Smallest number of correct items with which the test passes.
+
+    * ``test="exact"``: the smallest :math:`c` with
+      :math:`P(\\mathrm{Bin}(n,\\pi_0) \\ge c) \\le \\alpha`; it is :math:`n+1`
+      when even a perfect score does not pass (:math:`\\pi_0^n > \\alpha`).
+    * ``test="normal"``: the smallest :math:`c` with :math:`c/n >` :func:`threshold`,
+      i.e. :math:`\\lfloor n\\,\\mathrm{threshold}\\rfloor + 1` (may exceed ``n``).
+
+    Returned as integers (a Python ``int`` for scalar input).
+    """
+    m = as_count(n, "n", minimum=1)
+    p0 = as_probability(required, "required")
+    a = _alpha(alpha)
+    if test == "normal":
+        t = p0 + stats.norm.isf(a) * np.sqrt(p0 * (1.0 - p0) / m)
+        c = np.minimum(_floor(m * t) + 1, m + 1)
+    elif test == "exact":
+        m, p0, a = (x.ravel() for x in np.broadcast_arrays(m.astype(float), p0, a))
+        shape = np.broadcast_shapes(np.shape(n), np.shape(required), np.shape(alpha))
+        z = stats.norm.isf(a)
+        c = np.clip(np.ceil(m * p0 + z * np.sqrt(m * p0 * (1 - p0))), 1, m + 1)
+        # Walk the normal guess to the exact critical count; the tail P(X >= c) falls
+        # as c grows, so each element moves one way only, a few steps (skewness).
+        idx = np.arange(c.size)
+        while idx.size:
+            ci, mi, pi, ai = c[idx], m[idx], p0[idx], a[idx]
+            up = _upper_tail(ci, mi, pi) > ai  # c does not pass: go up
+            down = ~up & (ci > 1) & (_upper_tail(ci - 1, mi, pi) <= ai)  # c - 1 passes: go down
+            c[idx] = ci + up - down
+            idx = idx[up | down]
+        c = c.reshape(shape)
+    else:
+        raise ValueError(f"test must be 'exact' or 'normal', got {test!r}")
+    c = np.asarray(c).astype(np.int64)
+    return int(c) if c.ndim == 0 else c
+
+
+@dataclass(frozen=True)
+class AcceptanceResult:
+    """Outcome of :func:`accept` (all fields plain Python values)."""
+
+    correct: int
+    n: int
+    required: float
+    alpha: float
+    accuracy: float
+    z: float
+    sd: float
+    margin: float
+    threshold: float
+    passes: bool
+    p_value_normal: float
+    p_value_normal_cc: float
+    p_value_exact: float
+    passes_exact: bool
+    critical_count_exact: int
+
+    def to_dict(self) -> dict:
+        """The result as a plain ``dict``."""
+        return asdict(self)
+
+
+def accept(correct: int, n: int, required: float, alpha: float = 0.05) -> AcceptanceResult:
+    """Acceptance test of a model with ``correct`` of ``n`` test items right against ``required``.
+
+    Runs the article's normal rule (``passes``: test accuracy strictly above
+    :math:`\\pi_0 + z_{1-\\alpha}\\sqrt{\\pi_0(1-\\pi_0)/n}`) and the exact one-sided
+    binomial test (``passes_exact``: :math:`P(\\mathrm{Bin}(n,\\pi_0)\\ge X)\\le\\alpha`)
+    :cite:`required_accuracy`.  For sensitivity (specificity) pass the true
+    positives (negatives) and the number of actual positives (negatives).
+
+    Parameters
+    ----------
+    correct : int
+        Correctly classified test items.
+    n : int
+        Test items (at least 1, at least ``correct``).
+    required : float
+        Required accuracy, strictly between 0 and 1.
+    alpha : float
+        Significance level.
+    """
+    for name, value in (("correct", correct), ("n", n), ("required", required), ("alpha", alpha)):
+        if np.ndim(value) != 0:
+            raise ValueError(
+                f"{name} must be a single number for accept(), got shape {np.shape(value)}"
+            )
+    x, m = as_counts(correct, n, "correct", "n")
+    p0 = as_probability(required, "required")
+    a = _alpha(alpha)
+    x, m, p0, a = int(x), int(m), float(p0), float(a)
+    z = float(stats.norm.isf(a))
+    sd = float(np.sqrt(p0 * (1 - p0) / m))
+    margin = z * sd
+    pn = float(p_value_normal(x, m, p0))
+    pe = float(p_value_exact(x, m, p0))
+    return AcceptanceResult(
+        correct=x,
+        n=m,
+        required=p0,
+        alpha=a,
+        accuracy=x / m,
+        z=z,
+        sd=sd,
+        margin=margin,
+        threshold=p0 + margin,
+        passes=bool(pn < a),
+        p_value_normal=pn,
+        p_value_normal_cc=float(p_value_normal(x, m, p0, continuity=True)),
+        p_value_exact=pe,
+        passes_exact=bool(pe <= a),
+        critical_count_exact=critical_count(m, p0, a),
+    )
+
+
+def actual_level(n, required, alpha=0.05, *, test: str = "normal") -> float | np.ndarray:
+    """True probability of passing a model whose accuracy is exactly ``required``.
+
+    :math:`P(\\mathrm{Bin}(n, \\pi_0) \\ge c)` with :math:`c` the
+    :func:`critical_count` of ``test``.  For the exact test it is at most
+    :math:`\\alpha` by construction; for the normal rule it can exceed
+    :math:`\\alpha` (the approximation is then anti-conservative).
+    """
+    c = critical_count(n, required, alpha, test=test)
+    return scalar_or_array(
+        _upper_tail(c, as_count(n, "n", minimum=1), as_probability(required, "required"))
+    )
+
+
+# ---------------------------------------------------------------------------
+# sizes for a required accuracy and margin
+# ---------------------------------------------------------------------------
+def normal_size(required, margin, alpha=0.05) -> int | np.ndarray:
+    """Test size by the normal approximation: :math:`\\lceil z_{1-\\alpha}^2\\,\\pi_0(1-\\pi_0)/d^2\\rceil`.
+
+    The smallest :math:`n` whose safety margin :math:`z_{1-\\alpha}\\sqrt{\\pi_0(1-\\pi_0)/n}`
+    is at most :math:`d`, i.e. the size with which a test accuracy of
+    :math:`\\pi_0 + d` reaches the threshold; the article's table :cite:`required_accuracy`.
+
+    Parameters
+    ----------
+    required : float or array
+        Required accuracy :math:`\\pi_0` in (0, 1).
+    margin : float or array
+        Safety margin :math:`d > 0` with :math:`\\pi_0 + d \\le 1`.
+    alpha : float or array
+        Significance level.
+    """
+    p0 = as_probability(required, "required")
+    d = _check_margin(p0, margin)
+    z = stats.norm.isf(_alpha(alpha))
+    n = np.maximum(_ceil(z**2 * p0 * (1 - p0) / d**2), 1).astype(np.int64)
+    return int(n) if n.ndim == 0 else n
+
+
+def _layout(horizon: np.ndarray, start: int, stop: int):
+    """Flat (cell, n) layout for cells ``start:stop``: ``n = 1..horizon[i]`` for each cell."""
+    h = horizon[start:stop]
+    cell = np.repeat(np.arange(start, stop), h)
+    offsets = np.concatenate(([0], np.cumsum(h)[:-1]))
+    n = np.arange(cell.size, dtype=np.int64) - np.repeat(offsets, h) + 1
+    return cell, n, offsets
+
+
+def _blocks(horizon: np.ndarray):
+    """Split the cells into consecutive blocks of at most ``_BLOCK`` (cell, n) pairs."""
+    start = 0
+    while start < horizon.size:
+        csum = np.cumsum(horizon[start:])
+        stop = start + max(1, int(np.searchsorted(csum, _BLOCK, side="right")))
+        yield start, stop
+        start = stop
+
+
+def _check_search(horizon: np.ndarray, name: str, limit: int = _MAX_SEARCH) -> None:
+    """Refuse exact searches so long that a calculator would seem to hang."""
+    total = int(np.sum(horizon))
+    if total > limit:
+        raise ValueError(
+            f"{name} is so close to the requirement that the exact search would check "
+            f"{total:,} test sizes (limit {limit:,}); use the normal-approximation size instead"
+        )
+
+
+def _first_stable(ok: np.ndarray, n: np.ndarray, offsets: np.ndarray):
+    """Per segment: smallest ``n`` with ``ok`` and one past the largest ``n`` without."""
+    big = np.iinfo(np.int64).max
+    first = np.minimum.reduceat(np.where(ok, n, big), offsets)
+    stable = np.maximum.reduceat(np.where(ok, 0, n), offsets) + 1
+    return first, stable
+
+
+def _scan(horizon: np.ndarray, criterion) -> tuple[np.ndarray, np.ndarray]:
+    """For each cell ``i`` evaluate ``criterion(n, i)`` on ``n = 1..horizon[i]``, vectorised.
+
+    Returns ``(first, stable)``: the smallest ``n`` where the criterion holds,
+    and the smallest ``n`` such that it holds for ``n`` and every larger ``n``
+    up to the horizon (``horizon[i]`` must be a size at which, and beyond which,
+    the criterion is known to hold).  All (cell, n) pairs of a block are laid
+    out in one flat array; blocks only bound memory.
+    """
+    horizon = np.asarray(horizon, dtype=np.int64).ravel()
+    first = np.empty(horizon.size, dtype=np.int64)
+    stable = np.empty(horizon.size, dtype=np.int64)
+    for start, stop in _blocks(horizon):
+        cell, n, offsets = _layout(horizon, start, stop)
+        first[start:stop], stable[start:stop] = _first_stable(criterion(n, cell), n, offsets)
+    return first, stable
+
+
+def _margin_tails(p0: np.ndarray, q: np.ndarray, horizon: np.ndarray, start: int, stop: int):
+    """``P(Bin(n, p0) >= ceil(n q))`` for every ``n = 1..horizon`` of cells ``start:stop``.
+
+    Vectorised recurrence over ``n`` (a segmented cumulative sum), with
+    ``k_n = ceil(n q)`` and ``T_n = P(Bin(n, p) >= k_n)``:
+
+    ``T_1 = p``;  ``T_{n+1} = T_n + p f(n, k_n - 1) - [k_{n+1} = k_n + 1] f(n+1, k_n)``,
+
+    from ``P(Bin(n+1,p) >= k) = P(Bin(n,p) >= k) + p P(Bin(n,p) = k-1)``, where
+    ``f`` is the binomial pmf computed from a table of ``log Gamma``.  The
+    rounding error of the running sum is below 1e-10 (measured against the
+    incomplete beta function: 2e-11 on a cell of 4e5 sizes); callers re-check
+    values within 1e-9 (absolute) or 1e-7 (relative) of the level.
+    """
+    cell, n, offsets = _layout(horizon, start, stop)
+    p = p0[cell]
+    qq = q[cell]
+    k = _ceil(n * qq)
+    k_next = _ceil((n + 1) * qq)
+    lg = special.gammaln(np.arange(int(horizon[start:stop].max()) + 2, dtype=float) + 1.0)
+    lp, lq = np.log(p), np.log1p(-p)
+    ki = k.astype(np.int64)
+
+    def logpmf(nn, jj):
+        return lg[nn] - lg[jj] - lg[nn - jj] + jj * lp + (nn - jj) * lq
+
+    inc = p * np.exp(logpmf(n, ki - 1))
+    inc -= np.where(k_next > k, np.exp(logpmf(n + 1, ki)), 0.0)
+    # T_n = p + sum_{m<n} inc_m within the segment: shift by one, and start each segment
+    # with minus the previous segment's total so the running sum returns to ~0 at every
+    # segment start (rounding errors then do not pile up from cell to cell).
+    steps = np.empty_like(inc)
+    steps[1:] = inc[:-1]
+    steps[offsets] = 0.0
+    totals = np.add.reduceat(steps, offsets)
+    steps[offsets[1:]] = -totals[:-1]
+    csum = np.cumsum(steps)
+    tails = p + csum - np.repeat(csum[offsets], np.diff(np.append(offsets, n.size)))
+    return cell, n, offsets, k, np.clip(tails, 0.0, 1.0)
+
+
+def _exact_size_both(p0, d, a) -> tuple[np.ndarray, np.ndarray]:
+    """(first, stable) exact sizes for flat arrays of required, margin, alpha."""
+    q = np.minimum(p0 + d, 1.0)
+    horizon = np.maximum(_ceil(np.log(1.0 / a) / _kl(q, p0)), 1).astype(np.int64)
+    _check_search(horizon, "margin")
+    first = np.empty(horizon.size, dtype=np.int64)
+    stable = np.empty(horizon.size, dtype=np.int64)
+    for start, stop in _blocks(horizon):
+        cell, n, offsets, k, tails = _margin_tails(p0, q, horizon, start, stop)
+        # settle near-ties with the incomplete beta function (accurate to ~1e-15)
+        near = np.abs(tails - a[cell]) <= 1e-7 * a[cell] + 1e-9
+        if near.any():
+            tails[near] = _upper_tail(k[near], n[near], p0[cell][near])
+        ok = tails <= a[cell]
+        first[start:stop], stable[start:stop] = _first_stable(ok, n, offsets)
+    return first, stable
+
+
+def exact_size(required, margin, alpha=0.05, *, rule: str = "stable") -> int | np.ndarray:
+    """Test size by the exact one-sided binomial test.
+
+    Criterion for a size :math:`n`: every test accuracy of at least
+    :math:`\\pi_0 + d` passes the exact test at level :math:`\\alpha`, i.e.
+
+    .. math:: P\\big(\\mathrm{Bin}(n, \\pi_0) \\ge \\lceil n(\\pi_0+d) \\rceil\\big) \\le \\alpha .
+
+    This is the exact counterpart of :func:`normal_size`.  Because of the
+    ceiling, the criterion is not monotone in :math:`n` (a saw-tooth: it can hold
+    at some :math:`n` and fail at :math:`n+1`).  Two sizes are therefore defined:
+
+    * ``rule="first"``: the smallest :math:`n` for which the criterion holds;
+    * ``rule="stable"`` (default): the smallest :math:`n` for which it holds at
+      :math:`n` *and every larger size*.  This is a true guarantee, not a
+      search artefact: by the Chernoff bound
+      :math:`P(\\mathrm{Bin}(n,\\pi_0) \\ge n q) \\le e^{-n\\,\\mathrm{KL}(q\\Vert\\pi_0)}`
+      with :math:`q=\\pi_0+d` :cite:`hoeffding1963`, the criterion holds for all
+      :math:`n \\ge \\ln(1/\\alpha)/\\mathrm{KL}(q\\Vert\\pi_0)`, so checking every
+      :math:`n` up to that horizon settles it.
+
+    The tails for all :math:`n` up to the horizon are computed at once by a
+    vectorised recurrence in :math:`n` (a cumulative sum of binomial
+    probabilities); values within 1e-9 (or a relative 1e-7) of :math:`\\alpha` are
+    recomputed with the regularised incomplete beta function.
+
+    Parameters
+    ----------
+    required, margin, alpha : float or array
+        As in :func:`normal_size` (arrays broadcast).
+    rule : {"stable", "first", "both"}
+        Which size to return; ``"both"`` returns ``(first, stable)`` from one search.
+    """
+    if rule not in ("stable", "first", "both"):
+        raise ValueError(f"rule must be 'stable', 'first' or 'both', got {rule!r}")
+    p0 = as_probability(required, "required")
+    d = _check_margin(p0, margin)
+    a = _alpha(alpha)
+    p0, d, a = np.broadcast_arrays(p0, d, a)
+    shape = p0.shape
+    first, stable = _exact_size_both(p0.ravel(), d.ravel(), a.ravel())
+    if rule == "both":
+        first, stable = first.reshape(shape), stable.reshape(shape)
+        if first.ndim == 0:
+            return int(first), int(stable)
+        return first, stable
+    out = (first if rule == "first" else stable).reshape(shape)
+    return int(out) if out.ndim == 0 else out
+
+
+def size_table(required, margins, alphas=(0.05, 0.01)) -> dict:
+    """The article's table of test sizes, by the normal approximation and exactly.
+
+    For every combination of required accuracy, margin and level this returns
+    :func:`normal_size`, :func:`exact_size` (``"stable"`` and ``"first"``) and
+    the true level of the normal rule at its own size (:func:`actual_level`).
+    Cells with :math:`\\pi_0 + d > 1` are impossible and hold ``-1`` (sizes) or
+    NaN (level).
+
+    Returns
+    -------
+    dict
+        ``required``, ``margin``, ``alpha`` (1-d grids) and arrays of shape
+        ``(len(alphas), len(required), len(margins))``: ``normal``,
+        ``exact`` (stable rule), ``exact_first`` and ``normal_level``.
+    """
+    p0 = np.atleast_1d(as_probability(required, "required"))
+    d = np.atleast_1d(as_positive(margins, "margins"))
+    a = np.atleast_1d(_alpha(alphas))
+    A, P, D = np.meshgrid(a, p0, d, indexing="ij")
+    ok = P + D <= 1 + 1e-12
+    normal = np.full(A.shape, -1, dtype=np.int64)
+    exact = np.full(A.shape, -1, dtype=np.int64)
+    first = np.full(A.shape, -1, dtype=np.int64)
+    level = np.full(A.shape, np.nan)
+    if ok.any():
+        normal[ok] = normal_size(P[ok], D[ok], A[ok])
+        first[ok], exact[ok] = _exact_size_both(P[ok], D[ok], A[ok])
+        level[ok] = actual_level(normal[ok], P[ok], A[ok], test="normal")
+    return {
+        "required": p0,
+        "margin": d,
+        "alpha": a,
+        "normal": normal,
+        "exact": exact,
+        "exact_first": first,
+        "normal_level": level,
+    }
+
+
+# ---------------------------------------------------------------------------
+# power
+# ---------------------------------------------------------------------------
+def pass_probability(
+    true_accuracy, n, required, alpha=0.05, *, test: str = "exact"
+) -> float | np.ndarray:
+    """Exact probability that a model with true accuracy :math:`\\pi` passes (the power).
+
+    :math:`P(\\mathrm{Bin}(n, \\pi) \\ge c)` where :math:`c` is the
+    :func:`critical_count` of ``test`` (``"exact"`` binomial test or the
+    article's ``"normal"`` rule).  At :math:`\\pi = \\pi_0` this is the true level.
+    """
+    p = as_probability(true_accuracy, "true_accuracy", closed=True)
+    m = as_count(n, "n", minimum=1)
+    c = critical_count(m, required, alpha, test=test)
+    return scalar_or_array(_upper_tail(c, m, p))
+
+
+def simulate_pass_rate(
+    true_accuracy: float,
+    n: int,
+    required: float,
+    alpha: float = 0.05,
+    *,
+    test: str = "exact",
+    reps: int = 100_000,
+    seed: int | None = None,
+) -> float:
+    """Share of simulated test sets on which a model of accuracy ``true_accuracy`` passes.
+
+    Draws ``reps`` test scores :math:`X \\sim \\mathrm{Binomial}(n, \\pi)` (seeded,
+    default :data:`heldout.config.SEED`) and applies the test *from its
+    definition* (exact p-value at most ``alpha``, or accuracy above the normal
+    threshold), so it checks :func:`pass_probability` independently.
+    """
+    from heldout.config import rng as make_rng
+
+    p = float(as_probability(true_accuracy, "true_accuracy", closed=True))
+    m = int(as_count(n, "n", minimum=1))
+    p0 = float(as_probability(required, "required"))
+    a = float(_alpha(alpha))
+    r = int(as_count(reps, "reps", minimum=1))
+    x = make_rng(seed).binomial(m, p, size=r)
+    if test == "exact":
+        passed = _upper_tail(x, m, p0) <= a
+    elif test == "normal":
+        passed = x / m > p0 + stats.norm.isf(a) * np.sqrt(p0 * (1 - p0) / m)
+    else:
+        raise ValueError(f"test must be 'exact' or 'normal', got {test!r}")
+    return float(passed.mean())
+
+
+def power_normal(true_accuracy, n, required, alpha=0.05) -> float | np.ndarray:
+    """Probability of passing the normal rule, by the normal approximation.
+
+    .. math:: P(\\text{pass}) \\approx \\Phi\\!\\left(\\frac{\\pi - \\pi_0 - z_{1-\\alpha}\\sqrt{\\pi_0(1-\\pi_0)/n}}{\\sqrt{\\pi(1-\\pi)/n}}\\right)
+
+    At :math:`\\pi = \\pi_0 + \\text{margin}` it is exactly 1/2: a model whose
+    true accuracy equals the threshold passes half the time.
+    """
+    p = as_probability(true_accuracy, "true_accuracy", closed=True)
+    t = np.asarray(threshold(required, n, alpha))
+    m = as_count(n, "n", minimum=1)
+    sd = np.sqrt(p * (1 - p) / m)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        zz = (p - t) / sd
+    zz = np.where(sd == 0, np.where(p > t, np.inf, -np.inf), zz)
+    return scalar_or_array(stats.norm.cdf(zz))
+
+
+def power_size_normal(required, true_accuracy, alpha=0.05, power=0.8) -> int | np.ndarray:
+    """Size for a stated power by the normal approximation.
+
+    .. math:: n = \\left\\lceil\\left(\\frac{z_{1-\\alpha}\\sqrt{\\pi_0(1-\\pi_0)} + z_{\\beta}\\sqrt{\\pi_1(1-\\pi_1)}}{\\pi_1-\\pi_0}\\right)^2\\right\\rceil,
+       \\quad z_\\beta = \\Phi^{-1}(\\text{power}),
+
+    the classic one-sample proportion sample-size formula: the smallest
+    :math:`n` with :func:`power_normal` at least ``power`` for a model of true
+    accuracy :math:`\\pi_1 > \\pi_0`.
+    """
+    p0 = as_probability(required, "required")
+    p1 = as_probability(true_accuracy, "true_accuracy", closed=True)
+    if np.any(p1 <= p0):
+        raise ValueError(
+            f"true_accuracy must exceed required (the power is at most alpha otherwise), got {true_accuracy!r}"
+        )
+    za = stats.norm.isf(_alpha(alpha))
+    zb = stats.norm.ppf(as_probability(power, "power"))
+    n = (za * np.sqrt(p0 * (1 - p0)) + zb * np.sqrt(p1 * (1 - p1))) / (p1 - p0)
+    n = np.maximum(_ceil(np.where(n > 0, n, 0) ** 2), 1).astype(np.int64)
+    return int(n) if n.ndim == 0 else n
+
+
+def _power_horizon(p0, p1, a, pw) -> np.ndarray:
+    """A size beyond which the exact test's power at ``p1`` is surely >= ``pw`` (Chernoff)."""
+    # For any t in (p0, p1): if n >= ln(1/a)/KL(t||p0) the exact critical count is at most
+    # ceil(n t), and if also n >= ln(1/(1-pw))/KL(t||p1) then P(Bin(n,p1) < n t) <= 1 - pw.
+    frac = np.linspace(0.0, 1.0, 402)[1:-1]
+    t = p0[:, None] + frac[None, :] * (p1 - p0)[:, None]
+    need = np.maximum(
+        np.log(1 / a)[:, None] / _kl(t, p0[:, None]),
+        np.log(1 / (1 - pw))[:, None] / _kl(t, p1[:, None]),
+    )
+    return (np.ceil(need.min(axis=1)) + 1).astype(np.int64)
+
+
+def power_size_exact(
+    required, true_accuracy, alpha=0.05, power=0.8, *, rule: str = "stable"
+) -> int | np.ndarray:
+    """Size for a stated power with the exact one-sided binomial test.
+
+    Criterion for a size :math:`n`: :math:`P(\\mathrm{Bin}(n,\\pi_1) \\ge c_n) \\ge`
+    ``power``, with :math:`c_n` the exact :func:`critical_count`.  The power is
+    a saw-tooth in :math:`n`, so as in :func:`exact_size` ``rule="first"`` gives
+    the smallest :math:`n` meeting it and ``rule="stable"`` the smallest from
+    which on it always holds.  The search horizon is a Chernoff size at which the
+    criterion provably holds for all larger :math:`n` (for any :math:`t` between
+    :math:`\\pi_0` and :math:`\\pi_1`, :math:`n \\ge \\max(\\ln(1/\\alpha)/\\mathrm{KL}(t\\Vert\\pi_0),
+    \\ln(1/(1-\\text{power}))/\\mathrm{KL}(t\\Vert\\pi_1))` suffices).
+    """
+    if rule not in ("stable", "first"):
+        raise ValueError(f"rule must be 'stable' or 'first', got {rule!r}")
+    p0 = as_probability(required, "required")
+    p1 = as_probability(true_accuracy, "true_accuracy", closed=True)
+    if np.any(p1 <= p0):
+        raise ValueError(f"true_accuracy must exceed required, got {true_accuracy!r}")
+    a = _alpha(alpha)
+    pw = as_probability(power, "power")
+    p0, p1, a, pw = (x.ravel() for x in np.broadcast_arrays(p0, p1, a, pw))
+    shape = np.broadcast_shapes(
+        np.shape(required), np.shape(true_accuracy), np.shape(alpha), np.shape(power)
+    )
+    p1c = np.minimum(p1, 1 - 1e-15)
+    horizon = _power_horizon(p0, p1c, a, pw)
+    _check_search(horizon, "true_accuracy", limit=_MAX_SEARCH // 4)
+
+    def criterion(n, cell):
+        c = critical_count(n, p0[cell], a[cell])
+        return _upper_tail(c, n, p1[cell]) >= pw[cell]
+
+    first, stable = _scan(horizon, criterion)
+    out = (first if rule == "first" else stable).reshape(shape)
+    return int(out) if out.ndim == 0 else out
+
+
+# ---------------------------------------------------------------------------
+# sensitivity and specificity: counting one class
+# ---------------------------------------------------------------------------
+def class_sample_size(n_class, prevalence, assurance=0.95) -> int | np.ndarray:
+    """Total test size that holds at least ``n_class`` items of a class with given probability.
+
+    A test of sensitivity (specificity) counts only the actual positives
+    (negatives).  If a share ``prevalence`` of the items are of that class, a
+    random test set of :math:`N` items holds :math:`\\mathrm{Bin}(N, \\rho)` of them;
+    this returns the smallest :math:`N` with
+    :math:`P(\\mathrm{Bin}(N,\\rho) \\ge n_{\\text{class}}) \\ge` ``assurance``.
+    The probability increases with :math:`N`, so a vectorised bisection finds it.
+    The naive answer :math:`n_{\\text{class}}/\\rho` is met only about half the time.
+    """
+    m = as_count(n_class, "n_class", minimum=1)
+    rho = as_probability(prevalence, "prevalence")
+    g = as_probability(assurance, "assurance")
+    m, rho, g = np.broadcast_arrays(m.astype(float), rho, g)
+    lo = np.maximum(m - 1, 0)  # P(Bin(N, rho) >= m) = 0 for N < m
+    hi = np.maximum(_ceil(m / rho), m)
+    while True:
+        bad = _upper_tail(m, hi, rho) < g
+        if not bad.any():
+            break
+        hi = np.where(bad, 2 * hi, hi)
+    while np.any(hi - lo > 1):
+        mid = np.floor((lo + hi) / 2)
+        good = _upper_tail(m, mid, rho) >= g
+        hi = np.where(good, mid, hi)
+        lo = np.where(good, lo, mid)
+    out = hi.astype(np.int64)
+    return int(out) if out.ndim == 0 else out
+
+
+# ---------------------------------------------------------------------------
+# what a p-value is not: probabilities of the hypotheses
+# ---------------------------------------------------------------------------
+def posterior_above(correct, n, required, prior_a: float = 1.0, prior_b: float = 1.0):
+    """Posterior probability that the true accuracy exceeds ``required``.
+
+    With a Beta(``prior_a``, ``prior_b``) prior on :math:`\\pi` (uniform by
+    default) and :math:`X` correct of :math:`n`, the posterior is
+    Beta(:math:`a+X`, :math:`b+n-X`) and this returns
+    :math:`P(\\pi > \\pi_0 \\mid X)`.  It is a statement about :math:`\\pi`, which a
+    p-value is not.
+    """
+    x, m = as_counts(correct, n, "correct", "n")
+    p0 = as_probability(required, "required")
+    a = as_positive(prior_a, "prior_a")
+    b = as_positive(prior_b, "prior_b")
+    return scalar_or_array(stats.beta.sf(p0, a + x, b + m - x))
+
+
+def bayes_null_probability(correct, n, required, prior_null=0.5):
+    """Posterior probability of :math:`H_0: \\pi = \\pi_0` against a uniform alternative.
+
+    Prior: mass ``prior_null`` = :math:`w` on :math:`\\pi = \\pi_0` exactly and the
+    rest spread uniformly over :math:`(\\pi_0, 1)`.  Then
+
+    .. math:: P(H_0 \\mid X) = \\frac{w f_0}{w f_0 + (1-w) m_1},\\quad
+       f_0 = \\binom{n}{X}\\pi_0^X(1-\\pi_0)^{n-X},\\quad
+       m_1 = \\frac{P(\\mathrm{Beta}(X+1, n-X+1) > \\pi_0)}{(1-\\pi_0)(n+1)} ,
+
+    the second from :math:`\\int_{\\pi_0}^1 \\binom{n}{X}\\pi^X(1-\\pi)^{n-X}d\\pi`.
+    The gap between this and the p-value is the point of Berger and Sellke's
+    paper on point nulls :cite:`berger_sellke1987`.
+    """
+    x, m = as_counts(correct, n, "correct", "n")
+    p0 = as_probability(required, "required")
+    w = as_probability(prior_null, "prior_null")
+    log_f0 = stats.binom.logpmf(x, m, p0)
+    with np.errstate(divide="ignore"):
+        log_m1 = np.log(stats.beta.sf(p0, x + 1, m - x + 1)) - np.log1p(-p0) - np.log(m + 1.0)
+    # w f0 / (w f0 + (1 - w) m1) = 1 / (1 + exp(log((1-w) m1) - log(w f0)))
+    return scalar_or_array(special.expit(np.log(w) + log_f0 - np.log1p(-w) - log_m1))
