@@ -1,0 +1,729 @@
+"""Bounds and intervals for a true error rate (or accuracy) from a test set.
+
+A classifier with true error rate ``p`` that is scored on ``m`` independent test
+items makes ``k ~ Binomial(m, p)`` errors.  This module turns the observed count
+``k`` into statements about ``p``:
+
+* the binomial tail :func:`binomial_tail` and its inversion, the *test set bound*
+  :func:`exact_upper` (and :func:`exact_lower`) of Langford {cite}`langford2005`,
+  retold by Wong {cite}`wong_testsetbound`;
+* its relaxations: :func:`kl_upper` (relative-entropy Chernoff bound),
+  :func:`hoeffding_upper` (``k/m + sqrt(ln(1/delta)/(2m))``, Hoeffding 1963) and
+  :func:`occam_upper` (``k/m + sqrt(ln(m/delta)/(2m))``, the form Wong derives);
+* the "mean plus z standard deviations" rule :func:`normal_upper` /
+  :func:`two_sigma_upper` that Langford criticises;
+* two-sided intervals :func:`interval` (Clopper-Pearson, Wilson, Jeffreys,
+  normal), usable for error rates and accuracies alike;
+* the exact and simulated *coverage* of every one-sided upper bound
+  (:func:`coverage`, :func:`simulate_coverage`);
+* a faithful reproduction of the article's Appendix C program
+  (:func:`appendix_c_bound`), kept as a baseline for checks and benchmarks.
+
+Every public function accepts scalars or arrays (broadcast together), returns a
+Python ``float`` for scalar input and raises ``ValueError`` naming the argument
+for bad input.  Counts ``k`` are numbers of *errors* for the one-sided upper
+bounds; for :func:`interval` they may count anything (errors or correct answers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import special, stats
+
+from heldout._checks import as_count, as_counts, as_positive, as_probability, scalar_or_array
+
+#: Return type of the public functions: a Python float for scalar input, else an array.
+FloatOrArray = float | np.ndarray
+
+__all__ = [
+    "METHODS",
+    "INTERVAL_METHODS",
+    "appendix_c_bound",
+    "binomial_tail",
+    "chernoff_tail",
+    "clopper_pearson",
+    "coverage",
+    "exact_lower",
+    "exact_upper",
+    "hoeffding_upper",
+    "interval",
+    "kl_divergence",
+    "kl_lower",
+    "kl_upper",
+    "normal_lower",
+    "normal_upper",
+    "occam_upper",
+    "simulate_coverage",
+    "two_sigma_upper",
+    "upper_bound",
+]
+
+_KL_ITERATIONS = 64  # bisection steps: the bracket [0, 1] shrinks to 2**-64
+# betainccinv alone is accurate to ~1e-15 except when m - k > 1e4 and k is small
+# (relative error up to ~3e-9 at m = 1e9, k < 100; ~4e-16 again for k >= 100);
+# there one Newton step polishes it.
+_POLISH_ABOVE = 10_000
+_POLISH_SMALL_A = 200
+
+
+# --------------------------------------------------------------------------- helpers
+def _counts_delta(k, m, delta, delta_name: str = "delta"):
+    k_arr, m_arr = as_counts(k, m)
+    d_arr = as_probability(delta, delta_name)
+    try:
+        k_arr, m_arr, d_arr = np.broadcast_arrays(k_arr, m_arr, d_arr)
+    except ValueError:
+        raise ValueError(
+            f"{delta_name} has shape {np.shape(delta)}, which does not broadcast with k and m "
+            f"of shape {np.shape(k_arr)}"
+        ) from None
+    return k_arr, m_arr, d_arr
+
+
+def _level_to_alpha(level) -> np.ndarray:
+    return 1.0 - as_probability(level, "level")
+
+
+# --------------------------------------------------------------------------- binomial tail
+def binomial_tail(k: ArrayLike, m: ArrayLike, p: ArrayLike) -> FloatOrArray:
+    """Binomial tail ``Bin(m, k, p) = P(X <= k)`` for ``X ~ Binomial(m, p)``.
+
+    .. math:: \\mathrm{Bin}(m, k, p) = \\sum_{i=0}^{k} \\binom{m}{i} p^i (1-p)^{m-i}
+              = I_{1-p}(m-k, k+1)
+
+    (the regularised incomplete beta function; 1 when ``k == m``).  This is the
+    article's Definition 3 {cite}`wong_testsetbound` with the sum starting at
+    ``i = 0`` (the article prints ``i = 1``, a typo).
+
+    Parameters
+    ----------
+    k : int or array_like
+        Number of errors, ``0 <= k <= m``.
+    m : int or array_like
+        Test set size, ``m >= 1``.
+    p : float or array_like
+        True error rate in ``[0, 1]``.
+
+    Returns
+    -------
+    float or ndarray
+        ``P(X <= k)``, broadcast over the inputs.
+    """
+    k_arr, m_arr = as_counts(k, m)
+    p_arr = as_probability(p, "p", closed=True)
+    k_arr, m_arr, p_arr = np.broadcast_arrays(k_arr, m_arr, p_arr)
+    out = np.ones(k_arr.shape, dtype=float)
+    inner = k_arr < m_arr
+    # P(X <= k) = I_{1-p}(m - k, k + 1) = betaincc(k + 1, m - k, p): no cancellation.
+    out[inner] = special.betaincc(
+        (k_arr[inner] + 1).astype(float), (m_arr[inner] - k_arr[inner]).astype(float), p_arr[inner]
+    )
+    return scalar_or_array(out)
+
+
+# --------------------------------------------------------------------------- exact bounds
+def exact_upper(k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05) -> FloatOrArray:
+    """The test set bound: the largest ``p`` with ``Bin(m, k, p) >= delta``.
+
+    .. math:: \\overline{\\mathrm{Bin}}(m, k, \\delta) = \\max\\{p : \\mathrm{Bin}(m, k, p) \\ge \\delta\\}
+
+    Langford's Theorem 3.3 {cite}`langford2005`: with probability at least
+    ``1 - delta`` over the draw of the test set, the true error rate is at most
+    this value.  Because ``Bin(m, k, p) = 1 - I_p(k+1, m-k)``, the bound is the
+    beta quantile ``p = I^{-1}(k+1, m-k; 1-delta)``, which is computed without
+    cancellation as ``scipy.special.betainccinv(k+1, m-k, delta)``.  It equals
+    the upper end of a one-sided Clopper-Pearson interval {cite}`clopper1934`.
+
+    Parameters
+    ----------
+    k : int or array_like
+        Number of test errors, ``0 <= k <= m``.
+    m : int or array_like
+        Test set size, ``m >= 1`` (tested up to ``1e9``).
+    delta : float or array_like, default 0.05
+        Allowed failure probability, in ``(0, 1)``.
+
+    Returns
+    -------
+    float or ndarray
+        The bound, in ``[k/m, 1]``; exactly ``1.0`` when ``k == m``.
+    """
+    k_arr, m_arr, d_arr = _counts_delta(k, m, delta)
+    out = np.ones(k_arr.shape, dtype=float)
+    inner = k_arr < m_arr
+    out[inner] = _upper_root(k_arr[inner], m_arr[inner], d_arr[inner])
+    return scalar_or_array(out)
+
+
+def _upper_root(k: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Root of ``Bin(m, k, p) = d`` for ``k < m``: beta quantile plus one Newton polish.
+
+    ``betainccinv`` alone loses a few digits when ``m - k`` is huge (relative
+    error ~1e-9 at ``k = 5, m = 1e9``); for ``m - k > 1e4`` and ``k < 200`` one Newton step on
+    ``f(p) = betaincc(k+1, m-k, p) - d`` with ``f'(p) = -m * pmf(k; m-1, p)``
+    restores near machine precision.  ``k = 0`` and ``k = m - 1`` use the closed
+    forms ``1 - d^(1/m)`` and ``(1 - d)^(1/m)``.
+    """
+    a, b = (k + 1).astype(float), (m - k).astype(float)
+    p = special.betainccinv(a, b, d)
+    big = (b > _POLISH_ABOVE) & (a <= _POLISH_SMALL_A)
+    if np.any(big):
+        pb = p[big]
+        with np.errstate(all="ignore"):
+            f = special.betaincc(a[big], b[big], pb) - d[big]
+            fprime = -m[big] * stats.binom.pmf(k[big], m[big] - 1, pb)
+            step = f / fprime
+        ok = np.isfinite(step) & (np.abs(step) <= 1e-6 * pb)
+        p[big] = np.where(ok, pb - np.where(ok, step, 0.0), pb)
+    p = np.where(k == 0, -np.expm1(np.log(d) / m), p)
+    p = np.where(k == m - 1, np.exp(np.log1p(-d) / m), p)
+    return p
+
+
+def exact_lower(k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05) -> FloatOrArray:
+    """Exact lower bound: the smallest ``p`` with ``P(X >= k) >= delta``.
+
+    .. math:: \\underline{p} = \\min\\{p : P_p(X \\ge k) \\ge \\delta\\} = I^{-1}(k, m-k+1; \\delta)
+
+    The mirror image of :func:`exact_upper` (apply it to the ``m - k`` successes
+    and take ``1 -`` the result); ``0.0`` when ``k == 0``.  With probability at
+    least ``1 - delta`` the true rate is at least this value {cite}`clopper1934`.
+
+    Parameters
+    ----------
+    k, m, delta
+        As in :func:`exact_upper`.
+
+    Returns
+    -------
+    float or ndarray
+        The bound, in ``[0, k/m]``.
+    """
+    k_arr, m_arr, d_arr = _counts_delta(k, m, delta)
+    out = np.zeros(k_arr.shape, dtype=float)
+    inner = k_arr > 0
+    out[inner] = _lower_root(k_arr[inner], m_arr[inner], d_arr[inner])
+    return scalar_or_array(out)
+
+
+def _lower_root(k: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Root of ``P_p(X >= k) = I_p(k, m-k+1) = d`` for ``k >= 1``, polished like :func:`_upper_root`.
+
+    Closed forms: ``1 - (1 - d)^(1/m)`` for ``k = 1`` and ``d^(1/m)`` for ``k = m``.
+    """
+    a, b = k.astype(float), (m - k + 1).astype(float)
+    p = special.betaincinv(a, b, d)
+    big = (b > _POLISH_ABOVE) & (a <= _POLISH_SMALL_A)
+    if np.any(big):
+        pb = p[big]
+        with np.errstate(all="ignore"):
+            f = special.betainc(a[big], b[big], pb) - d[big]
+            fprime = m[big] * stats.binom.pmf(k[big] - 1, m[big] - 1, pb)
+            step = f / fprime
+        ok = np.isfinite(step) & (np.abs(step) <= 1e-6 * pb)
+        p[big] = np.where(ok, pb - np.where(ok, step, 0.0), pb)
+    p = np.where(k == 1, -np.expm1(np.log1p(-d) / m), p)
+    p = np.where(k == m, np.exp(np.log(d) / m), p)
+    return p
+
+
+# --------------------------------------------------------------------------- relaxations
+def hoeffding_upper(
+    k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05, *, clip: bool = False
+) -> FloatOrArray:
+    """Chernoff-Hoeffding relaxation ``k/m + sqrt(ln(1/delta) / (2m))``.
+
+    From ``Bin(m, k, p) <= exp(-2m (p - k/m)^2)`` for ``p >= k/m``
+    {cite}`hoeffding1963,langford2005`.  The value can exceed 1; pass
+    ``clip=True`` to cap it at 1 (which keeps it a valid bound).
+
+    Parameters
+    ----------
+    k, m, delta
+        As in :func:`exact_upper`.
+    clip : bool, default False
+        Cap the result at 1.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    k_arr, m_arr, d_arr = _counts_delta(k, m, delta)
+    out = k_arr / m_arr + np.sqrt(np.log(1.0 / d_arr) / (2.0 * m_arr))
+    if clip:
+        out = np.minimum(out, 1.0)
+    return scalar_or_array(out)
+
+
+def occam_upper(
+    k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05, *, clip: bool = False
+) -> FloatOrArray:
+    """The article's relaxation ``k/m + sqrt(ln(m/delta) / (2m))``.
+
+    Wong {cite}`wong_testsetbound` (Section 4) bounds the factor ``1/(1-r)`` of
+    the tail by ``m`` and so pays ``ln m`` more than :func:`hoeffding_upper`.
+    The resulting bound is valid but always looser than Hoeffding's for
+    ``m >= 2`` (equal at ``m = 1``).  The value can exceed 1 (``clip=True`` caps
+    it).
+
+    Parameters
+    ----------
+    k, m, delta
+        As in :func:`exact_upper`.
+    clip : bool, default False
+        Cap the result at 1.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    k_arr, m_arr, d_arr = _counts_delta(k, m, delta)
+    out = k_arr / m_arr + np.sqrt(np.log(m_arr / d_arr) / (2.0 * m_arr))
+    if clip:
+        out = np.minimum(out, 1.0)
+    return scalar_or_array(out)
+
+
+def kl_divergence(q: ArrayLike, p: ArrayLike) -> FloatOrArray:
+    """Binary relative entropy ``KL(q || p) = q ln(q/p) + (1-q) ln((1-q)/(1-p))``.
+
+    With the conventions ``0 ln 0 = 0`` and ``+inf`` when ``p`` is 0 or 1 where
+    ``q`` is not.  Both arguments lie in ``[0, 1]``.
+    """
+    q_arr = as_probability(q, "q", closed=True)
+    p_arr = as_probability(p, "p", closed=True)
+    out = special.rel_entr(q_arr, p_arr) + special.rel_entr(1.0 - q_arr, 1.0 - p_arr)
+    return scalar_or_array(out)
+
+
+def _kl(q: np.ndarray, p: np.ndarray) -> np.ndarray:
+    return special.rel_entr(q, p) + special.rel_entr(1.0 - q, 1.0 - p)
+
+
+def _kl_invert(phat: np.ndarray, budget: np.ndarray, upper: bool) -> np.ndarray:
+    """Vectorised bisection for the root of ``KL(phat || p) = budget`` on one side of ``phat``."""
+    if upper:
+        lo, hi = phat.copy(), np.ones_like(phat)
+    else:
+        lo, hi = np.zeros_like(phat), phat.copy()
+    for _ in range(_KL_ITERATIONS):
+        mid = 0.5 * (lo + hi)
+        inside = _kl(phat, mid) <= budget  # mid is still a plausible value
+        if upper:
+            lo = np.where(inside, mid, lo)
+            hi = np.where(inside, hi, mid)
+        else:
+            hi = np.where(inside, mid, hi)
+            lo = np.where(inside, lo, mid)
+    return lo if upper else hi
+
+
+def chernoff_tail(k: ArrayLike, m: ArrayLike, p: ArrayLike, form: str = "kl") -> FloatOrArray:
+    """Upper bounds on the tail ``Bin(m, k, p)`` for ``p >= k/m`` (1 where ``p < k/m``).
+
+    ``form="kl"``
+        Chernoff: ``exp(-m KL(k/m || p))`` {cite}`langford2005`.
+    ``form="hoeffding"``
+        ``exp(-2m (p - k/m)^2)`` {cite}`hoeffding1963`.
+    ``form="article"``
+        Wong's intermediate bound ``exp(-m KL(k/m || p)) / (1 - r)`` with
+        ``r = (k/m)(1 - p) / (p (1 - k/m))`` {cite}`wong_testsetbound`.
+
+    Inverting ``chernoff_tail(k, m, p) = delta`` in ``p`` gives :func:`kl_upper`
+    and :func:`hoeffding_upper` respectively.
+
+    Returns
+    -------
+    float or ndarray
+        The bound (may exceed 1 for ``"article"``).
+    """
+    if form not in ("kl", "hoeffding", "article"):
+        raise ValueError(f"form must be one of kl, hoeffding, article, got {form!r}")
+    k_arr, m_arr = as_counts(k, m)
+    p_arr = as_probability(p, "p", closed=True)
+    k_arr, m_arr, p_arr = np.broadcast_arrays(k_arr, m_arr, p_arr)
+    phat = k_arr / m_arr
+    above = p_arr >= phat
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if form == "hoeffding":
+            val = np.exp(-2.0 * m_arr * (p_arr - phat) ** 2)
+        else:
+            val = np.exp(-m_arr * _kl(phat, p_arr))
+            if form == "article":
+                r = phat * (1.0 - p_arr) / (p_arr * (1.0 - phat))
+                r = np.where(phat == 0, 0.0, r)
+                val = np.where(r < 1, val / (1.0 - r), np.inf)
+    out = np.where(above, val, 1.0)
+    return scalar_or_array(out)
+
+
+def kl_upper(k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05) -> FloatOrArray:
+    """Relative-entropy (Chernoff) relaxation of the test set bound.
+
+    .. math:: \\max\\{p \\ge k/m : \\mathrm{KL}(k/m \\,\\|\\, p) \\le \\ln(1/\\delta)/m\\}
+
+    From the Chernoff bound ``Bin(m, k, p) <= exp(-m KL(k/m || p))`` for
+    ``p >= k/m`` {cite}`langford2005` (Corollary 3.7).  Tighter than
+    :func:`hoeffding_upper` (by Pinsker's inequality ``KL >= 2 (p - q)^2``) and
+    always in ``[k/m, 1]``.  Closed form ``1 - delta^(1/m)`` when ``k = 0``;
+    ``1`` when ``k = m``; otherwise solved by 64 vectorised bisection steps.
+
+    Parameters
+    ----------
+    k, m, delta
+        As in :func:`exact_upper`.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    k_arr, m_arr, d_arr = _counts_delta(k, m, delta)
+    phat = k_arr / m_arr
+    budget = np.log(1.0 / d_arr) / m_arr
+    out = _kl_invert(phat, budget, upper=True)
+    out = np.where(k_arr == 0, -np.expm1(np.log(d_arr) / m_arr), out)
+    out = np.where(k_arr == m_arr, 1.0, out)
+    return scalar_or_array(out)
+
+
+def kl_lower(k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05) -> FloatOrArray:
+    """Relative-entropy lower bound: ``min{p <= k/m : KL(k/m || p) <= ln(1/delta)/m}``.
+
+    The mirror image of :func:`kl_upper`; ``delta^(1/m)`` when ``k = m`` and 0
+    when ``k = 0``.
+
+    Parameters
+    ----------
+    k, m, delta
+        As in :func:`exact_upper`.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    k_arr, m_arr, d_arr = _counts_delta(k, m, delta)
+    phat = k_arr / m_arr
+    budget = np.log(1.0 / d_arr) / m_arr
+    out = _kl_invert(phat, budget, upper=False)
+    out = np.where(k_arr == m_arr, np.exp(np.log(d_arr) / m_arr), out)
+    out = np.where(k_arr == 0, 0.0, out)
+    return scalar_or_array(out)
+
+
+# --------------------------------------------------------------------------- normal rule
+def _normal_parts(k, m, delta, z, ddof):
+    if ddof not in (0, 1):
+        raise ValueError(f"ddof must be 0 or 1, got {ddof!r}")
+    if z is None:
+        if delta is None:
+            raise ValueError("delta must be given when z is None (or pass z directly)")
+        k_arr, m_arr, d_arr = _counts_delta(k, m, delta)
+        z_arr = stats.norm.isf(d_arr)
+    else:
+        k_arr, m_arr = as_counts(k, m)
+        z_arr = as_positive(z, "z")
+        k_arr, m_arr, z_arr = np.broadcast_arrays(k_arr, m_arr, z_arr)
+    phat = k_arr / m_arr
+    denom = np.maximum(m_arr - ddof, 1)  # m = 1 with ddof = 1: the numerator is 0 anyway
+    sd_mean = np.sqrt(phat * (1.0 - phat) / denom)
+    return phat, z_arr, sd_mean
+
+
+def normal_upper(
+    k: ArrayLike,
+    m: ArrayLike,
+    delta: ArrayLike | None = 0.05,
+    *,
+    z: ArrayLike | None = None,
+    ddof: int = 1,
+) -> FloatOrArray:
+    """The normal-approximation rule: empirical mean plus ``z`` standard errors.
+
+    .. math:: \\hat p + z \\, \\hat\\sigma / \\sqrt{m},\\quad
+              \\hat\\sigma^2 = \\frac{1}{m - \\mathrm{ddof}} \\sum_i (x_i - \\hat p)^2
+              = \\frac{m}{m-\\mathrm{ddof}} \\hat p (1 - \\hat p)
+
+    so the standard error is ``sqrt(phat (1 - phat) / (m - ddof))``.  By default
+    ``z = Phi^{-1}(1 - delta)`` (1.645 for ``delta = 0.05``, a one-sided
+    ``1 - delta`` bound *if* the normal approximation held).  Pass ``z=2.0`` (and
+    ``delta=None``) for the article's literal "mean + 2 sd" rule
+    {cite}`wong_testsetbound,langford2005`, or use :func:`two_sigma_upper`.
+    ``ddof=1`` is the article's ``1/(m-1)`` variance; ``ddof=0`` gives the Wald
+    bound.  Not a bound in general: its coverage fails for small ``m`` and
+    for error rates near 0, and its value can leave ``[0, 1]``.
+
+    Parameters
+    ----------
+    k, m
+        As in :func:`exact_upper`.
+    delta : float or array_like or None, default 0.05
+        Used to choose ``z`` when ``z`` is None.
+    z : float or array_like, optional
+        Number of standard errors to add; overrides ``delta``.
+    ddof : {0, 1}, default 1
+        Delta degrees of freedom of the variance estimate.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    phat, z_arr, sd = _normal_parts(k, m, delta, z, ddof)
+    return scalar_or_array(phat + z_arr * sd)
+
+
+def normal_lower(
+    k: ArrayLike,
+    m: ArrayLike,
+    delta: ArrayLike | None = 0.05,
+    *,
+    z: ArrayLike | None = None,
+    ddof: int = 1,
+) -> FloatOrArray:
+    """Mirror image of :func:`normal_upper`: ``phat - z * sqrt(phat (1 - phat) / (m - ddof))``."""
+    phat, z_arr, sd = _normal_parts(k, m, delta, z, ddof)
+    return scalar_or_array(phat - z_arr * sd)
+
+
+def two_sigma_upper(k: ArrayLike, m: ArrayLike) -> FloatOrArray:
+    """The article's "mean + 2 sd" rule: ``phat + 2 sqrt(phat (1 - phat) / (m - 1))``.
+
+    The standard deviation is that of the *mean* of the ``m`` losses, computed
+    from the ``1/(m-1)`` sample variance.  Read literally, Wong's text adds two
+    standard deviations of a *single* loss, which is a typo: see the chapter.
+    Equivalent to ``normal_upper(k, m, delta=None, z=2.0)``.
+    """
+    return normal_upper(k, m, delta=None, z=2.0, ddof=1)
+
+
+# --------------------------------------------------------------------------- intervals
+#: Methods accepted by :func:`interval`.
+INTERVAL_METHODS = ("clopper-pearson", "wilson", "jeffreys", "normal")
+
+
+def clopper_pearson(
+    k: ArrayLike, m: ArrayLike, level: ArrayLike = 0.95
+) -> tuple[FloatOrArray, FloatOrArray]:
+    """Two-sided Clopper-Pearson interval for a proportion {cite}`clopper1934`.
+
+    ``(exact_lower(k, m, alpha/2), exact_upper(k, m, alpha/2))`` with
+    ``alpha = 1 - level``: beta quantiles
+    ``B(alpha/2; k, m-k+1)`` and ``B(1-alpha/2; k+1, m-k)``.  Guaranteed
+    coverage at least ``level`` for every true proportion.
+
+    Returns
+    -------
+    (low, high) : tuple of float or ndarray
+    """
+    return interval(k, m, level=level, method="clopper-pearson")
+
+
+def interval(
+    k: ArrayLike,
+    m: ArrayLike,
+    level: ArrayLike = 0.95,
+    method: str = "clopper-pearson",
+    *,
+    clip: bool = False,
+) -> tuple[FloatOrArray, FloatOrArray]:
+    """Two-sided confidence interval for a proportion ``k/m``.
+
+    ``k`` counts anything (errors, or correct answers for an accuracy).
+
+    Methods (``alpha = 1 - level``, ``z = Phi^{-1}(1 - alpha/2)``, ``phat = k/m``):
+
+    ``"clopper-pearson"``
+        Exact: :func:`exact_lower` and :func:`exact_upper` at ``alpha/2`` {cite}`clopper1934`.
+    ``"wilson"``
+        Score interval ``(phat + z^2/(2m) +- z sqrt(phat(1-phat)/m + z^2/(4m^2))) / (1 + z^2/m)``
+        {cite}`wilson1927`.
+    ``"jeffreys"``
+        Equal-tailed Beta(k + 1/2, m - k + 1/2) quantiles, with the lower end 0
+        when ``k = 0`` and the upper end 1 when ``k = m`` {cite}`jeffreys1946,brown2001`.
+    ``"normal"``
+        Wald: ``phat +- z sqrt(phat(1-phat)/m)``; can leave ``[0, 1]`` unless ``clip``.
+
+    Parameters
+    ----------
+    k, m : int or array_like
+        Count and total, ``0 <= k <= m``, ``m >= 1``.
+    level : float or array_like, default 0.95
+        Confidence level in ``(0, 1)``.
+    method : str, default "clopper-pearson"
+        One of :data:`INTERVAL_METHODS`.
+    clip : bool, default False
+        Clip the normal interval to ``[0, 1]`` (the others never leave it).
+
+    Returns
+    -------
+    (low, high) : tuple of float or ndarray
+    """
+    if method not in INTERVAL_METHODS:
+        raise ValueError(f"method must be one of {', '.join(INTERVAL_METHODS)}, got {method!r}")
+    alpha = _level_to_alpha(level)
+    half = alpha / 2.0
+    if method == "clopper-pearson":
+        return exact_lower(k, m, half), exact_upper(k, m, half)
+    k_arr, m_arr, a_arr = _counts_delta(k, m, half, "level")
+    phat = k_arr / m_arr
+    z = stats.norm.isf(a_arr)
+    if method == "wilson":
+        centre = (phat + z**2 / (2 * m_arr)) / (1 + z**2 / m_arr)
+        half_width = (
+            z * np.sqrt(phat * (1 - phat) / m_arr + z**2 / (4 * m_arr**2)) / (1 + z**2 / m_arr)
+        )
+        low, high = np.maximum(centre - half_width, 0.0), np.minimum(centre + half_width, 1.0)
+        low = np.where(k_arr == 0, 0.0, low)
+        high = np.where(k_arr == m_arr, 1.0, high)
+    elif method == "jeffreys":
+        a, b = k_arr + 0.5, m_arr - k_arr + 0.5
+        low = np.where(k_arr == 0, 0.0, special.betaincinv(a, b, a_arr))
+        high = np.where(k_arr == m_arr, 1.0, special.betainccinv(a, b, a_arr))
+    else:  # normal (Wald)
+        sd = np.sqrt(phat * (1 - phat) / m_arr)
+        low, high = phat - z * sd, phat + z * sd
+        if clip:
+            low, high = np.maximum(low, 0.0), np.minimum(high, 1.0)
+    return scalar_or_array(low), scalar_or_array(high)
+
+
+# --------------------------------------------------------------------------- by name
+METHODS: dict[str, Callable] = {
+    "exact": exact_upper,
+    "kl": kl_upper,
+    "hoeffding": hoeffding_upper,
+    "occam": occam_upper,
+    "normal": normal_upper,
+    "two_sigma": lambda k, m, delta=0.05: two_sigma_upper(k, m),
+}
+"""One-sided upper bounds by name, each called as ``f(k, m, delta)``.
+
+``"two_sigma"`` ignores ``delta`` (it always adds two standard errors)."""
+
+
+def upper_bound(
+    k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05, method: str = "exact"
+) -> FloatOrArray:
+    """Upper bound on the true error rate by method name (see :data:`METHODS`)."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    return METHODS[method](k, m, delta)
+
+
+# --------------------------------------------------------------------------- coverage
+def coverage(p: ArrayLike, m: int, delta: float = 0.05, method: str = "exact") -> FloatOrArray:
+    """Exact coverage ``P_p(p <= U(X))`` of an upper bound, ``X ~ Binomial(m, p)``.
+
+    .. math:: \\mathrm{cov}(p) = \\sum_{k=0}^{m} \\binom{m}{k} p^k (1-p)^{m-k}\\,
+              \\mathbf{1}[p \\le U(k, m, \\delta)]
+
+    The bound ``U`` is evaluated once for every ``k = 0..m`` and the binomial
+    probabilities are summed; no simulation.  A valid ``1 - delta`` bound has
+    coverage at least ``1 - delta`` at every ``p``.
+
+    Parameters
+    ----------
+    p : float or array_like
+        True error rates in ``[0, 1]``.
+    m : int
+        Test set size (a single value; loop over sizes outside).
+    delta : float, default 0.05
+    method : str, default "exact"
+        A key of :data:`METHODS`.
+
+    Returns
+    -------
+    float or ndarray
+        Coverage for each ``p``.
+    """
+    p_arr = as_probability(p, "p", closed=True)
+    m_int = int(as_count(m, "m", minimum=1))
+    ks = np.arange(m_int + 1)
+    bounds = np.asarray(upper_bound(ks, m_int, delta, method), dtype=float)
+    pmf = stats.binom.pmf(ks, m_int, p_arr[..., None])
+    out = np.sum(pmf * (p_arr[..., None] <= bounds), axis=-1)
+    return scalar_or_array(out)
+
+
+def simulate_coverage(
+    p: ArrayLike,
+    m: int,
+    delta: float = 0.05,
+    method: str = "exact",
+    *,
+    n_rep: int = 10_000,
+    seed: int | None = None,
+) -> FloatOrArray:
+    """Share of ``n_rep`` simulated test sets on which the upper bound holds.
+
+    Draws ``k ~ Binomial(m, p)`` ``n_rep`` times for each ``p`` (seeded with
+    ``seed``, default :data:`heldout.config.SEED`) and returns the fraction of
+    draws with ``p <= U(k, m, delta)``.  Its standard error is about
+    ``sqrt(c (1 - c) / n_rep)`` around the exact :func:`coverage` ``c``.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    from heldout.config import rng as make_rng
+
+    p_arr = as_probability(p, "p", closed=True)
+    m_int = int(as_count(m, "m", minimum=1))
+    n = int(as_count(n_rep, "n_rep", minimum=1))
+    gen = make_rng(seed)
+    ks = gen.binomial(m_int, p_arr[..., None], size=p_arr.shape + (n,))
+    bounds = np.asarray(upper_bound(ks, m_int, delta, method), dtype=float)
+    out = np.mean(p_arr[..., None] <= bounds, axis=-1)
+    return scalar_or_array(out)
+
+
+# --------------------------------------------------------------------------- the article's program
+def appendix_c_bound(
+    k: int, m: int, delta: float = 0.05, *, fixed: bool = False, table_size: int = 150
+) -> float:
+    """A faithful re-implementation of the article's Appendix C bisection (a baseline).
+
+    Wong {cite}`wong_testsetbound` tabulates factorials ``0!..149!`` as Python
+    integers, evaluates the tail as ``sum_{i in range(k)} C(m, i) p^i (1-p)^(m-i)``
+    (which stops at ``i = k - 1``, i.e. it is ``P(X <= k - 1)``) and bisects on
+    ``[0, 1]`` until the bracket is narrower than ``1e-15``, returning the left
+    end.  Consequences reproduced here on purpose:
+
+    * the result is the exact bound for ``k - 1`` errors, not ``k`` (with
+      ``k = 0`` the tail is the empty sum 0 and the result is 0);
+    * ``m >= table_size`` raises ``IndexError`` (the table stops at ``149!``),
+      so the article's own call with ``m = 1000`` cannot run.
+
+    ``fixed=True`` sums through ``i = k`` and grows the factorial table to
+    ``m`` as needed, giving the correct bound (slowly: ``O(k)`` terms per step,
+    about 50 steps).  Scalar only; this is a loop-based baseline, not an API for
+    data.  Use :func:`exact_upper` instead.
+    """
+    k = int(as_count(k, "k"))
+    m = int(as_count(m, "m", minimum=1))
+    delta = float(as_probability(delta, "delta"))
+    if k > m:
+        raise ValueError(f"k must not exceed m, got k={k} and m={m}")
+    size = max(table_size, m + 1) if fixed else table_size
+    fac = [1]
+    s = 1
+    for i in range(1, size):
+        s = s * i
+        fac.append(s)
+
+    def tail(n: int, kk: int, p: float) -> float:
+        total = 0.0
+        for i in range(kk + 1 if fixed else kk):
+            total += fac[n] / (fac[i] * fac[n - i]) * (p**i) * ((1 - p) ** (n - i))
+        return total
+
+    left, right = 0.0, 1.0
+    while abs(right - left) > 1e-15:
+        mid = (left + right) / 2
+        if tail(m, k, mid) >= delta:
+            left = mid
+        else:
+            right = mid
+    return left
