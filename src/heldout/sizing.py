@@ -1,0 +1,764 @@
+r"""How many test rows: sizes from concentration inequalities and exact binomial sums.
+
+Every function here answers the same question in a different way: *how many
+independent test rows* ``n`` are needed so that the mean loss on the test set
+is within ``tolerance`` (written ``t``) of the true expected loss, except with
+probability at most ``epsilon``?
+
+* :func:`hoeffding_size` uses only the loss's range ``[0, U]``; rigorous
+  (Hoeffding 1963).
+* :func:`bernstein_size` uses the range and the true variance; rigorous
+  (Bernstein's inequality).
+* :func:`empirical_bernstein_size` uses the range and the sample variance you
+  expect to observe; rigorous with the observed variance (Maurer & Pontil 2009).
+* :func:`binomial_size` is for 0-1 loss (a Bernoulli variable); exact.
+* :func:`normal_size` uses the central limit theorem with known variance;
+  approximate, not a guarantee.
+
+:func:`simulate_deviation` checks any of them by drawing many test sets from a
+population of per-row losses; :func:`lattice_deviation_probability` computes the
+same miss probability without simulation (exactly for losses on a lattice, and
+as a guaranteed bracket otherwise), and :func:`binomial_deviation_probability`
+gives it exactly for 0-1 loss.
+
+The Hoeffding size is the one of Mount's article "What is a Good Test Set
+Size?" (Win-Vector blog, 2021): ``k >= ln(2/epsilon) U^2 / (2 t^2)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import special, stats
+
+from heldout._checks import _arr, as_count, as_positive, as_probability, scalar_or_array
+from heldout.config import SEED
+
+__all__ = [
+    "hoeffding_bound",
+    "hoeffding_size",
+    "hoeffding_tolerance",
+    "bernstein_size",
+    "empirical_bernstein_radius",
+    "empirical_bernstein_size",
+    "normal_size",
+    "binomial_deviation_probability",
+    "binomial_size",
+    "simulate_deviation",
+    "lattice_deviation_probability",
+]
+
+# Relative slack used when a real number that should be an integer (a size, m (p + t))
+# is computed in floating point: 1e-14 is above the rounding error of the few double
+# operations involved (~1e-16 each) and below one unit for any count up to 1e13.
+_SNAP = 1e-14
+
+
+def _as_int(arr):
+    arr = np.asarray(arr, dtype=np.int64)
+    return int(arr) if arr.ndim == 0 else arr
+
+
+def _ceil_size(raw):
+    """Smallest integer >= ``raw`` (and >= 1), forgiving floating-point noise above an integer."""
+    k = np.ceil(raw)
+    k = np.where((k - 1 >= raw * (1 - _SNAP)) & (k > 1), k - 1, k)
+    return _as_int(np.maximum(k, 1.0))
+
+
+def _broadcast(names_values: dict) -> list[np.ndarray]:
+    try:
+        return list(np.broadcast_arrays(*names_values.values()))
+    except ValueError:
+        shapes = ", ".join(f"{k} {np.shape(v)}" for k, v in names_values.items())
+        raise ValueError(f"arguments do not broadcast: {shapes}") from None
+
+
+def _check_common(range_, tolerance, epsilon):
+    range_ = as_positive(range_, "range_")
+    tolerance = as_positive(tolerance, "tolerance")
+    epsilon = as_probability(epsilon, "epsilon")
+    return _broadcast({"range_": range_, "tolerance": tolerance, "epsilon": epsilon})
+
+
+def _check_variance(variance, range_, name="variance"):
+    variance = as_positive(variance, name, allow_zero=True)
+    # Popoviciu: a variable in [0, U] has variance at most U^2 / 4.
+    if np.any(variance > np.asarray(range_) ** 2 / 4 * (1 + 1e-12)):
+        raise ValueError(
+            f"{name} must be at most range_**2 / 4 (the largest variance of a loss in [0, range_]), "
+            f"got {name}={variance!r} with range_={range_!r}"
+        )
+    return variance
+
+
+# --------------------------------------------------------------------------- Hoeffding
+
+
+def hoeffding_bound(n: ArrayLike, range_: ArrayLike, tolerance: ArrayLike) -> float | np.ndarray:
+    r"""Hoeffding's two-sided bound on the chance that a test mean is off by more than ``t``.
+
+    For ``n`` independent losses in ``[0, U]`` with mean :math:`\bar X` and
+    expectation :math:`\mu` (Hoeffding 1963, Theorem 2),
+
+    .. math:: P(|\bar X - \mu| \ge t) \le 2 \exp(-2 n t^2 / U^2).
+
+    Parameters
+    ----------
+    n : int or array_like
+        Test-set size(s), at least 1.
+    range_ : float or array_like
+        Width ``U`` of the loss's range ``[0, U]``.
+    tolerance : float or array_like
+        The deviation ``t > 0``.
+
+    Returns
+    -------
+    float or ndarray
+        ``min(1, 2 exp(-2 n t^2 / U^2))``.
+    """
+    n = as_count(n, "n", minimum=1)
+    range_ = as_positive(range_, "range_")
+    tolerance = as_positive(tolerance, "tolerance")
+    n, range_, tolerance = _broadcast({"n": n, "range_": range_, "tolerance": tolerance})
+    return scalar_or_array(np.minimum(1.0, 2.0 * np.exp(-2.0 * n * tolerance**2 / range_**2)))
+
+
+def hoeffding_size(range_: ArrayLike, tolerance: ArrayLike, epsilon: ArrayLike) -> int | np.ndarray:
+    r"""Smallest test-set size that Hoeffding's inequality certifies.
+
+    The smallest integer ``k >= 1`` with :math:`2 e^{-2 k t^2 / U^2} \le \varepsilon`,
+    that is
+
+    .. math:: k = \left\lceil \frac{\ln(2/\varepsilon)\, U^2}{2 t^2} \right\rceil ,
+
+    the formula of Mount (2021), from Hoeffding (1963).  A quotient that
+    floating point puts within a relative ``1e-14`` above an integer is taken
+    to be that integer.
+
+    Parameters
+    ----------
+    range_ : float or array_like
+        Width ``U`` of the loss's range ``[0, U]`` (``U = 1`` for 0-1 loss,
+        ``-2 log2(mu)`` for the collared deviance).
+    tolerance : float or array_like
+        Largest acceptable deviation ``t`` of the test mean from the true mean,
+        in the loss's units.
+    epsilon : float or array_like
+        Largest acceptable probability of a larger deviation, ``0 < epsilon < 1``.
+
+    Returns
+    -------
+    int or ndarray of int
+        The size ``k``; arrays broadcast.
+
+    Examples
+    --------
+    >>> hoeffding_size(14, 0.1, 0.05)   # the article's worked example
+    36152
+    """
+    range_, tolerance, epsilon = _check_common(range_, tolerance, epsilon)
+    return _ceil_size(np.log(2.0 / epsilon) * range_**2 / (2.0 * tolerance**2))
+
+
+def hoeffding_tolerance(n: ArrayLike, range_: ArrayLike, epsilon: ArrayLike) -> float | np.ndarray:
+    r"""The tolerance Hoeffding guarantees for a test set of ``n`` rows.
+
+    Inverts :func:`hoeffding_size`: :math:`t = U \sqrt{\ln(2/\varepsilon) / (2n)}`.
+
+    Parameters
+    ----------
+    n : int or array_like
+        Test-set size(s), at least 1.
+    range_ : float or array_like
+        Width ``U`` of the loss's range.
+    epsilon : float or array_like
+        Failure probability, ``0 < epsilon < 1``.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    n = as_count(n, "n", minimum=1)
+    range_ = as_positive(range_, "range_")
+    epsilon = as_probability(epsilon, "epsilon")
+    n, range_, epsilon = _broadcast({"n": n, "range_": range_, "epsilon": epsilon})
+    return scalar_or_array(range_ * np.sqrt(np.log(2.0 / epsilon) / (2.0 * n)))
+
+
+# --------------------------------------------------------------------------- Bernstein
+
+
+def bernstein_size(
+    variance: ArrayLike, range_: ArrayLike, tolerance: ArrayLike, epsilon: ArrayLike
+) -> int | np.ndarray:
+    r"""Test-set size from Bernstein's inequality, which uses the loss's variance.
+
+    For ``n`` independent losses with variance :math:`\sigma^2` and
+    :math:`|X_i - \mu| \le U` (true for any loss in ``[0, U]``), Bernstein's
+    inequality (Boucheron, Lugosi & Massart 2013, Theorem 2.10) gives
+
+    .. math:: P(|\bar X - \mu| \ge t) \le 2 \exp\!\left(-\frac{n t^2}{2\sigma^2 + 2 U t / 3}\right),
+
+    so the smallest sufficient size is
+
+    .. math:: n = \left\lceil \ln(2/\varepsilon)\,\frac{2\sigma^2 + 2Ut/3}{t^2} \right\rceil .
+
+    When :math:`\sigma^2 \ll U^2` this is far smaller than Hoeffding's size; at
+    the largest possible variance :math:`U^2/4` it is slightly larger.  The
+    variance must be *known* (or bounded from above); if it is estimated from
+    the same test set use :func:`empirical_bernstein_size`.
+
+    Parameters
+    ----------
+    variance : float or array_like
+        Variance :math:`\sigma^2` of one row's loss (``0 <= variance <= U^2/4``).
+    range_, tolerance, epsilon : float or array_like
+        As in :func:`hoeffding_size`.
+
+    Returns
+    -------
+    int or ndarray of int
+    """
+    range_, tolerance, epsilon = _check_common(range_, tolerance, epsilon)
+    variance = _check_variance(variance, range_)
+    variance, range_, tolerance, epsilon = _broadcast(
+        {"variance": variance, "range_": range_, "tolerance": tolerance, "epsilon": epsilon}
+    )
+    raw = np.log(2.0 / epsilon) * (2.0 * variance + 2.0 * range_ * tolerance / 3.0) / tolerance**2
+    return _ceil_size(raw)
+
+
+def empirical_bernstein_radius(
+    n: ArrayLike, sample_variance: ArrayLike, range_: ArrayLike, epsilon: ArrayLike
+) -> float | np.ndarray:
+    r"""Two-sided empirical-Bernstein confidence radius (Maurer & Pontil 2009, Theorem 4).
+
+    For ``n >= 2`` independent losses in ``[0, U]`` with *unbiased* sample
+    variance :math:`V_n`, Maurer & Pontil's Theorem 4 (scaled from ``[0, 1]``
+    to ``[0, U]``) bounds each one-sided deviation with probability at least
+    :math:`1 - \delta`; a union bound over both sides with
+    :math:`\delta = \varepsilon/2` gives, with probability at least
+    :math:`1 - \varepsilon`,
+
+    .. math:: |\bar X - \mu| \le \sqrt{\frac{2 V_n \ln(4/\varepsilon)}{n}} + \frac{7 U \ln(4/\varepsilon)}{3 (n - 1)} .
+
+    Unlike Bernstein's inequality, this holds with the variance *measured on
+    the test set itself*.
+
+    Parameters
+    ----------
+    n : int or array_like
+        Test-set size, at least 2.
+    sample_variance : float or array_like
+        The unbiased sample variance of the test losses (``ddof=1``).
+    range_ : float or array_like
+        Width ``U`` of the loss's range.
+    epsilon : float or array_like
+        Failure probability.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    n = as_count(n, "n", minimum=2)
+    range_ = as_positive(range_, "range_")
+    epsilon = as_probability(epsilon, "epsilon")
+    # the unbiased sample variance of values in [0, U] can reach U^2/4 * n/(n-1) <= U^2/2
+    sample_variance = as_positive(sample_variance, "sample_variance", allow_zero=True)
+    if np.any(sample_variance > range_**2 / 2):
+        raise ValueError(f"sample_variance must be at most range_**2 / 2, got {sample_variance!r}")
+    n, sample_variance, range_, epsilon = _broadcast(
+        {"n": n, "sample_variance": sample_variance, "range_": range_, "epsilon": epsilon}
+    )
+    log_term = np.log(4.0 / epsilon)
+    radius = np.sqrt(2.0 * sample_variance * log_term / n) + 7.0 * range_ * log_term / (
+        3.0 * (n - 1)
+    )
+    return scalar_or_array(radius)
+
+
+def empirical_bernstein_size(
+    sample_variance: ArrayLike, range_: ArrayLike, tolerance: ArrayLike, epsilon: ArrayLike
+) -> int | np.ndarray:
+    r"""Smallest ``n`` whose empirical-Bernstein radius is at most ``tolerance``.
+
+    The smallest integer :math:`n \ge 2` with
+    :math:`\sqrt{2 V \ln(4/\varepsilon)/n} + 7U\ln(4/\varepsilon)/(3(n-1)) \le t`
+    (see :func:`empirical_bernstein_radius`; Maurer & Pontil 2009, Theorem 4).
+    ``sample_variance`` is the variance you *expect to observe* (a planning
+    value, for example from a pilot set or an earlier model): if the test set
+    then shows a larger sample variance, its radius will be larger than
+    ``tolerance``.  The radius decreases in ``n``, so the size is found by a
+    vectorised integer bisection.
+
+    Parameters
+    ----------
+    sample_variance : float or array_like
+        Planned (expected) unbiased sample variance of a row's loss.
+    range_, tolerance, epsilon : float or array_like
+        As in :func:`hoeffding_size`.
+
+    Returns
+    -------
+    int or ndarray of int
+    """
+    range_, tolerance, epsilon = _check_common(range_, tolerance, epsilon)
+    sample_variance = _check_variance(sample_variance, range_, "sample_variance")
+    var, u, t, eps = _broadcast(
+        {
+            "sample_variance": sample_variance,
+            "range_": range_,
+            "tolerance": tolerance,
+            "epsilon": epsilon,
+        }
+    )
+    log_term = np.log(4.0 / eps)
+
+    def radius(n):
+        return np.sqrt(2.0 * var * log_term / n) + 7.0 * u * log_term / (3.0 * (n - 1))
+
+    # Upper bracket: each term <= t/2 once n >= 8 V L / t^2 and n - 1 >= 14 U L / (3 t).
+    hi = (
+        np.ceil(np.maximum(8.0 * var * log_term / t**2, 14.0 * u * log_term / (3.0 * t) + 1.0))
+        + 1.0
+    )
+    lo = np.ones_like(hi)  # radius(lo) > t by convention (n = 1 is not allowed)
+    hi = np.maximum(hi, 2.0)
+    while np.any(hi - lo > 1):
+        mid = np.floor((lo + hi) / 2.0)
+        good = radius(np.maximum(mid, 2.0)) <= t
+        good &= mid >= 2
+        hi = np.where(good, mid, hi)
+        lo = np.where(good, lo, mid)
+    return _as_int(hi)
+
+
+# --------------------------------------------------------------------------- normal
+
+
+def normal_size(variance: ArrayLike, tolerance: ArrayLike, epsilon: ArrayLike) -> int | np.ndarray:
+    r"""Normal-approximation size: :math:`n = \lceil z_{1-\varepsilon/2}^2 \sigma^2 / t^2 \rceil`.
+
+    The central limit theorem treats :math:`\bar X` as normal with standard
+    deviation :math:`\sigma/\sqrt n`; this is the size at which
+    :math:`P(|\bar X - \mu| > t)` would be ``epsilon`` under that
+    approximation.  It is *not* a guarantee (for rare events, heavy tails or
+    small ``n`` it can be too small), but it shows what the rigorous sizes pay
+    for their guarantees.
+
+    Parameters
+    ----------
+    variance : float or array_like
+        Variance of one row's loss (for 0-1 loss, ``p (1 - p)``).
+    tolerance, epsilon : float or array_like
+        As in :func:`hoeffding_size`.
+
+    Returns
+    -------
+    int or ndarray of int
+    """
+    variance = as_positive(variance, "variance", allow_zero=True)
+    tolerance = as_positive(tolerance, "tolerance")
+    epsilon = as_probability(epsilon, "epsilon")
+    variance, tolerance, epsilon = _broadcast(
+        {"variance": variance, "tolerance": tolerance, "epsilon": epsilon}
+    )
+    z = stats.norm.isf(epsilon / 2.0)
+    return _ceil_size(z**2 * variance / tolerance**2)
+
+
+# --------------------------------------------------------------------------- binomial
+
+
+def _snap(x):
+    r = np.round(x)
+    return np.where(np.abs(x - r) <= _SNAP * np.maximum(1.0, np.abs(x)), r, x)
+
+
+def binomial_deviation_probability(
+    m: ArrayLike, p: ArrayLike, tolerance: ArrayLike
+) -> float | np.ndarray:
+    r"""Exact :math:`P(|K/m - p| > t)` for :math:`K \sim \mathrm{Binomial}(m, p)`.
+
+    This is the chance that the error rate measured on ``m`` independent test
+    rows misses the true error rate ``p`` by more than ``t``: the quantity the
+    Hoeffding bound ``2 exp(-2 m t^2)`` bounds for 0-1 loss.  It is the sum of
+    two binomial tails,
+
+    .. math:: P(K > m(p + t)) + P(K < m(p - t)),
+
+    computed with :mod:`scipy.stats.binom`.  A product ``m (p +- t)`` within a
+    relative ``1e-14`` of an integer is taken to be that integer, so that
+    decimal inputs such as ``p = 0.5, t = 0.1, m = 10`` count the boundary
+    value ``K = 6`` as *not* more than ``t`` away, as exact arithmetic would.
+
+    Parameters
+    ----------
+    m : int or array_like
+        Test-set size(s), at least 1.
+    p : float or array_like
+        True error rate(s), in [0, 1].
+    tolerance : float or array_like
+        The deviation ``t > 0``.
+
+    Returns
+    -------
+    float or ndarray
+        The probability; arrays broadcast.
+    """
+    m = as_count(m, "m", minimum=1)
+    p = as_probability(p, "p", closed=True)
+    tolerance = as_positive(tolerance, "tolerance")
+    m, p, tolerance = _broadcast({"m": m, "p": p, "tolerance": tolerance})
+    upper_edge = np.floor(_snap(m * (p + tolerance)))  # K > m (p + t)  <=>  K >= upper_edge + 1
+    lower_edge = np.ceil(_snap(m * (p - tolerance)))  # K < m (p - t)  <=>  K <= lower_edge - 1
+    prob = stats.binom.sf(upper_edge, m, p) + stats.binom.cdf(lower_edge - 1, m, p)
+    return scalar_or_array(np.clip(prob, 0.0, 1.0))
+
+
+def _chernoff_two_sided(m, p, tolerance):
+    """Chernoff (KL) bound on P(|K/m - p| >= t): exp(-m kl(p+t, p)) + exp(-m kl(p-t, p)).
+
+    Rigorous for every m and p (Hoeffding 1963, Theorem 1); used only to skip the
+    exact computation where the bound already shows the target is met.
+    """
+
+    def tail(q):
+        inside = (q >= 0) & (q <= 1)
+        q = np.clip(q, 0.0, 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kl = special.rel_entr(q, p) + special.rel_entr(1 - q, 1 - p)
+        return np.where(inside, np.exp(-m * kl), 0.0)
+
+    return tail(p + tolerance) + tail(p - tolerance)
+
+
+def _binomial_passes(ms, ps, tolerance, epsilon):
+    """For each m in ``ms``: is max over ``ps`` of P(|K/m - p| > t) <= epsilon?"""
+    mm, pp = np.broadcast_arrays(ms[:, None], ps[None, :])
+    prob = np.zeros(mm.shape)
+    # exact sums only where the Chernoff bound does not already settle it
+    need = _chernoff_two_sided(mm, pp, tolerance) > epsilon
+    prob[need] = binomial_deviation_probability(mm[need], pp[need], tolerance)
+    return prob.max(axis=1) <= epsilon
+
+
+def _binomial_size_one(
+    tolerance: float, epsilon: float, p, stable: bool, p_grid: np.ndarray
+) -> int:
+    """Binomial size for one (tolerance, epsilon) pair; vectorised over blocks of m and over p.
+
+    Hoeffding (U = 1) certifies every m >= m_max, so only 1 <= m < m_max is searched:
+    downwards for the last failing m (``stable``), upwards for the first passing m.
+    The scan stops at the first block that settles the answer.
+    """
+    m_max = hoeffding_size(1.0, tolerance, epsilon)
+    ps = np.atleast_1d(p_grid if p is None else p)
+    block = max(1, min(512, 1_000_000 // ps.size))
+    starts = range(1, m_max, block)
+    for start in reversed(starts) if stable else starts:  # loop over blocks of m, stops early
+        ms = np.arange(start, min(m_max, start + block))
+        passes = _binomial_passes(ms, ps, tolerance, epsilon)
+        if stable and not passes.all():
+            return int(ms[np.flatnonzero(~passes)[-1]] + 1)
+        if not stable and passes.any():
+            return int(ms[np.argmax(passes)])
+    return 1 if stable else m_max
+
+
+def binomial_size(
+    tolerance: ArrayLike,
+    epsilon: ArrayLike,
+    p: ArrayLike | None = None,
+    *,
+    stable: bool = True,
+    grid: int = 201,
+) -> int | np.ndarray:
+    r"""Exact size for 0-1 loss: smallest ``m`` with :math:`P(|K/m - p| > t) \le \varepsilon`.
+
+    For 0-1 loss the number of test errors is exactly
+    :math:`K \sim \mathrm{Binomial}(m, p)`, so no inequality is needed: the
+    deviation probability is computed exactly with
+    :func:`binomial_deviation_probability` for every candidate ``m`` up to the
+    Hoeffding size (with ``U = 1``), beyond which Hoeffding already certifies
+    it.  Because ``K`` is discrete, that probability is not monotone in ``m``
+    (it saw-tooths), so two sizes can be asked for:
+
+    * ``stable=True`` (default): the smallest ``m`` such that *every* size
+      ``m' >= m`` meets the target (safe to round up);
+    * ``stable=False``: the first ``m`` that meets it (a larger ``m`` may not).
+
+    Parameters
+    ----------
+    tolerance : float or array_like
+        The deviation ``t``, ``0 < t < 1``.
+    epsilon : float or array_like
+        The failure probability, ``0 < epsilon < 1``.
+    p : float, optional
+        The true error rate the size is computed for.  ``None`` (default)
+        takes the worst case: the maximum over ``p`` on a grid of ``grid``
+        evenly spaced points in ``[0, 1/2]`` (by symmetry ``p`` and ``1 - p``
+        give the same probability).  The grid maximum can miss a slightly
+        larger value between grid points; the Hoeffding size is always an
+        upper bound.
+    stable : bool, default True
+        See above.
+    grid : int, default 201
+        Number of grid points for the worst case.
+
+    Returns
+    -------
+    int or ndarray of int
+        One size per broadcast (tolerance, epsilon, p) combination.
+    """
+    tolerance = as_probability(tolerance, "tolerance")
+    epsilon = as_probability(epsilon, "epsilon")
+    grid = int(as_count(grid, "grid", minimum=2))
+    p_grid = np.linspace(0.0, 0.5, grid)
+    if p is None:
+        t_arr, e_arr = _broadcast({"tolerance": tolerance, "epsilon": epsilon})
+        p_arr = np.full(t_arr.shape, np.nan)
+    else:
+        p = as_probability(p, "p", closed=True)
+        t_arr, e_arr, p_arr = _broadcast({"tolerance": tolerance, "epsilon": epsilon, "p": p})
+    # A loop over the (usually few) parameter combinations; each call is vectorised over m and p.
+    sizes = [
+        _binomial_size_one(float(t), float(e), None if np.isnan(q) else float(q), stable, p_grid)
+        for t, e, q in zip(t_arr.ravel(), e_arr.ravel(), p_arr.ravel(), strict=True)
+    ]
+    return _as_int(np.asarray(sizes).reshape(t_arr.shape))
+
+
+# --------------------------------------------------------------------------- simulation
+
+
+def simulate_deviation(
+    losses: ArrayLike,
+    size: int,
+    tolerance: float,
+    n_rep: int = 2_000,
+    *,
+    epsilon: float | None = None,
+    seed: int | None = None,
+) -> dict:
+    r"""Draw many test sets from a population of per-row losses; count the misses.
+
+    Each replicate draws ``size`` rows *with replacement* from ``losses``
+    (so the rows are independent and the population mean is exactly the true
+    expected loss), takes the mean, and records its deviation from the
+    population mean.  The observed frequency of
+    :math:`|\bar X - \mu| > t` (a deviation within a relative ``1e-9`` of
+    ``t`` counts as equal to it, so that exact ties of discrete losses are not
+    turned into misses by rounding) estimates the probability that every sizing
+    rule here promises to keep below ``epsilon``.
+
+    Parameters
+    ----------
+    losses : array_like
+        Per-row losses of the whole population (1-d, at least one value).
+    size : int
+        Rows per simulated test set.
+    tolerance : float
+        The deviation ``t`` counted as a miss.
+    n_rep : int, default 2000
+        Number of simulated test sets.
+    epsilon : float, optional
+        If given, also report ``achieved_tolerance``: the ``1 - epsilon``
+        quantile of the observed ``|deviation|``, the tolerance this size
+        actually achieves at that confidence.
+    seed : int, optional
+        Seed (default :data:`heldout.config.SEED`).
+
+    Returns
+    -------
+    dict
+        ``probability`` (observed miss frequency), ``misses``, ``n_rep``,
+        ``size``, ``true_mean``, ``ci`` (95 % Clopper-Pearson interval for the
+        miss probability), ``deviations`` (the ``n_rep`` values
+        :math:`\bar X - \mu`), ``sd`` (their standard deviation) and, with
+        ``epsilon``, ``achieved_tolerance``.
+    """
+    losses = _arr(losses, "losses").ravel()
+    if losses.size == 0:
+        raise ValueError("losses must hold at least one value")
+    if np.any(~np.isfinite(losses)):
+        raise ValueError("losses must be finite")
+    size = int(as_count(size, "size", minimum=1))
+    n_rep = int(as_count(n_rep, "n_rep", minimum=1))
+    tolerance = float(as_positive(tolerance, "tolerance"))
+    if epsilon is not None:
+        epsilon = float(as_probability(epsilon, "epsilon"))
+    gen = np.random.default_rng(SEED if seed is None else seed)
+    true_mean = float(losses.mean())
+    means = np.empty(n_rep)
+    block = max(1, 4_000_000 // size)  # replicates per block: bounds memory at ~32 MB
+    for start in range(0, n_rep, block):  # loop over memory-sized blocks, vectorised inside
+        stop = min(n_rep, start + block)
+        idx = gen.integers(0, losses.size, size=(stop - start, size))
+        means[start:stop] = losses[idx].mean(axis=1)
+    deviations = means - true_mean
+    # A mean of discrete losses can land exactly on t (K/m - p = t); floating point must not
+    # turn that tie into a miss, so deviations within a relative 1e-9 of t count as ties.
+    slack = 1e-9 * max(tolerance, abs(true_mean), 1e-300)
+    misses = int(np.count_nonzero(np.abs(deviations) > tolerance + slack))
+    ci = stats.binomtest(misses, n_rep).proportion_ci(0.95, method="exact")
+    out = {
+        "probability": misses / n_rep,
+        "misses": misses,
+        "n_rep": n_rep,
+        "size": size,
+        "true_mean": true_mean,
+        "ci": (float(ci.low), float(ci.high)),
+        "deviations": deviations,
+        "sd": float(deviations.std(ddof=1)) if n_rep > 1 else 0.0,
+    }
+    if epsilon is not None:
+        out["achieved_tolerance"] = float(np.quantile(np.abs(deviations), 1.0 - epsilon))
+    return out
+
+
+# --------------------------------------------------------------------------- exact coverage
+
+
+def lattice_deviation_probability(
+    losses: ArrayLike,
+    size: int,
+    tolerance: float,
+    *,
+    resolution: float | None = None,
+    max_points: int = 1 << 21,
+) -> dict:
+    r"""Miss probability :math:`P(|\bar X - \mu| > t)` computed, not simulated.
+
+    ``size`` rows are drawn independently from the population ``losses`` (as in
+    :func:`simulate_deviation`), :math:`\bar X` is their mean and :math:`\mu`
+    the population mean.  Each loss is written :math:`x = h j + d` with ``j``
+    an integer and :math:`0 \le d < h` (``h`` is ``resolution``).  The sum of the
+    ``j`` over the test set has a distribution that the fast Fourier transform
+    gives exactly: it is the ``size``-fold convolution of the one-row
+    distribution of ``j``, i.e. the inverse transform of its characteristic
+    function raised to the power ``size``.  Since
+    :math:`\bar X_\text{lattice} \le \bar X < \bar X_\text{lattice} + h`,
+
+    .. math::
+
+        P(\bar X_\ell > \mu + t) + P(\bar X_\ell < \mu - t - h)
+        \;\le\; P(|\bar X - \mu| > t) \;\le\;
+        P(\bar X_\ell > \mu + t - h) + P(\bar X_\ell < \mu - t),
+
+    a bracket whose width shrinks with ``h``; when every loss is a multiple of
+    ``h`` (0-1 loss with ``h = 1``, for example) both ends coincide.  When the
+    full support of the sum needs more than ``max_points`` points, only a window
+    around its mean is resolved (the transform then folds the rest onto it);
+    the mass outside the window is bounded with Bernstein's inequality by
+    ``1e-15`` and added to the bracket.  The transform's round-off is estimated
+    from the size of its (spurious) negative entries, multiplied by the number of
+    points summed, and also added; probabilities below that level (typically
+    ``1e-12`` to ``1e-9``) are reported as an upper bound only.
+
+    Parameters
+    ----------
+    losses : array_like
+        Per-row losses of the population (finite, 1-d).
+    size : int
+        Rows per test set.
+    tolerance : float
+        The deviation ``t``.
+    resolution : float, optional
+        Lattice step ``h``.  Default: 1 if every loss is a whole number, else
+        the finest step for which the transform fits in ``max_points`` points
+        (and at most 1/1000 of the range of the losses).
+    max_points : int, default 2**21
+        Largest transform length.
+
+    Returns
+    -------
+    dict
+        ``low`` and ``high`` (the bracket), ``exact`` (True when the losses lie
+        on the lattice, so ``low`` and ``high`` agree up to the noise),
+        ``resolution``, ``points`` (transform length) and ``true_mean``.
+    """
+    x = _arr(losses, "losses").ravel()
+    if x.size == 0:
+        raise ValueError("losses must hold at least one value")
+    if np.any(~np.isfinite(x)):
+        raise ValueError("losses must be finite")
+    size = int(as_count(size, "size", minimum=1))
+    tolerance = float(as_positive(tolerance, "tolerance"))
+    max_points = int(as_count(max_points, "max_points", minimum=64))
+    shift = x.min()
+    x = x - shift  # the deviation from the mean does not depend on a shift
+    true_mean = float(x.mean())
+    spread = float(x.max())
+    sd = float(x.std())
+    c = np.log(2.0 / 1e-15)  # the window leaves out mass <= 1e-15 (Bernstein)
+    automatic = resolution is None
+    if automatic:
+        if np.all(x == np.round(x)):
+            h = 1.0
+        elif spread == 0:
+            h = 1.0
+        else:
+            # finest step for which the full support, or else the Bernstein window
+            # (about 2 A / h points, see below), fits in max_points
+            a_w = spread * c / 3.0
+            a_w += np.sqrt(a_w * a_w + 2.0 * size * (sd * sd + spread * spread / 1e6) * c)
+            h = min(size * spread / (max_points - 2), 2.2 * a_w / (max_points - 8))
+    else:
+        h = float(as_positive(resolution, "resolution"))
+    for _ in range(40):  # coarsen an automatic step until the transform fits
+        j = np.floor(x / h + _SNAP).astype(np.int64)
+        on_lattice = bool(np.all(np.abs(x - j * h) <= _SNAP * max(1.0, spread)))
+        n_j = int(j.max()) + 1
+        pmf_one = np.bincount(j, minlength=n_j) / x.size
+        mean_j = float(np.dot(np.arange(n_j), pmf_one))
+        var_j = float(np.dot((np.arange(n_j) - mean_j) ** 2, pmf_one))
+        full = size * (n_j - 1) + 1
+        if full <= max_points:
+            lo_s, points, outside = 0, full, 0.0
+            break
+        # Bernstein: P(|S - E S| >= w) <= 2 exp(-w^2 / (2 size var_j + 2 (n_j - 1) w / 3)) <= 1e-15
+        b_w = (n_j - 1) * c / 3.0
+        w = int(np.ceil(b_w + np.sqrt(b_w * b_w + 2.0 * size * var_j * c))) + 1
+        points = 2 * w + 1
+        lo_s, outside = int(np.floor(size * mean_j)) - w, 1e-15
+        if points <= max_points and n_j <= max_points:
+            break
+        if not automatic:
+            raise ValueError(
+                f"resolution={h!r} needs {max(points, n_j)} transform points, more than "
+                f"max_points={max_points}; use a coarser resolution"
+            )
+        h *= 1.25
+    n_fft = int(2 ** np.ceil(np.log2(max(points, n_j))))
+    phi = np.fft.rfft(pmf_one, n_fft)
+    pmf = np.fft.irfft(phi**size, n_fft)
+    s_values = lo_s + np.arange(points)
+    pmf_window = pmf[s_values % n_fft]  # not clipped: negative noise cancels positive noise
+    mean_lattice = s_values * (h / size)  # the lattice mean of the test set
+
+    def prob(mask):
+        return float(pmf_window[mask].sum())
+
+    # ties: a lattice mean exactly t away is not a miss; tau absorbs rounding in s * h / size
+    tau = 1e-9 * max(tolerance, true_mean, h)
+    dev = mean_lattice - true_mean
+    slack = 0.0 if on_lattice else h  # the true mean lies in [lattice mean, lattice mean + h)
+    upper_hi = (
+        prob(dev > tolerance - slack + tau) if on_lattice else prob(dev > tolerance - slack - tau)
+    )
+    lower_hi = prob(-dev > tolerance + tau) if on_lattice else prob(-dev > tolerance - tau)
+    upper_lo = prob(dev > tolerance + tau)
+    lower_lo = prob(-dev > tolerance + slack + tau)
+    # round-off of the transform: the size of its negative entries (pure noise) or of a few
+    # units in the last place of the largest one, whichever is larger, per summed point
+    noise = 2.0 * points * max(-float(pmf.min()), 1e-16 * float(pmf.max()), 0.0)
+    return {
+        "low": max(0.0, upper_lo + lower_lo - outside - noise),
+        "high": min(1.0, upper_hi + lower_hi + outside + noise),
+        "exact": on_lattice,
+        "resolution": float(h),
+        "points": n_fft,
+        "true_mean": true_mean + float(shift),
+    }
