@@ -558,8 +558,10 @@ def fit_power_criticism_model(m_train, m_test, sq_criticism, *, sigma=None) -> P
 
 
 def _collared_pair(q: np.ndarray, mu: float) -> tuple[np.ndarray, np.ndarray]:
-    """Collared deviance ``-2 log2 max(mu, .)`` if the truth is 1 and if it is 0."""
-    return -2.0 * np.log2(np.maximum(mu, q)), -2.0 * np.log2(np.maximum(mu, 1.0 - q))
+    """Collared deviance (:func:`heldout.losses.collared_deviance`, bits) if the truth is 1 and if it is 0."""
+    from heldout.losses import collared_deviance
+
+    return collared_deviance(1, q, mu), collared_deviance(0, q, mu)
 
 
 @dataclass(frozen=True)
