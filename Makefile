@@ -21,7 +21,8 @@ JB_STRICT := build . -W -n --keep-going
 
 help:
 	@echo "make book   build the whole book (full experiments) into _build/html"
-	@echo "make test   lint, unit and property tests, every chapter in the quick profile, strict build"
+	@echo "make test   lint, unit and property tests, every chapter in the quick profile, strict build,"
+	@echo "            then the browser test of the quick build (installs Debian's chromium if missing)"
 	@echo "make bench  run the benchmarks in benchmarks/"
 	@echo "make lab    open the notebooks in JupyterLab"
 	@echo "make clean  remove build outputs (keeps .venv and the execution cache: make distclean for all)"
@@ -41,7 +42,7 @@ book: $(STAMP)
 	$(BIN)/jupyter-book $(JB_STRICT)
 	@echo "Built: $(CURDIR)/_build/html/index.html"
 
-test: $(STAMP) lint unit quickbook
+test: $(STAMP) lint unit quickbook browser
 	@echo "make test: all checks passed"
 
 lint: $(STAMP)
@@ -56,6 +57,19 @@ unit: $(STAMP)
 quickbook: $(STAMP)
 	HELDOUT_QUICK=1 $(BIN)/jupyter-book $(JB_STRICT) --path-output _build/quick
 	@echo "Quick build: $(CURDIR)/_build/quick/_build/html/index.html"
+
+# Headless Chromium opens every page of the quick build, served on 127.0.0.1 with every
+# other host unresolvable: math typeset, images loaded, internal links resolve, no console
+# errors, nothing fetched from outside.  Screenshots of each page's first screen go to
+# _build/screenshots/.  Debian's chromium is installed when missing (needs root or sudo).
+CHROMIUM ?= /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+browser: $(STAMP) quickbook
+	@test -x $(CHROMIUM) || { echo "installing Debian's chromium"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	$(BIN)/python tests/browser/check_book.py --html _build/quick/_build/html \
+	  --screenshots _build/screenshots --chromium $(CHROMIUM)
 
 bench: $(STAMP)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
