@@ -14,6 +14,9 @@ export CUDA_VISIBLE_DEVICES  := -1
 export MPLBACKEND            := Agg
 export PYTHONHASHSEED        := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# Parsed MNIST arrays and fitted models' predictions are cached here, so a rerun of the
+# MNIST chapter does not retrain (keys include the data, model, parameters and profile).
+export HELDOUT_CACHE_DIR ?= $(CURDIR)/_build/.heldout-cache
 
 JB_STRICT := build . -W -n --keep-going
 

@@ -10,6 +10,8 @@ The package behind the *heldout* book.  Each module computes one thing:
 ``compare``     comparing models scored on one test set
 ``acceptance``  acceptance testing against a required accuracy
 ``lost``        what can be said when the test set is lost
+``regression``  standard errors and intervals of mean-type regression metrics (MSE)
+``ledger``      the reproduction ledger: every number of the five articles, checked
 ``data``        offline MNIST loading with checksums (needs the ``mnist`` extra)
 ``models``      the MNIST model zoo with a prediction cache (needs the ``mnist`` extra)
 ``config``      the quick profile and seeds used by the book
