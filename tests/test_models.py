@@ -1,0 +1,218 @@
+"""Tests of heldout.models: splits, the error bar, the kNN single query, the cache, the table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn.model_selection import train_test_split
+from sklearn.neighbors import KNeighborsClassifier
+
+from heldout import models
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path, monkeypatch):
+    monkeypatch.setenv("HELDOUT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("HELDOUT_MNIST_DIR", raising=False)
+
+
+def _kaggle_dir(folder, n=400, seed=3):
+    """A small directory in Kaggle's train.csv layout: 10 noisy prototype digits."""
+    rng = np.random.default_rng(seed)
+    protos = rng.integers(0, 256, size=(10, 784))
+    labels = rng.integers(0, 10, size=n)
+    noise = rng.integers(-60, 61, size=(n, 784))
+    images = np.clip(protos[labels] + noise, 0, 255)
+    folder.mkdir(parents=True, exist_ok=True)
+    header = ",".join(["label"] + [f"pixel{i}" for i in range(784)])
+    rows = "\n".join(",".join(map(str, r)) for r in np.column_stack([labels, images]))
+    (folder / "train.csv").write_text(header + "\n" + rows + "\n")
+    return images.astype(np.uint8), labels
+
+
+# --------------------------------------------------------------------------- splits and error bar
+def test_article_split_reproduces_the_two_calls():
+    n = 1000
+    X = np.arange(n) * 7 + 3  # any rows: the split depends on the row count only
+    y = X % 10
+    X_train, X_rest, _, y_rest = train_test_split(X, y, test_size=0.2, random_state=42)
+    X_test, X_val, _, _ = train_test_split(X_rest, y_rest, test_size=0.5, random_state=42)
+    split = models.article_split(n)
+    np.testing.assert_array_equal(X[split.train], X_train)
+    np.testing.assert_array_equal(X[split.val], X_val)
+    np.testing.assert_array_equal(X[split.test], X_test)
+    np.testing.assert_array_equal(np.sort(X[split.baseline_test]), np.sort(X_rest))
+    assert (len(split.train), len(split.val), len(split.test)) == (800, 100, 100)
+    assert len(np.unique(np.concatenate([split.train, split.val, split.test]))) == n
+
+
+def test_article_se_reproduces_the_articles_printed_error_bars():
+    # The article prints 87.08 +- 0.37% on 8,400 items and 97.38 +- 0.25% on 4,200.
+    assert round(100 * models.article_se(0.8708, 8400), 2) == 0.37
+    assert round(100 * models.article_se(0.9738, 4200), 2) == 0.25
+    assert round(100 * models.article_se(0.9869, 4200), 2) == 0.18
+    # Close to the standard deviation of the Beta(k+1, n-k+1) posterior.
+    k, n = 4090, 4200
+    exact = stats.beta(k + 1, n - k + 1).std()
+    assert models.article_se(k / n, n) == pytest.approx(exact, rel=2e-2)
+    with pytest.raises(ValueError, match="accuracy"):
+        models.article_se(1.2, 10)
+    with pytest.raises(ValueError, match="n"):
+        models.article_se(0.5, 0)
+
+
+# --------------------------------------------------------------------------- kNN
+def test_knn_votes_small_hand_example():
+    labels = np.array([[1, 2, 2, 1, 0], [3, 3, 0, 0, 0]])
+    got = models.knn_votes(labels, [1, 2, 3, 4, 5], n_classes=4)
+    # ties go to the smallest class, like scikit-learn
+    np.testing.assert_array_equal(got, [[1, 3], [1, 3], [2, 3], [1, 0], [1, 0]])
+    with pytest.raises(ValueError, match="ks"):
+        models.knn_votes(labels, [6])
+    with pytest.raises(ValueError, match="neighbour_labels"):
+        models.knn_votes(labels[0], [1])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_knn_single_query_equals_one_fit_per_k(seed):
+    rng = np.random.default_rng(seed)
+    # Overlapping classes and even k: many tied votes.  Continuous features, so no
+    # two training points are at exactly the same distance from a query (with exact
+    # distance ties, which of the tied points count is arbitrary in either method).
+    X = rng.normal(size=(300, 6))
+    y = rng.integers(0, 3, size=300)
+    Xv = rng.normal(size=(120, 6))
+    Xt = rng.normal(size=(80, 6)) * 2
+    ks = range(3, 9)
+    pv, pt, _, _ = models.knn_fast(X[:200], y[:200], Xv, Xt, ks)
+    assert len({tuple(p) for p in pv}) > 1  # the k do not all agree: the test can fail
+    for i, k in enumerate(ks):
+        ref = KNeighborsClassifier(n_neighbors=k).fit(X[:200], y[:200])
+        np.testing.assert_array_equal(pv[i], ref.predict(Xv))
+        np.testing.assert_array_equal(pt[i], ref.predict(Xt))
+    av, at, _, _ = models.knn_article(X[:200], y[:200], Xv, Xt, ks)
+    np.testing.assert_array_equal(av, pv)
+    np.testing.assert_array_equal(at, pt)
+
+
+# --------------------------------------------------------------------------- cache and table
+FAST = ["linear_svc_scaled", "svc_poly3", "knn_3", "knn_5", "knn_8"]
+
+
+def test_experiment_is_cached_and_not_refitted(tmp_path, monkeypatch):
+    images, labels = _kaggle_dir(tmp_path / "kaggle")
+    first = models.experiment(400, models=FAST, directory=tmp_path / "kaggle", progress=False)
+    assert not any(t["cached"] for t in first.timings.values())
+    assert set(first.predictions) == set(FAST)
+    # The truth vectors are the rows the article's split picks.
+    split = models.article_split(400)
+    np.testing.assert_array_equal(first.y_val, labels[split.val])
+
+    def boom(*args, **kwargs):
+        raise AssertionError("refitted although cached")
+
+    monkeypatch.setattr(models, "knn_fast", boom)
+    monkeypatch.setattr(models, "_run_serial_job", boom)
+    second = models.experiment(400, models=FAST, directory=tmp_path / "kaggle", progress=False)
+    assert all(t["cached"] for t in second.timings.values())
+    for name in FAST:
+        for part in ("val", "test"):
+            np.testing.assert_array_equal(
+                second.predictions[name][part], first.predictions[name][part]
+            )
+        assert second.timings[name]["fit_s"] == first.timings[name]["fit_s"]
+    # Other parameters (here the list of k) make another key: it must fit again.
+    with pytest.raises(AssertionError, match="refitted"):
+        models.experiment(
+            400, models=["knn_3"], way="fast", directory=tmp_path / "kaggle", progress=False
+        )
+
+
+def test_cache_key_depends_on_every_part():
+    base = models.PredictionCache.key("d1", "svc_rbf", {"a": 1}, "full")
+    assert base == models.PredictionCache.key("d1", "svc_rbf", {"a": 1}, "full")
+    others = [
+        models.PredictionCache.key("d2", "svc_rbf", {"a": 1}, "full"),
+        models.PredictionCache.key("d1", "svc_poly3", {"a": 1}, "full"),
+        models.PredictionCache.key("d1", "svc_rbf", {"a": 2}, "full"),
+        models.PredictionCache.key("d1", "svc_rbf", {"a": 1}, "quick"),
+    ]
+    assert len({base, *others}) == 5
+    assert models.model_params("cnn", epochs=2) != models.model_params("cnn", epochs=10)
+
+
+def test_cache_round_trip_and_damaged_entry(tmp_path):
+    cache = models.PredictionCache(tmp_path)
+    entry = {
+        "val": np.array([1, 2, 3]),
+        "test": np.array([4, 5]),
+        "fit_s": 1.5,
+        "predict_s": 0.25,
+        "info": {"x": 1},
+    }
+    cache.put("k", entry)
+    got = cache.get("k")
+    np.testing.assert_array_equal(got["val"], [1, 2, 3])
+    np.testing.assert_array_equal(got["test"], [4, 5])
+    assert (got["fit_s"], got["predict_s"], got["info"]) == (1.5, 0.25, {"x": 1})
+    cache.path("bad").write_bytes(b"garbage")
+    assert cache.get("bad") is None and cache.get("missing") is None
+
+
+def test_results_table_against_scipy(tmp_path):
+    _kaggle_dir(tmp_path / "kaggle")
+    exp = models.experiment(
+        400, models=["linear_svc_scaled", "knn_3"], directory=tmp_path / "kaggle", progress=False
+    )
+    table = models.results_table(exp)
+    assert set(zip(table.model, table.part, strict=True)) == {
+        ("linear_svc_scaled", "baseline"),
+        ("linear_svc_scaled", "val"),
+        ("linear_svc_scaled", "test"),
+        ("knn_3", "val"),
+        ("knn_3", "test"),
+    }
+    for row in table.itertuples():
+        truth = {"val": exp.y_val, "test": exp.y_test}
+        if row.part == "baseline":
+            pred = np.concatenate(
+                [exp.predictions[row.model]["test"], exp.predictions[row.model]["val"]]
+            )
+            y = np.concatenate([exp.y_test, exp.y_val])
+        else:
+            pred, y = exp.predictions[row.model][row.part], truth[row.part]
+        k = int(np.sum(pred == y))
+        assert (row.n, row.correct) == (y.size, k)
+        ci = stats.binomtest(k, y.size).proportion_ci(confidence_level=0.95, method="exact")
+        assert row.cp_low == pytest.approx(ci.low, abs=1e-10)
+        assert row.cp_high == pytest.approx(ci.high, abs=1e-10)
+        assert row.se_article == pytest.approx(
+            np.sqrt(k / y.size * (1 - k / y.size) / (y.size + 3))
+        )
+    assert table.n[table.part == "baseline"].item() == 80  # the 20% part of 400
+    # the article's values sit beside ours where it reported them
+    knn_val = table[(table.model == "knn_3") & (table.part == "val")]
+    assert knn_val.article_accuracy.item() == 0.9664
+    assert np.isnan(
+        table[(table.model == "knn_3") & (table.part == "test")].article_accuracy.item()
+    )
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="models must be"):
+        models.experiment(400, models=["svm"])
+    with pytest.raises(ValueError, match="way"):
+        models.experiment(400, way="slow")
+    with pytest.raises(ValueError, match="n must be"):
+        models.experiment(5)
+    with pytest.raises(ValueError, match="name must be"):
+        models.model_params("lasso")
+
+
+def test_article_results_are_complete():
+    assert {k for k in models.ARTICLE_RESULTS if k != "cnn_test"} <= set(models.MODEL_NAMES)
+    # the families the article tried: linear SVC, two kernels, dense net, convnet, kNN, XGBoost
+    assert len(set(models.FAMILY.values())) == 7
+    for value in models.ARTICLE_RESULTS.values():
+        assert 0.8 < value["accuracy"] < 1 and 0 < value["se"] < 0.01
