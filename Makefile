@@ -11,7 +11,6 @@ EXTRAS := book,mnist,test
 export TF_ENABLE_ONEDNN_OPTS := 0
 export TF_CPP_MIN_LOG_LEVEL  := 2
 export CUDA_VISIBLE_DEVICES  := -1
-export MPLBACKEND            := Agg
 export PYTHONHASHSEED        := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Parsed MNIST arrays and fitted models' predictions are cached here, so a rerun of the

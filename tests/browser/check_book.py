@@ -261,6 +261,9 @@ def _event_errors(events: list[dict], base: str) -> list[str]:
     return errors
 
 
+# Chapters that legitimately have no figure; every other chapter page must show one.
+FIGURE_FREE = {"notebooks/reproduction_ledger.html"}
+
 _REFRESH = re.compile(r"""<meta[^>]+http-equiv=["']refresh["'][^>]+url=([^"'>]+)""", re.I)
 
 
@@ -292,6 +295,9 @@ def check_page(
         problems.append(f"{info['merror']} MathJax TeX errors")
     problems += [f"raw TeX left: {t!r}" for t in info["raw"][:5]]
     problems += [f"image did not load: {im['src']}" for im in info["images"] if not im["ok"]]
+    if rel.startswith("notebooks/") and rel not in FIGURE_FREE and not info["images"]:
+        # A non-interactive matplotlib backend in the build silently drops every figure.
+        problems.append("chapter shows no figure: were its plots rendered? (matplotlib backend)")
     for href in sorted(set(info["links"])):
         issue = check_link(root, base, href)
         if issue:
