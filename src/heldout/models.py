@@ -19,7 +19,7 @@ The models and their settings, as in the article:
 ``dense_nn_scaled``    the same on scaled pixels (ours)
 ``cnn``                the Keras MNIST example convnet (Conv 32, pool, Conv 64, pool,
                        dropout 0.5, Dense 10), Adam, batch 128, 10 epochs, raw pixels
-``knn_3`` .. ``knn_8`` ``KNeighborsClassifier(n_neighbors=k)`` for k = 3..8
+``knn_k`` (k=3..8)     ``KNeighborsClassifier(n_neighbors=k)``, models ``knn_3`` to ``knn_8``
 ``xgboost``            ``xgb.train`` with ``multi:softmax``, ``max_depth=10``, 10 rounds
 =====================  ===================================================================
 
