@@ -37,16 +37,27 @@ def as_count(value, name: str, *, minimum: int = 0) -> np.ndarray:
     return arr.astype(np.int64)
 
 
+def broadcast(**named) -> tuple[np.ndarray, ...]:
+    """Broadcast the named arrays together.
+
+    ``ValueError`` names the arguments and their shapes when they do not broadcast, e.g.
+    ``"y and p have shapes (3,) and (2,), which do not broadcast"``.
+    """
+    try:
+        return tuple(np.broadcast_arrays(*named.values()))
+    except ValueError:
+        names = list(named)
+        shapes = [str(np.shape(v)) for v in named.values()]
+        what = ", ".join(names[:-1]) + " and " + names[-1]
+        have = ", ".join(shapes[:-1]) + " and " + shapes[-1]
+        raise ValueError(f"{what} have shapes {have}, which do not broadcast") from None
+
+
 def as_counts(k, m, k_name: str = "k", m_name: str = "m") -> tuple[np.ndarray, np.ndarray]:
     """Check a count ``k`` out of a total ``m`` (``0 <= k <= m``, ``m >= 1``) and broadcast them."""
     k_arr = as_count(k, k_name)
     m_arr = as_count(m, m_name, minimum=1)
-    try:
-        k_arr, m_arr = np.broadcast_arrays(k_arr, m_arr)
-    except ValueError:
-        raise ValueError(
-            f"{k_name} and {m_name} have shapes {np.shape(k)} and {np.shape(m)}, which do not broadcast"
-        ) from None
+    k_arr, m_arr = broadcast(**{k_name: k_arr, m_name: m_arr})
     if np.any(k_arr > m_arr):
         raise ValueError(
             f"{k_name} must not exceed {m_name} (a count cannot be larger than its total), "

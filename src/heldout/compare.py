@@ -33,7 +33,14 @@ from typing import NamedTuple
 import numpy as np
 from scipy import integrate, special, stats
 
-from heldout._checks import as_count, as_counts, as_positive, as_probability, scalar_or_array
+from heldout._checks import (
+    as_count,
+    as_counts,
+    as_positive,
+    as_probability,
+    broadcast,
+    scalar_or_array,
+)
 from heldout.config import SEED
 from heldout.posterior import PriorLike, beta_params
 
@@ -393,12 +400,7 @@ def paired_prob_better(only_a_correct, only_b_correct, prior: PriorLike = "unifo
 def _many(correct, n, prior):
     k = as_count(correct, "correct")
     n_arr = as_count(n, "n", minimum=1)
-    try:
-        k, n_arr = np.broadcast_arrays(k, n_arr)
-    except ValueError:
-        raise ValueError(
-            f"correct and n have shapes {np.shape(correct)} and {np.shape(n)}, which do not broadcast"
-        ) from None
+    k, n_arr = broadcast(correct=k, n=n_arr)
     if k.ndim != 1 or k.size < 2:
         raise ValueError(f"correct must list at least two models (a 1-d array), got {correct!r}")
     if np.any(k > n_arr):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from heldout._checks import _arr, as_count, as_probability, scalar_or_array
+from heldout._checks import _arr, as_count, as_probability, broadcast, scalar_or_array
 from heldout.config import SEED
 
 __all__ = ["collared_deviance", "collared_deviance_range", "zero_one_loss", "classifier_pool"]
@@ -96,12 +96,8 @@ def collared_deviance(
     y = _check_labels(y)
     p = as_probability(p, "p", closed=True)
     mu = _check_mu(mu)
-    try:
-        y, p, mu = np.broadcast_arrays(y, p, mu)
-    except ValueError:
-        raise ValueError(
-            f"y and p have shapes {y.shape} and {p.shape}, which do not broadcast"
-        ) from None
+    y, p = broadcast(y=y, p=p)
+    y, p, mu = broadcast(y=y, p=p, mu=mu)
     p_true = np.where(y == 1, p, 1.0 - p)
     return scalar_or_array(-2.0 * log(np.maximum(mu, p_true)))
 
@@ -148,12 +144,7 @@ def zero_one_loss(y: ArrayLike, p: ArrayLike, *, threshold: float = 0.5) -> floa
     y = _check_labels(y)
     p = as_probability(p, "p", closed=True)
     threshold = as_probability(threshold, "threshold", closed=True)
-    try:
-        y, p = np.broadcast_arrays(y, p)
-    except ValueError:
-        raise ValueError(
-            f"y and p have shapes {y.shape} and {p.shape}, which do not broadcast"
-        ) from None
+    y, p = broadcast(y=y, p=p)
     return scalar_or_array(((p > threshold).astype(float) != y).astype(float))
 
 

@@ -48,7 +48,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special, stats
 
-from heldout._checks import as_count, as_positive, as_probability, scalar_or_array
+from heldout._checks import as_count, as_positive, as_probability, broadcast, scalar_or_array
 
 __all__ = [
     "MODELS",
@@ -90,13 +90,7 @@ def _sizes(train_rows, test_rows, rows=None):
     """Check ``N1 >= 0``, ``N2 >= 1`` and, if given, ``rows == N1 + N2``; return ``(N1, N2, N)``."""
     n1 = as_count(train_rows, "train_rows")
     n2 = as_count(test_rows, "test_rows", minimum=1)
-    try:
-        n1, n2 = np.broadcast_arrays(n1, n2)
-    except ValueError:
-        raise ValueError(
-            f"train_rows and test_rows have shapes {np.shape(train_rows)} and {np.shape(test_rows)}, "
-            "which do not broadcast"
-        ) from None
+    n1, n2 = broadcast(train_rows=n1, test_rows=n2)
     n = n1 + n2
     if rows is not None:
         given = as_count(rows, "rows", minimum=1)

@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special, stats
 
-from heldout._checks import _arr, as_count, as_positive, as_probability, scalar_or_array
+from heldout._checks import _arr, as_count, as_positive, as_probability, broadcast, scalar_or_array
 from heldout.config import SEED
 
 __all__ = [
@@ -67,11 +67,7 @@ def _ceil_size(raw):
 
 
 def _broadcast(names_values: dict) -> list[np.ndarray]:
-    try:
-        return list(np.broadcast_arrays(*names_values.values()))
-    except ValueError:
-        shapes = ", ".join(f"{k} {np.shape(v)}" for k, v in names_values.items())
-        raise ValueError(f"arguments do not broadcast: {shapes}") from None
+    return list(broadcast(**names_values))
 
 
 def _check_common(range_, tolerance, epsilon):

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize, special, stats
 
-from heldout._checks import as_count, as_positive, as_probability, scalar_or_array
+from heldout._checks import as_count, as_positive, as_probability, broadcast, scalar_or_array
 from heldout.config import SEED
 
 __all__ = [
@@ -71,12 +71,7 @@ __all__ = [
 def _check_coefficients(c_test, c_train) -> tuple[np.ndarray, np.ndarray]:
     c_test = as_positive(c_test, "c_test", allow_zero=True)
     c_train = as_positive(c_train, "c_train", allow_zero=True)
-    try:
-        c_test, c_train = np.broadcast_arrays(c_test, c_train)
-    except ValueError:
-        raise ValueError(
-            f"c_test and c_train have shapes {c_test.shape} and {c_train.shape}, which do not broadcast"
-        ) from None
+    c_test, c_train = broadcast(c_test=c_test, c_train=c_train)
     if np.any((c_test == 0) & (c_train == 0)):
         raise ValueError("c_test and c_train must not both be 0 (then every split is equally good)")
     return c_test, c_train
