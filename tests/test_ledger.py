@@ -109,6 +109,13 @@ def test_status_counts(rows):
 mp.mp.dps = 40
 
 
+@pytest.fixture(autouse=True)
+def _mp_precision():
+    """Every test here computes at 40 digits, whatever another module left behind."""
+    with mp.workdps(40):
+        yield
+
+
 def _mp_binom_cdf(k: int, m: int, p) -> mp.mpf:
     return mp.fsum(mp.binomial(m, i) * p**i * (1 - p) ** (m - i) for i in range(k + 1))
 

@@ -172,11 +172,12 @@ def test_corrected_alpha_algebra():
     ("n", "n2", "k"), [(10, 3, 1), (10, 3, 120), (569, 114, 10**6), (30, 15, 7)]
 )
 def test_prob_test_set_drawn_against_mpmath(n, n2, k):
-    mpmath.mp.dps = 50
-    c = mpmath.binomial(n, n2)
-    exact = 1 - (1 - 1 / c) ** k
+    with mpmath.workdps(50):  # scoped: a global setting would leak into other test modules
+        c = mpmath.binomial(n, n2)
+        exact = 1 - (1 - 1 / c) ** k
+        log10_c = mpmath.log10(c)
     assert lost.prob_test_set_drawn(n, n2, k) == pytest.approx(float(exact), rel=1e-10)
-    assert lost.log10_subsets(n, n2) == pytest.approx(float(mpmath.log10(c)), rel=1e-12)
+    assert lost.log10_subsets(n, n2) == pytest.approx(float(log10_c), rel=1e-12)
 
 
 def test_batches_needed_by_search():
