@@ -48,7 +48,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special, stats
 
-from heldout._checks import as_count, as_positive, as_probability, broadcast, scalar_or_array
+from heldout._checks import (
+    as_count,
+    as_counts,
+    as_positive,
+    as_probability,
+    broadcast,
+    scalar_or_array,
+)
 
 __all__ = [
     "MODELS",
@@ -86,6 +93,13 @@ _BUDGET = 2_000_000
 
 
 # --------------------------------------------------------------------------- helpers
+def _rows_and_test_rows(rows, test_rows):
+    """Check ``N >= 1`` and ``1 <= N2 <= N``; return ``(N, N2)`` broadcast together."""
+    as_count(test_rows, "test_rows", minimum=1)
+    n2, n = as_counts(test_rows, rows, "test_rows", "rows")
+    return n, n2
+
+
 def _sizes(train_rows, test_rows, rows=None):
     """Check ``N1 >= 0``, ``N2 >= 1`` and, if given, ``rows == N1 + N2``; return ``(N1, N2, N)``."""
     n1 = as_count(train_rows, "train_rows")
@@ -316,13 +330,8 @@ def estimator_moments(
         ``alpha_printed_sd``, ``alpha_intended_mean``, ``alpha_intended_sd``.
     """
     p = as_probability(data_accuracy, "data_accuracy", closed=True)
-    n = as_count(rows, "rows", minimum=1)
-    n2 = as_count(test_rows, "test_rows", minimum=1)
+    n, n2 = _rows_and_test_rows(rows, test_rows)
     k = as_count(batches, "batches", minimum=1).astype(float)
-    if np.any(n2 > n):
-        raise ValueError(
-            f"test_rows must not exceed rows, got test_rows={test_rows!r} and rows={rows!r}"
-        )
     fpc = np.where(n > 1, (n - n2) / np.maximum(n - 1, 1), 0.0)
     sd = np.sqrt(p * (1.0 - p) / (k * n2) * fpc)
     return {
@@ -341,12 +350,7 @@ def log10_subsets(rows: ArrayLike, test_rows: ArrayLike) -> Value:
 
     Computed with ``gammaln``; exact to about 14 significant digits.
     """
-    n = as_count(rows, "rows", minimum=1)
-    n2 = as_count(test_rows, "test_rows", minimum=1)
-    if np.any(n2 > n):
-        raise ValueError(
-            f"test_rows must not exceed rows, got test_rows={test_rows!r} and rows={rows!r}"
-        )
+    n, n2 = _rows_and_test_rows(rows, test_rows)
     return scalar_or_array(_log_subsets(n, n2) / np.log(10.0))
 
 
@@ -372,13 +376,8 @@ def prob_test_set_drawn(rows: ArrayLike, test_rows: ArrayLike, batches: ArrayLik
     -------
     float or ndarray
     """
-    n = as_count(rows, "rows", minimum=1)
-    n2 = as_count(test_rows, "test_rows", minimum=1)
+    n, n2 = _rows_and_test_rows(rows, test_rows)
     k = as_count(batches, "batches", minimum=1).astype(float)
-    if np.any(n2 > n):
-        raise ValueError(
-            f"test_rows must not exceed rows, got test_rows={test_rows!r} and rows={rows!r}"
-        )
     x = np.exp(-_log_subsets(n, n2))
     x = np.where(n2 == n, 1.0, x)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -409,13 +408,8 @@ def batches_needed(
     float or ndarray
         ``k`` (``inf`` when it overflows), or ``log10 k``.
     """
-    n = as_count(rows, "rows", minimum=1)
-    n2 = as_count(test_rows, "test_rows", minimum=1)
+    n, n2 = _rows_and_test_rows(rows, test_rows)
     q = as_probability(probability, "probability")
-    if np.any(n2 > n):
-        raise ValueError(
-            f"test_rows must not exceed rows, got test_rows={test_rows!r} and rows={rows!r}"
-        )
     log_c = _log_subsets(n, n2)
     x = np.exp(-log_c)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -466,13 +460,8 @@ def expectation_given_drawn(
     """
     a = as_probability(test_accuracy, "test_accuracy", closed=True)
     p = as_probability(data_accuracy, "data_accuracy", closed=True)
-    n = as_count(rows, "rows", minimum=1)
-    n2 = as_count(test_rows, "test_rows", minimum=1)
+    n, n2 = _rows_and_test_rows(rows, test_rows)
     k = as_count(batches, "batches", minimum=1).astype(float)
-    if np.any(n2 > n):
-        raise ValueError(
-            f"test_rows must not exceed rows, got test_rows={test_rows!r} and rows={rows!r}"
-        )
     x = np.where(n2 == n, 1.0, np.exp(-_log_subsets(n, n2)))
     with np.errstate(divide="ignore", invalid="ignore"):
         prob = -np.expm1(k * np.log1p(-np.minimum(x, 0.5)))
