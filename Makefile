@@ -42,7 +42,7 @@ $(STAMP): pyproject.toml
 
 book: $(STAMP)
 	@echo "Building the book. A first build executes every chapter; the MNIST chapter trains"
-	@echo "its models (about 10-15 minutes on 2 cores) and caches them; later builds reuse both."
+	@echo "its models (about 5-6 minutes on 2 cores) and caches them; later builds reuse both."
 	$(BIN)/jupyter-book $(JB_STRICT)
 	@echo "Built: $(CURDIR)/_build/html/index.html"
 

@@ -17,13 +17,12 @@ def _isolated(tmp_path, monkeypatch):
     monkeypatch.delenv("HELDOUT_MNIST_DIR", raising=False)
 
 
-def _kaggle_dir(folder, n=400, seed=3):
+def _kaggle_dir(folder, n=400, seed=3, noise=60):
     """A small directory in Kaggle's train.csv layout: 10 noisy prototype digits."""
     rng = np.random.default_rng(seed)
     protos = rng.integers(0, 256, size=(10, 784))
     labels = rng.integers(0, 10, size=n)
-    noise = rng.integers(-60, 61, size=(n, 784))
-    images = np.clip(protos[labels] + noise, 0, 255)
+    images = np.clip(protos[labels] + rng.integers(-noise, noise + 1, size=(n, 784)), 0, 255)
     folder.mkdir(parents=True, exist_ok=True)
     header = ",".join(["label"] + [f"pixel{i}" for i in range(784)])
     rows = "\n".join(",".join(map(str, r)) for r in np.column_stack([labels, images]))
@@ -112,8 +111,8 @@ def test_experiment_is_cached_and_not_refitted(tmp_path, monkeypatch):
     def boom(*args, **kwargs):
         raise AssertionError("refitted although cached")
 
-    monkeypatch.setattr(models, "knn_fast", boom)
-    monkeypatch.setattr(models, "_run_serial_job", boom)
+    for fitter in ("knn_fast", "_linear_svc", "_kernel_svms", "_svc", "_xgboost", "_keras"):
+        monkeypatch.setattr(models, fitter, boom)
     second = models.experiment(400, models=FAST, directory=tmp_path / "kaggle", progress=False)
     assert all(t["cached"] for t in second.timings.values())
     for name in FAST:
@@ -199,6 +198,97 @@ def test_results_table_against_scipy(tmp_path):
     )
 
 
+DETERMINISTIC = [
+    "linear_svc_raw",
+    "linear_svc_scaled",
+    "svc_rbf",
+    "svc_poly3",
+    *(f"knn_{k}" for k in range(3, 9)),
+    "xgboost",
+]
+
+
+def test_our_way_gives_the_articles_predictions(tmp_path):
+    """Kernel matrices from BLAS, one kNN query, two lanes: the same predictions as the article's way."""
+    _kaggle_dir(tmp_path / "kaggle", n=600, seed=5, noise=400)
+    kw = {"models": DETERMINISTIC, "directory": tmp_path / "kaggle", "progress": False}
+    art = models.experiment(600, way="article", cache=False, **kw)
+    ours = models.experiment(600, way="fast", cache=False, **kw)
+    alone = models.experiment(600, way="fast", cache=False, n_jobs=1, **kw)
+    for name in DETERMINISTIC:
+        for part in ("val", "test"):
+            np.testing.assert_array_equal(ours.predictions[name][part], art.predictions[name][part])
+            np.testing.assert_array_equal(
+                alone.predictions[name][part], art.predictions[name][part]
+            )
+    assert ours.info["svc_rbf"]["kernel_matrix"] == "blas"
+    assert ours.info["svc_rbf"]["gram"] == "shared"
+    # our way's networks: own process, oneDNN kernels (part of the cache key)
+    assert models.model_params("cnn")["tf_kernels"] == "onednn"
+    assert "tf_kernels" not in models.model_params("cnn", way="article")
+    assert ours.info["svc_poly3"]["support_vectors"] > 0
+    # the scaled linear SVC uses the primal solver and converges; the raw one does not
+    assert models.model_params("linear_svc_scaled")["dual"] is False
+    assert ours.info["linear_svc_scaled"]["converged"]
+    # the models are not all the same: a wrong split or label order would show
+    accs = {m: ours.correct(m).mean() for m in DETERMINISTIC}
+    assert max(accs.values()) > 0.5 and len(set(accs.values())) > 2
+
+
+def test_kernel_svm_falls_back_to_libsvm_when_memory_is_short(tmp_path, monkeypatch):
+    _kaggle_dir(tmp_path / "kaggle", n=400, seed=8)
+    kw = {"models": ["svc_rbf"], "directory": tmp_path / "kaggle", "progress": False}
+    roomy = models.experiment(400, cache=False, **kw)
+    monkeypatch.setattr(models, "_free_memory", lambda: 10_000)
+    short = models.experiment(400, cache=False, **kw)
+    assert roomy.info["svc_rbf"]["kernel_matrix"] == "blas"
+    assert short.info["svc_rbf"]["kernel_matrix"].startswith("libsvm")
+    for part in ("val", "test"):
+        np.testing.assert_array_equal(
+            short.predictions["svc_rbf"][part], roomy.predictions["svc_rbf"][part]
+        )
+
+
+def test_free_memory_is_a_plausible_number():
+    free = models._free_memory()
+    assert free is None or 0 < free < 2**50
+
+
+def test_networks_process_reports_progress_results_and_errors():
+    """The networks' own process: epochs and results come back; a failure is an error here."""
+    import threading
+
+    pytest.importorskip("tensorflow")
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 256, size=(300, 784)).astype(np.uint8)
+    y = rng.integers(0, 10, size=300)
+    Xv, Xt = X[:50], X[50:80]
+    params = models.model_params("dense_nn", epochs=2)
+    bad = {**params, "hidden": -3}
+    epochs, done = [], {}
+    stop = threading.Event()
+
+    def run(jobs, on_done):
+        models._networks_in_process(
+            jobs, X, y, Xv, Xt, 0, 1, lambda name, note: epochs.append(name), on_done, stop
+        )
+
+    # the first network trains and reports; the second fails, and so does the call
+    with pytest.raises(RuntimeError, match="dense_nn_scaled failed in its own process"):
+        run(
+            [("dense_nn", params), ("dense_nn_scaled", bad)],
+            lambda name, out, wall: done.update({name: out}),
+        )
+    assert epochs == ["dense_nn", "dense_nn"]
+    pv, pt, fit_s, pred_s, _ = done["dense_nn"]
+    assert pv.shape == (50,) and pt.shape == (30,) and fit_s > 0
+    # same seed, same single thread: a second process gives the same predictions
+    again = {}
+    run([("dense_nn", params)], lambda name, out, wall: again.update({name: out}))
+    np.testing.assert_array_equal(again["dense_nn"][0], pv)
+    np.testing.assert_array_equal(again["dense_nn"][1], pt)
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError, match="models must be"):
         models.experiment(400, models=["svm"])
@@ -208,6 +298,8 @@ def test_bad_arguments():
         models.experiment(5)
     with pytest.raises(ValueError, match="name must be"):
         models.model_params("lasso")
+    with pytest.raises(ValueError, match="n_jobs"):
+        models.experiment(400, n_jobs=0)
 
 
 def test_article_results_are_complete():

@@ -14,6 +14,7 @@ The package behind the *heldout* book.  Each module computes one thing:
 ``ledger``      the reproduction ledger: every number of the five articles, checked
 ``data``        offline MNIST loading with checksums (needs the ``mnist`` extra)
 ``models``      the MNIST model zoo with a prediction cache (needs the ``mnist`` extra)
+``kernels``     libsvm's RBF and polynomial kernel matrices built with BLAS
 ``config``      the quick profile and seeds used by the book
 """
 
