@@ -137,8 +137,7 @@ def kernel_matrix(
     -------
     ndarray of float64, shape (m, n)
     """
-    if kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {', '.join(KERNELS)}, got {kernel!r}")
+    degree, block_rows = _kernel_args(kernel, degree, block_rows)
     A = np.asarray(A, dtype=np.float64)
     B = np.asarray(B, dtype=np.float64)
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1]:
@@ -148,14 +147,6 @@ def kernel_matrix(
     if not (np.all(np.isfinite(A)) and np.all(np.isfinite(B))):
         raise ValueError("A and B must hold finite numbers (no NaN or infinity)")
     gamma = svm_gamma(B) if gamma is None else float(as_positive(gamma, "gamma"))
-    degree = int(as_count(degree, "degree", minimum=1))
-    block_rows = int(as_count(block_rows, "block_rows", minimum=1))
-    m, n = A.shape[0], B.shape[0]
-    if out is None:
-        out = np.empty((m, n))
-    elif out.shape != (m, n) or out.dtype != np.float64 or not out.flags.c_contiguous:
-        raise ValueError(f"out must be a C-contiguous float64 array of shape {(m, n)}")
-
     cols = np.flatnonzero(B.any(axis=0))  # zero in every row of B: adds exact zeros
     Bt = np.ascontiguousarray(B[:, cols].T)  # a separate copy: gemm, never syrk
     Ac = A[:, cols]
@@ -164,10 +155,38 @@ def kernel_matrix(
         sq_b = np.einsum("ij,ij->i", B, B)
     else:
         sq_a = sq_b = None
-    for start in range(0, m, block_rows):
-        rows = slice(start, min(start + block_rows, m))
-        blk = out[rows]
+
+    def dots(rows, blk):
         np.matmul(Ac[rows], Bt, out=blk)
+
+    shape = (A.shape[0], B.shape[0])
+    return _fill_kernel(shape, out, block_rows, dots, kernel, gamma, degree, coef0, sq_a, sq_b)
+
+
+def _kernel_args(kernel: str, degree, block_rows) -> tuple[int, int]:
+    """Check the arguments every kernel function shares; return ``(degree, block_rows)``."""
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {', '.join(KERNELS)}, got {kernel!r}")
+    return (
+        int(as_count(degree, "degree", minimum=1)),
+        int(as_count(block_rows, "block_rows", minimum=1)),
+    )
+
+
+def _fill_kernel(shape, out, block_rows, dots, kernel, gamma, degree, coef0, sq_a, sq_b):
+    """Fill ``out`` (allocated when None) ``block_rows`` rows at a time.
+
+    ``dots(rows, blk)`` writes the dot products of those rows into ``blk``; the kernel
+    is then applied to the block in place, while it is fresh in the cache.
+    """
+    if out is None:
+        out = np.empty(shape)
+    elif out.shape != shape or out.dtype != np.float64 or not out.flags.c_contiguous:
+        raise ValueError(f"out must be a C-contiguous float64 array of shape {shape}")
+    for start in range(0, shape[0], block_rows):
+        rows = slice(start, min(start + block_rows, shape[0]))
+        blk = out[rows]
+        dots(rows, blk)
         _apply_kernel(blk, kernel, gamma, degree, coef0, sq_a, sq_b, rows)
     return out
 
@@ -250,26 +269,17 @@ def kernel_from_gram(
     Same values as ``kernel_matrix(X, X, ...)``: the squared norms are the diagonal
     of ``G``.  One Gram matrix serves several kernels.
     """
-    if kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {', '.join(KERNELS)}, got {kernel!r}")
+    degree, block_rows = _kernel_args(kernel, degree, block_rows)
     G = np.asarray(G)
     if G.ndim != 2 or G.shape[0] != G.shape[1]:
         raise ValueError(f"G must be a square matrix, got shape {G.shape}")
     gamma = float(as_positive(gamma, "gamma"))
-    degree = int(as_count(degree, "degree", minimum=1))
-    block_rows = int(as_count(block_rows, "block_rows", minimum=1))
-    n = G.shape[0]
-    if out is None:
-        out = np.empty((n, n))
-    elif out.shape != (n, n) or out.dtype != np.float64 or not out.flags.c_contiguous:
-        raise ValueError(f"out must be a C-contiguous float64 array of shape {(n, n)}")
     sq = np.diagonal(G).astype(np.float64)
-    for start in range(0, n, block_rows):
-        rows = slice(start, min(start + block_rows, n))
-        blk = out[rows]
+
+    def dots(rows, blk):
         blk[...] = G[rows]
-        _apply_kernel(blk, kernel, gamma, degree, coef0, sq, sq, rows)
-    return out
+
+    return _fill_kernel(G.shape, out, block_rows, dots, kernel, gamma, degree, coef0, sq, sq)
 
 
 def fit_kernel_svm(
