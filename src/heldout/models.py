@@ -392,7 +392,7 @@ def _linear_svc(X, y, Xv, Xt, params):
     return pv, pt, fit_s, pred_s, {"converged": converged}
 
 
-def _svc(X, y, Xv, Xt, params, way):
+def _svc(X, y, Xv, Xt, params):
     from sklearn.svm import SVC
 
     kw = {k: params[k] for k in ("kernel", "degree", "cache_size") if k in params}
@@ -448,7 +448,7 @@ def _kernel_svms(X, y, Xv, Xt, jobs, params_of, finish, stop):
         t0 = time.perf_counter()
         params = params_of(job)
         if not fits:
-            pv, pt, fit_s, pred_s, _ = _svc(X, y, Xv, Xt, {**params, "cache_size": 1024}, "fast")
+            pv, pt, fit_s, pred_s, _ = _svc(X, y, Xv, Xt, {**params, "cache_size": 1024})
             info = {"kernel_matrix": "libsvm (not enough free memory)"}
         else:
             if share and gram is None:
@@ -872,7 +872,21 @@ def _group_of(job: str) -> str:
     return job
 
 
-def _run_lanes(todo, lanes, X, y, Xv, Xt, params_of, seed, finish, epoch_note):
+def lanes_and_threads(n_jobs: int | None = None) -> tuple[int, int]:
+    """Lanes of ``way="fast"`` and the threads each library gets in them.
+
+    ``n_jobs`` lanes (default: 2, or 1 on a one-CPU machine), each library limited to
+    ``cpu_count // lanes`` threads (at least 1).  The networks' results depend on
+    their thread count, so this is also how to know which count a cached fit used.
+    """
+    from heldout._checks import as_count
+
+    cpus = os.cpu_count() or 1
+    lanes = min(2, cpus) if n_jobs is None else int(as_count(n_jobs, "n_jobs", minimum=1))
+    return lanes, max(1, cpus // lanes)
+
+
+def _run_lanes(todo, n_jobs, X, y, Xv, Xt, params_of, seed, finish, epoch_note):
     """Our way: the jobs in ``lanes`` lanes side by side, each library on its share of the CPUs.
 
     The jobs fall into groups (:data:`_GROUP_ORDER`) that run one after the other in
@@ -882,7 +896,7 @@ def _run_lanes(todo, lanes, X, y, Xv, Xt, params_of, seed, finish, epoch_note):
     system has descheduled.  The longest group (the networks) starts first and the
     other lane works through the rest.
     """
-    from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+    from concurrent.futures import ThreadPoolExecutor, as_completed
 
     from threadpoolctl import threadpool_limits
 
@@ -894,7 +908,7 @@ def _run_lanes(todo, lanes, X, y, Xv, Xt, params_of, seed, finish, epoch_note):
         return
     # The thread count depends on the lanes asked for, not on how many groups are left
     # to fit: a network refitted alone gets the threads it had, and so the same result.
-    threads = max(1, (os.cpu_count() or 1) // lanes)
+    lanes, threads = lanes_and_threads(n_jobs)
     stop = threading.Event()
 
     def run_group(group):
@@ -938,12 +952,8 @@ def _run_lanes(todo, lanes, X, y, Xv, Xt, params_of, seed, finish, epoch_note):
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="heldout-lane") as pool:
             futures = [pool.submit(run_group, g) for g in order]
             try:
-                wait(futures, return_when=FIRST_EXCEPTION)
-                for fut in futures:
-                    if fut.done() and fut.exception() is not None:
-                        raise fut.exception()
-                for fut in futures:
-                    fut.result()
+                for fut in as_completed(futures):
+                    fut.result()  # the first lane to fail raises here
             except BaseException:
                 stop.set()  # the other lane stops after its current model
                 raise
@@ -1008,8 +1018,7 @@ def experiment(
 
     n = int(as_count(n, "n", minimum=100))
     epochs = int(as_count(epochs, "epochs", minimum=1))
-    if n_jobs is not None:
-        n_jobs = int(as_count(n_jobs, "n_jobs", minimum=1))
+    lanes_and_threads(n_jobs)  # checks n_jobs before any work
     unknown = [m for m in models if m not in MODEL_NAMES]
     if unknown:
         raise ValueError(f"models must be names from {', '.join(MODEL_NAMES)}; unknown: {unknown}")
@@ -1059,6 +1068,7 @@ def experiment(
 
     lock = threading.Lock()
     last_line = [time.perf_counter()]
+    counts: dict[str, int] = {}  # epochs reported per network
 
     def finish(job, out, wall):
         pv, pt, fit_s, pred_s, info = out
@@ -1088,7 +1098,6 @@ def experiment(
                 bar.line(f"{job}: epoch {counts[job]} of {epochs} done ({note})")
                 last_line[0] = time.perf_counter()
 
-    counts: dict[str, int] = {}
     try:
         if way == "article":
             for job in todo:
@@ -1098,7 +1107,7 @@ def experiment(
                 if job.startswith("linear_svc"):
                     out = _linear_svc(X, y, Xv, Xt, p)
                 elif job in ("svc_rbf", "svc_poly3"):
-                    out = _svc(X, y, Xv, Xt, p, way)
+                    out = _svc(X, y, Xv, Xt, p)
                 elif job == "knn":
                     out = (*knn_article(X, y, Xv, Xt, p["ks"]), {})
                 elif job == "xgboost":
@@ -1107,8 +1116,7 @@ def experiment(
                     out = _keras(job, X, y, Xv, Xt, p, seed, progress)
                 finish(job, out, time.perf_counter() - t0)
         else:
-            lanes = min(2, os.cpu_count() or 1) if n_jobs is None else n_jobs
-            _run_lanes(todo, lanes, X, y, Xv, Xt, params_of, seed, finish, epoch_note)
+            _run_lanes(todo, n_jobs, X, y, Xv, Xt, params_of, seed, finish, epoch_note)
     finally:
         bar.close()
 
