@@ -31,8 +31,22 @@ def pick(full, quick_value):
     return quick_value if quick() else full
 
 
-def rng(seed: int | None = None):
-    """A numpy ``Generator`` seeded with ``seed`` (default :data:`SEED`)."""
+def rng(seed=None):
+    """The package's one seeding helper: a numpy ``Generator``.
+
+    ``seed`` may be ``None`` (the book's :data:`SEED`), an ``int``, a
+    ``numpy.random.SeedSequence`` or an existing ``Generator`` (returned as is,
+    so that a caller can thread one stream through several functions).
+
+    Examples
+    --------
+    >>> float(rng(1).random()) == float(rng(1).random())
+    True
+    """
     import numpy as np
 
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is not None and not isinstance(seed, int | np.integer | np.random.SeedSequence):
+        raise ValueError(f"seed must be None, an int or a numpy Generator, got {seed!r}")
     return np.random.default_rng(SEED if seed is None else seed)
