@@ -1,7 +1,7 @@
 """The reproduction ledger: every claim of the five source articles, checked.
 
 The claims live in a data file, ``claims.toml`` (shipped with the package, read
-with :mod:`tomllib`): one entry per claim, with the article, the place in it, the
+with the standard library's ``tomllib``): one entry per claim, with the article, the place in it, the
 claim in the book's words, its *kind* (``number``, ``formula`` or ``verbal``),
 the value as the article prints it, the check that evaluates it (a function
 registered in this module, by name, with the article's inputs as arguments), the
@@ -729,6 +729,33 @@ def _proof_event(m, p, delta):
     return _ev(inside, l=l_, fail=fail_prob, below=float(cdf[l_ - 1]), upto=float(cdf[l_]))
 
 
+@_check("tail_complement")
+def _tail_complement(k, m, p):
+    """Is ``{m_hat <= l}`` the complement of ``{m_hat >= l}``?  Their probabilities' sum."""
+    from scipy import stats
+
+    total = float(stats.binom.sf(k - 1, m, p) + stats.binom.cdf(k, m, p))
+    return _ev(abs(total - 1) < 1e-12, total=total, overlap=float(stats.binom.pmf(k, m, p)))
+
+
+@_check("bisection_cost")
+def _bisection_cost(k, m, delta, eps):
+    """Tail terms the Appendix C bisection evaluates, counted, against ``k log2(1/eps)``."""
+    from scipy import stats
+
+    left, right, steps, terms = 0.0, 1.0, 0, 0
+    while abs(right - left) > eps:
+        mid = (left + right) / 2
+        terms += k  # the printed tail sums k terms
+        if stats.binom.cdf(k - 1, m, mid) >= delta:
+            left = mid
+        else:
+            right = mid
+        steps += 1
+    predicted = k * math.log2(1 / eps)
+    return _ev(terms <= 1.1 * predicted + k, terms=terms, steps=steps)
+
+
 @_check("coverage_min")
 def _coverage_min(method, m, delta):
     """Smallest exact coverage of a bound over a fine grid of true rates and test sizes."""
@@ -897,10 +924,17 @@ def _sizing():
 
 
 @_check("collared_range")
-def _collared_range(mu):
+def _collared_range(mu, rounded, tolerance, epsilon):
+    """The collared deviance's range, and the extra rows the rounded range costs."""
     from heldout.losses import collared_deviance_range
 
-    return _ev(float(collared_deviance_range(mu)))
+    top = float(collared_deviance_range(mu))
+    s = _sizing()
+    extra = (
+        s.hoeffding_size(rounded, tolerance, epsilon) / s.hoeffding_size(top, tolerance, epsilon)
+        - 1
+    )
+    return _ev(top, extra=float(extra))
 
 
 @_check("collared_in_range")
@@ -1493,11 +1527,18 @@ def _article_se(accuracy, n):
 
 
 @_check("fisher_less")
-def _fisher_less(accuracy_a, accuracy_b, n):
+def _fisher_less(accuracy_a, accuracy_b, n, printed=None):
+    """One-sided Fisher p-value from printed accuracies; with ``printed``, also how much
+    more accurate model B would have to be for the p-value to be the printed one."""
     c = _compare()
-    return _ev(
-        float(c.fisher_test(_count(accuracy_a, n), n, _count(accuracy_b, n), n, alternative="less"))
-    )
+    ka, kb = _count(accuracy_a, n), _count(accuracy_b, n)
+    p = float(c.fisher_test(ka, n, kb, n, alternative="less"))
+    if printed is None:
+        return _ev(p)
+    grid = np.arange(ka, n + 1)
+    pv = np.asarray(c.fisher_test(ka, n, grid, n, alternative="less"))
+    match = int(grid[np.argmin(np.abs(np.log(pv / printed)))])
+    return _ev(p, points=100 * (match - kb) / n, match=match)
 
 
 @_check("prob_better_article")
@@ -1603,7 +1644,7 @@ def _small_improvement(accuracy, n, gap, level):
 
     sd = math.sqrt(2) * float(article_se(accuracy, n))
     pick = float(stats.norm.cdf(gap / sd))
-    return _ev(pick < level, pick=pick, z=gap / sd)
+    return _ev(pick < level, pick=pick, z=gap / sd, sd_points=100 * sd)
 
 
 @_check("double_size")
@@ -1732,7 +1773,7 @@ def _accuracy_sd_exact(accuracy, n):
     mean = float(np.sum(k / n * pmf))
     sd = math.sqrt(float(np.sum((k / n - mean) ** 2 * pmf)))
     formula = float(_acc().accuracy_sd(accuracy, n))
-    return _ev(abs(sd - formula) < 1e-12, sd=sd)
+    return _ev(abs(sd - formula) < 1e-12, sd_exact=sd)
 
 
 @_check("within_one_sd")
@@ -1816,11 +1857,13 @@ def _one_sided_after_look(correct, n, required, alpha):
 @_check("accepted")
 def _accepted(correct, n, required, alpha):
     """Does the model pass the normal rule and the exact test?"""
-    r = _acc().accept(correct, n, required, alpha)
+    a = _acc()
+    r = a.accept(correct, n, required, alpha)
     return _ev(
         bool(r.passes and r.passes_exact),
         p=float(r.p_value_exact),
         by=correct - n * float(r.threshold),
+        retest=float(a.pass_probability(correct / n, n, required, alpha)),
     )
 
 
@@ -1932,6 +1975,14 @@ def _mnist_score(model: str, part: str) -> tuple[int, int]:
     exp = _mnist_experiment()
     ok = exp.correct(model, part)
     return int(ok.sum()), int(ok.size)
+
+
+@_check("dense_parameters")
+def _dense_parameters(inputs, hidden, classes, rows, train_share):
+    """Weights and biases of the article's dense network against its training rows."""
+    params = (inputs + 1) * hidden + (hidden + 1) * classes
+    train = int(rows * train_share)
+    return _ev(params <= train, params=params, train=train)
 
 
 @_check("mnist_accuracy", mnist=True)
@@ -2090,6 +2141,8 @@ def evaluate(key: str) -> Row:
             status = "holds" if value else "does not hold"
         discrepancy = float(rule.discrepancy(c.value, value))
         text = _show(c.show, ev) if c.show else rule.format(value)
+    # the reason is a template too: computed numbers in it come from the check
+    reason = _show(c.reason, ev) if value is not None else _show(c.reason, Evidence(None))
     return Row(
         id=key,
         article=c.article,
@@ -2105,7 +2158,7 @@ def evaluate(key: str) -> Row:
         status=status,
         expected=c.expected,
         severity=c.severity,
-        reason=c.reason,
+        reason=reason,
         chapter=c.chapter,
         label=c.label,
         error=error,
@@ -2166,9 +2219,15 @@ def counts(rows: Sequence[Row], by: str = "status") -> dict[str, dict[str, int]]
 def link(row: Row | Claim, role: str | None = None) -> str:
     """MyST link from a row to where it is checked.
 
-    ``role="doc"`` links the chapter (``{doc}`test_set_bound` ``); ``role="ref"``
-    links the row's section label (``{ref}`tsb-example-2` ``).  The default is
-    :data:`LINK_ROLE`.
+    With ``role="doc"`` the link names the row's chapter (a ``doc`` role); with
+    ``role="ref"`` it names the row's section label (a ``ref`` role).  The default is
+    :data:`LINK_ROLE`, so switching every row of the ledger page to section links is
+    one line.
+
+    Examples
+    --------
+    >>> link(claim("bound-exact"), "ref")
+    '{ref}`tsb-example-2`'
     """
     role = LINK_ROLE if role is None else role
     if role == "doc":
@@ -2179,7 +2238,7 @@ def link(row: Row | Claim, role: str | None = None) -> str:
 
 
 def table(rows: Sequence[Row], *, role: str | None = None):
-    """The rows as a Markdown table for the ledger page (:func:`heldout.chapter.table`).
+    """The rows as a Markdown table for the ledger page (``heldout.chapter.table``).
 
     Columns: the claim (with its identifier), what the article says, what the
     book computes, the status, the severity and the reason with a link to the
