@@ -473,7 +473,7 @@ def test_table_renders_links_and_no_nan(rows):
     assert text.count("\n") == 2 + len(some)
     assert "{doc}`test_set_bound`" in text and "{doc}`variational_split`" in text
     assert "nan" not in text.lower()
-    assert "**differs**" in text and "wrong number" in text
+    assert "**differs** (wrong number)" in text and "“0.4565”" in text
     # the one-line switch to section labels
     assert "{ref}`tsb-example-2`" in str(ledger.table(some, role="ref"))
     assert ledger.link(some[0], "ref") == "{ref}`tsb-example-2`"

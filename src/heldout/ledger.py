@@ -74,6 +74,7 @@ __all__ = [
     "Row",
     "article_value",
     "articles",
+    "check_names",
     "claim",
     "claims",
     "counts",
@@ -81,6 +82,7 @@ __all__ = [
     "ledger",
     "link",
     "mnist_results",
+    "needs_mnist",
     "parse_rule",
     "status_counts",
     "table",
@@ -2240,9 +2242,10 @@ def link(row: Row | Claim, role: str | None = None) -> str:
 def table(rows: Sequence[Row], *, role: str | None = None):
     """The rows as a Markdown table for the ledger page (``heldout.chapter.table``).
 
-    Columns: the claim (with its identifier), what the article says, what the
-    book computes, the status, the severity and the reason with a link to the
-    chapter that checks it.
+    Columns: the claim (in the book's words, then the article's own words, where
+    they are, the row's identifier and kind), what the book computes, the verdict
+    (status, and severity for a fault) and the reason with a link to where it is
+    checked (see :func:`link`).
     """
     from heldout import chapter
 
@@ -2251,18 +2254,15 @@ def table(rows: Sequence[Row], *, role: str | None = None):
         why = r.reason
         if r.error:
             why = f"{why} ({r.error})" if why else r.error
+        verdict = f"**{r.status}**" + (f" ({r.severity})" if r.severity else "")
         body.append(
             [
-                f"{r.claim} <br>`{r.id}` · {r.kind} · {r.where}",
-                r.printed,
+                f"{r.claim}. Article: “{r.printed}” ({r.where}; `{r.id}`, {r.kind})",
                 r.book_text,
-                f"**{r.status}**",
-                r.severity or None,
+                verdict,
                 f"{why} ({link(r, role)})",
             ]
         )
     return chapter.table(
-        body,
-        ["claim", "article", "book", "status", "severity", "why, and where it is checked"],
-        align="l",
+        body, ["claim", "book", "verdict", "why, and where it is checked"], align="l"
     )
