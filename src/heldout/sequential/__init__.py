@@ -6,7 +6,7 @@ test size fixed in advance; checked after every batch they miss more and more
 often.  This subpackage gives bounds that hold at every size at once, and tests
 that may be stopped whenever they say so.
 
-``confidence``   :func:`confidence_sequence`, :class:`ConfidenceMonitor`, :func:`paired_difference`
+``confidence``   :func:`~heldout.sequential.confidence.confidence_sequence`, :class:`~heldout.sequential.confidence.ConfidenceMonitor`, :func:`~heldout.sequential.confidence.paired_difference`
 ``betting``      the hedged-capital betting sequence (the default)
 ``closed_form``  predictable-plug-in Hoeffding and empirical Bernstein sequences
 ``mixture``      the beta-binomial mixture sequence

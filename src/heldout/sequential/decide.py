@@ -197,7 +197,7 @@ def sequential_accept(
         ``required`` (default: ``alpha``).
     method : str
         Confidence sequence used (``"betting"`` by default; see
-        :func:`heldout.sequential.confidence_sequence`).
+        :func:`heldout.sequential.confidence.confidence_sequence`).
     pool : int, optional
         Size of a finite pool labelled in random order without replacement; the
         requirement is then on the pool's own accuracy.

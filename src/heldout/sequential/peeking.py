@@ -107,7 +107,7 @@ def sequence_miss(
     Runs ``reps`` sequences of ``n`` labels (independent Bernoulli(``accuracy``)
     outcomes, or with ``pool`` a random order of a pool of ``pool`` items of
     which ``round(accuracy * pool)`` are correct, the truth then being the pool's
-    own accuracy), computes :func:`confidence_sequence` on each and returns, for
+    own accuracy), computes :func:`~heldout.sequential.confidence.confidence_sequence` on each and returns, for
     each ``t``, the share of runs whose sequence excluded the truth at some step
     up to ``t``.  The sequence promises at most ``alpha`` at ``t = n`` (and at
     every horizon).
