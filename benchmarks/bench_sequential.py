@@ -18,7 +18,7 @@ Run: .venv/bin/python benchmarks/bench_sequential.py
 
 from __future__ import annotations
 
-import time
+import timeit
 
 import numpy as np
 
@@ -50,12 +50,14 @@ def grid_betting(x, alpha=0.05, breaks=1000, c=0.5):
 
 
 def best_of(fn, repeat=3):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
+    """Smallest wall time of ``repeat`` calls, and the result of the last."""
+    out = None
+
+    def call():
+        nonlocal out
         out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
+
+    return min(timeit.repeat(call, number=1, repeat=repeat)), out
 
 
 def main() -> None:

@@ -69,7 +69,9 @@ def test_scores_blank_lines_and_comments(tmp_path, capsys):
 
 def test_pool(tmp_path, capsys):
     x = [1] * 90 + [0] * 10
-    out = run_json(capsys, "--required", "0.85", "--pool", "100", "--batch", "1", write(tmp_path, x))
+    out = run_json(
+        capsys, "--required", "0.85", "--pool", "100", "--batch", "1", write(tmp_path, x)
+    )
     # 90 of a pool of 100 correct: pass at the latest when the pool is labelled
     assert out["decision"] == "pass" and out["n"] <= 100 and out["pool"] == 100
 

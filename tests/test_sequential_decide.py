@@ -30,7 +30,9 @@ def ceiling(rate: float, reps: int, k: float = 3.5) -> float:
 def test_error_rates_at_the_requirement(method):
     """At pi = pi0 (the hardest case of both nulls) wrong passes <= alpha, wrong fails <= beta."""
     reps = 1000
-    sim = labels_to_decision(0.8, 0.8, 0.05, beta=0.1, method=method, reps=reps, horizon=1500, seed=1)
+    sim = labels_to_decision(
+        0.8, 0.8, 0.05, beta=0.1, method=method, reps=reps, horizon=1500, seed=1
+    )
     assert sim.rate("pass") <= ceiling(0.05, reps)
     assert sim.rate("fail") <= ceiling(0.1, reps)
     assert len(sim.n) == reps and np.all((sim.n >= 1) & (sim.n <= 1500))

@@ -64,6 +64,24 @@ def outcomes(x, name: str = "x") -> np.ndarray:
     return arr
 
 
+def block(x, runs: int, seen: int, pool: int | None) -> tuple[np.ndarray, bool]:
+    """The outcomes of one update as a ``(runs, L)`` block, and whether ``x`` was 1-D.
+
+    ``seen`` outcomes were fed before; with a finite ``pool`` the total may not exceed it.
+    """
+    arr = outcomes(x)
+    one = arr.ndim == 1
+    rows = arr.reshape(1, -1) if one else arr
+    if rows.shape[0] != runs:
+        raise ValueError(f"x must have {runs} rows (one per run), got {rows.shape[0]}")
+    if pool is not None and seen + rows.shape[1] > pool:
+        raise ValueError(
+            f"pool must be at least the number of outcomes: {seen + rows.shape[1]:,} "
+            f"outcomes from a pool of {pool:,} items"
+        )
+    return rows, one
+
+
 def _first(mask: np.ndarray) -> int:
     """1-based position (along the last axis) of the first True entry."""
     return int(np.argwhere(mask)[0][-1]) + 1

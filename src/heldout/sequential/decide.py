@@ -91,10 +91,10 @@ class AcceptanceMonitor:
     Examples
     --------
     >>> monitor = AcceptanceMonitor(required=0.8, alpha=0.01)
-    >>> monitor.update([1] * 40).decision
-    'pass'
-    >>> monitor.n
-    40
+    >>> monitor.update([1] * 30).decision
+    'continue'
+    >>> monitor.update([1] * 30).decision, monitor.n
+    ('pass', 49)
     """
 
     def __init__(self, required, alpha=0.05, *, beta=None, method="betting", pool=None, runs=1):
@@ -117,18 +117,7 @@ class AcceptanceMonitor:
 
     def update(self, x) -> SequentialDecision:
         """Add outcomes (1-D, or one row per run) and return the state after them."""
-        arr = _inputs.outcomes(x)
-        self._one = arr.ndim == 1
-        block = arr.reshape(1, -1) if self._one else arr
-        if block.shape[0] != self._engine.runs:
-            raise ValueError(
-                f"x must have {self._engine.runs} rows (one per run), got {block.shape[0]}"
-            )
-        if self.pool is not None and self._engine.t + block.shape[1] > self.pool:
-            raise ValueError(
-                f"pool must be at least the number of outcomes: {self._engine.t + block.shape[1]:,} "
-                f"outcomes from a pool of {self.pool:,} items"
-            )
+        block, self._one = _inputs.block(x, self._engine.runs, self._engine.t, self.pool)
         lower, upper = self._engine.update(block)
         codes = _codes(lower, upper, self.required)
         open_ = self._code == 0
@@ -211,7 +200,7 @@ def sequential_accept(
     >>> x = [1, 1, 1, 1, 1, 1, 1, 1, 1, 0] * 100      # 90 % correct
     >>> d = sequential_accept(x, required=0.8, alpha=0.01)
     >>> d.decision, d.n, d.low > 0.8
-    ('pass', 398, True)
+    ('pass', 126, True)
     """
     arr = _inputs.outcomes(x)
     monitor = AcceptanceMonitor(
