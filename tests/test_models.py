@@ -111,7 +111,15 @@ def test_experiment_is_cached_and_not_refitted(tmp_path, monkeypatch):
     def boom(*args, **kwargs):
         raise AssertionError("refitted although cached")
 
-    for fitter in ("knn_fast", "_linear_svc", "_kernel_svms", "_svc", "_xgboost", "_keras"):
+    for fitter in (
+        "knn_fast",
+        "_linear_svc",
+        "_kernel_svm_job",
+        "_gram_job",
+        "_svc",
+        "_xgboost",
+        "_keras",
+    ):
         monkeypatch.setattr(models, fitter, boom)
     second = models.experiment(400, models=FAST, directory=tmp_path / "kaggle", progress=False)
     assert all(t["cached"] for t in second.timings.values())
@@ -256,8 +264,6 @@ def test_free_memory_is_a_plausible_number():
 
 def test_networks_process_reports_progress_results_and_errors():
     """The networks' own process: epochs and results come back; a failure is an error here."""
-    import threading
-
     pytest.importorskip("tensorflow")
     rng = np.random.default_rng(0)
     X = rng.integers(0, 256, size=(300, 784)).astype(np.uint8)
@@ -266,11 +272,10 @@ def test_networks_process_reports_progress_results_and_errors():
     params = models.model_params("dense_nn", epochs=2)
     bad = {**params, "hidden": -3}
     epochs, done = [], {}
-    stop = threading.Event()
 
     def run(jobs, on_done):
         models._networks_in_process(
-            jobs, X, y, Xv, Xt, 0, 1, lambda name, note: epochs.append(name), on_done, stop
+            jobs, X, y, Xv, Xt, 0, 1, lambda name, note: epochs.append(name), on_done
         )
 
     # the first network trains and reports; the second fails, and so does the call
