@@ -231,6 +231,23 @@ def test_our_way_gives_the_articles_predictions(tmp_path):
             )
     assert ours.info["svc_rbf"]["kernel_matrix"] == "blas"
     assert ours.info["svc_rbf"]["gram"] == "shared"
+    # the plan, and what ran: every job once, the Gram matrix before the kernel SVMs
+    cores = ours.machine.cores
+    ran = {s.job: s for s in ours.ran.slots}
+    assert set(ran) == {"gram", "knn", *(m for m in DETERMINISTIC if not m.startswith("knn"))}
+    assert set(ran) == {s.job for s in ours.plan.slots}
+    assert ran["gram"].end <= min(ran["svc_rbf"].start, ran["svc_poly3"].start)
+    assert ours.ran.idle_core_seconds >= 0 and ours.ran.critical_path
+    for s in ours.ran.slots:
+        assert 1 <= s.threads <= cores
+        if s.job != "gram":
+            model = "knn_8" if s.job == "knn" else s.job
+            assert models.fit_threads(ours, model) == s.threads
+    # one job at a time, each with every CPU it can use
+    spans = sorted((s.start, s.end) for s in alone.ran.slots)
+    assert all(a[1] <= b[0] + 1e-6 for a, b in zip(spans, spans[1:], strict=False))
+    assert alone.info["xgboost"]["threads"] == cores
+    assert alone.info["linear_svc_raw"]["threads"] == 1
     # our way's networks: own process, oneDNN kernels (part of the cache key)
     assert models.model_params("cnn")["tf_kernels"] == "onednn"
     assert "tf_kernels" not in models.model_params("cnn", way="article")
@@ -241,6 +258,26 @@ def test_our_way_gives_the_articles_predictions(tmp_path):
     # the models are not all the same: a wrong split or label order would show
     accs = {m: ours.correct(m).mean() for m in DETERMINISTIC}
     assert max(accs.values()) > 0.5 and len(set(accs.values())) > 2
+
+
+def test_threads_asked_for_are_used_and_recorded(tmp_path):
+    _kaggle_dir(tmp_path / "kaggle", n=400, seed=4)
+    kw = {"directory": tmp_path / "kaggle", "progress": False}
+    one = models.experiment(400, models=["xgboost"], threads={"xgboost": 1}, **kw)
+    assert one.info["xgboost"]["threads"] == 1 and models.fit_threads(one, "xgboost") == 1
+    assert one.plan.threads == {"xgboost": 1}
+    cached = models.experiment(400, models=["xgboost"], **kw)
+    assert cached.plan is None and cached.ran is None  # nothing fitted, nothing planned
+    assert models.fit_threads(cached, "xgboost") == 1  # recorded with the predictions
+    np.testing.assert_array_equal(
+        cached.predictions["xgboost"]["val"], one.predictions["xgboost"]["val"]
+    )
+    with pytest.raises(ValueError, match="threads must map"):
+        models.experiment(400, models=["xgboost"], threads={"svm": 1}, **kw)
+    with pytest.raises(ValueError, match="threads"):
+        models.experiment(400, models=["xgboost"], threads={"xgboost": 0}, **kw)
+    with pytest.raises(ValueError, match="model must be"):
+        models.fit_threads(one, "cnn")
 
 
 def test_kernel_svm_falls_back_to_libsvm_when_memory_is_short(tmp_path, monkeypatch):

@@ -317,7 +317,8 @@ def mnist_jobs(
 
     The kernel SVMs follow ``mode`` (default :func:`kernel_mode` of the machine's
     memory): with ``"shared"`` a ``gram`` job is added and both SVMs wait for it; the
-    SVMs' costs and memory are those of the mode.  The linear SVMs share a group (one
+    SVMs' costs and memory are those of the mode.  A job's memory is capped at the
+    machine's, so that a job too big for the machine runs alone instead of not at all.  The linear SVMs share a group (one
     at a time).  Thread counts run from 1 to the machine's cores, or 1 for the
     single-threaded libraries.
 
@@ -355,7 +356,12 @@ def mnist_jobs(
         row_name = n if n not in _KERNEL_SVMS or mode == "shared" else f"{n}_{mode}"
         row = data["jobs"][row_name]
         seconds = _seconds(row, ref, n_train, epochs, machine, machine.cores)
-        memory = max(job_memory(row_name, n_train, n_scored, threads=t) for t in seconds)
+        # a job that needs more than there is still runs, alone (the kernel SVMs then
+        # check again when they start and fall back to libsvm's own kernel)
+        memory = min(
+            max(job_memory(row_name, n_train, n_scored, threads=t) for t in seconds),
+            machine.memory,
+        )
         after = ("gram",) if n in _KERNEL_SVMS and mode == "shared" else ()
         jobs.append(Job(n, seconds, memory=memory, group=GROUPS.get(n), after=after))
     return jobs
@@ -374,12 +380,17 @@ def network_threads(n_train: int, n_scored: int, epochs: int, machine: Machine) 
     >>> network_threads(33_600, 8_400, 10, Machine(cores=1, memory=1e9, avx512=True))
     {'dense_nn': 1, 'dense_nn_scaled': 1, 'cnn': 1}
     """
-    canonical = Machine(cores=machine.cores, memory=math.inf, avx512=machine.avx512)
+    return dict(_network_threads(n_train, n_scored, epochs, machine.cores, machine.avx512))
+
+
+@functools.lru_cache(maxsize=32)
+def _network_threads(n_train, n_scored, epochs, cores, avx512) -> tuple:
+    canonical = Machine(cores=cores, memory=math.inf, avx512=avx512)
     jobs = mnist_jobs(
         [j for j in JOBS if j != "gram"], n_train, n_scored, epochs, canonical, mode="shared"
     )
     p = plan(jobs, canonical.cores, tolerance=PLAN_TOLERANCE)
-    return {n: p.threads[n] for n in _NETWORKS}
+    return tuple((n, p.threads[n]) for n in _NETWORKS)
 
 
 #: Makespans within this fraction of each other count as equal when plans are compared

@@ -63,6 +63,7 @@ predictions in our runs.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -998,6 +999,13 @@ def _plan_jobs(todo, n_train, n_scored, epochs, n_jobs, threads, memory=None):
         job = "knn" if name.startswith("knn_") else name
         if job in by_name:
             fixed[job] = min(int(t), max(by_name[job].seconds))
+    # networks on the same thread count train one after the other in one worker process,
+    # which imports TensorFlow once
+    counts = {fixed[n] for n in _NETWORKS if n in by_name}
+    if len(counts) == 1:
+        jobs = [
+            dataclasses.replace(j, group="tensorflow") if j.name in _NETWORKS else j for j in jobs
+        ]
     max_running = None if n_jobs is None else int(n_jobs)
     first = schedule.plan(
         jobs,
@@ -1026,7 +1034,7 @@ def _run_planned(todo, n_jobs, threads, X, y, Xv, Xt, params_of, seed, epochs, f
 
     from threadpoolctl import threadpool_limits
 
-    from heldout import schedule
+    from heldout import mnist_costs, schedule
 
     n_scored = len(Xv) + len(Xt)
     machine, jobs, fixed, max_running, first = _plan_jobs(
@@ -1102,7 +1110,7 @@ def _run_planned(todo, n_jobs, threads, X, y, Xv, Xt, params_of, seed, epochs, f
                         started=started,
                         done=done,
                         now=now,
-                        tolerance=0.01,
+                        tolerance=mnist_costs.PLAN_TOLERANCE,
                     )
                     for s in p.slots:
                         if s.job not in running and s.start <= now + 1e-6:
