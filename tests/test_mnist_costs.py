@@ -39,7 +39,10 @@ def test_estimate_follows_the_documented_formula():
     for t in (1, 2):
         amdahl = (1 - row["parallel"]) + row["parallel"] / t
         expect = 1.7 * (
-            row["seconds"] * (16_800 / ref["n_train"]) * (5 / ref["epochs"]) * amdahl
+            row["seconds"]
+            * (16_800 / ref["n_train"])
+            * (5 / ref["epochs"])
+            * amdahl
             * row["onednn"]
             + row["startup"]
         )
@@ -110,3 +113,16 @@ def test_this_machine_and_probe():
     assert 0 < speed < 1000 and math.isfinite(speed)
     with pytest.raises(ValueError, match="repeats"):
         mnist_costs.measure_speed(0)
+
+
+def test_reference_machine_runs_every_job_on_one_thread():
+    """What the appendix says of the machine the book was tuned on (from the data file)."""
+    from heldout.schedule import plan
+
+    m = Machine(cores=2, memory=math.inf, avx512=True)
+    jobs = mnist_jobs(ALL, 33_600, 8_400, 10, m)
+    p = plan(jobs, 2, tolerance=mnist_costs.PLAN_TOLERANCE)
+    assert set(p.threads.values()) == {1}
+    # the plan is close to the bound of all the work spread over both cores
+    work = sum(j.seconds[1] for j in jobs)
+    assert work / 2 <= p.makespan <= 1.03 * work / 2

@@ -56,6 +56,21 @@ from heldout._checks import as_count, as_positive
 
 KERNELS = ("rbf", "poly")
 
+#: Bytes of float64 per block when a kernel matrix is made from a Gram matrix.
+BLOCK_BYTES = 2**21
+
+
+def cache_rows(n_cols: int) -> int:
+    """Rows of ``n_cols`` float64 values that make a block of about :data:`BLOCK_BYTES`.
+
+    Examples
+    --------
+    >>> cache_rows(33_600), cache_rows(10)
+    (7, 26214)
+    """
+    n_cols = int(as_count(n_cols, "n_cols", minimum=1))
+    return max(1, BLOCK_BYTES // (8 * n_cols))
+
 
 def svm_gamma(X) -> float:
     """scikit-learn's ``gamma="scale"``: :math:`1 / (p \\cdot \\operatorname{Var}(X))`.
@@ -336,7 +351,7 @@ def kernel_from_gram(
     gamma: float,
     degree: int = 3,
     coef0: float = 0.0,
-    block_rows: int = 1024,
+    block_rows: int | None = None,
     out: np.ndarray | None = None,
     threads: int = 1,
 ) -> np.ndarray:
@@ -344,7 +359,10 @@ def kernel_from_gram(
 
     Same values as ``kernel_matrix(X, X, ...)``: the squared norms are the diagonal
     of ``G``.  One Gram matrix serves several kernels; ``threads`` as in
-    :func:`kernel_matrix`.
+    :func:`kernel_matrix`.  The default ``block_rows`` keeps a block at about
+    :data:`BLOCK_BYTES` of float64, so that the few element-wise passes of the kernel
+    run in the processor's cache rather than in memory (several times faster for the
+    polynomial kernel on MNIST than blocks of 1,024 rows).
 
     Examples
     --------
@@ -353,11 +371,13 @@ def kernel_from_gram(
     ...                     kernel_matrix(X, X, "rbf", gamma=0.5)))
     True
     """
-    degree, block_rows = _kernel_args(kernel, degree, block_rows)
-    threads = _threads_arg(threads)
     G = np.asarray(G)
     if G.ndim != 2 or G.shape[0] != G.shape[1]:
         raise ValueError(f"G must be a square matrix, got shape {G.shape}")
+    if block_rows is None:
+        block_rows = cache_rows(G.shape[1])
+    degree, block_rows = _kernel_args(kernel, degree, block_rows)
+    threads = _threads_arg(threads)
     gamma = float(as_positive(gamma, "gamma"))
     sq = np.diagonal(G).astype(np.float64)
 
@@ -377,7 +397,7 @@ def fit_kernel_svm(
     *,
     degree: int = 3,
     C: float = 1.0,
-    block_rows: int = 1024,
+    block_rows: int | None = None,
     gram: np.ndarray | None = None,
     threads: int = 1,
 ):
@@ -401,8 +421,9 @@ def fit_kernel_svm(
         Degree of the polynomial kernel.
     C : float
         Regularisation (scikit-learn's default 1.0).
-    block_rows : int
-        Passed to :func:`kernel_matrix`.
+    block_rows : int, optional
+        Rows per block of the kernel matrices (default: 1,024 where they come from a
+        matrix product, and :func:`cache_rows` where they come from ``gram``).
     gram : ndarray, optional
         :func:`gram_matrix` of ``X``, to share one Gram matrix between several kernels.
     threads : int
@@ -427,16 +448,17 @@ def fit_kernel_svm(
             f"X must be 2-d and y hold one label per row, got shapes {X.shape} and {y.shape}"
         )
     gamma = svm_gamma(X)
-    kw = {"gamma": gamma, "degree": degree, "block_rows": block_rows, "threads": threads}
+    kw = {"gamma": gamma, "degree": degree, "threads": threads}
+    rows = 1024 if block_rows is None else block_rows  # matrix products: big blocks
     t0 = time.perf_counter()
     if gram is None:
-        K = kernel_matrix(X, X, kernel, **kw)
+        K = kernel_matrix(X, X, kernel, block_rows=rows, **kw)
     else:
         if np.shape(gram) != (X.shape[0], X.shape[0]):
             raise ValueError(
                 f"gram must have shape {(X.shape[0], X.shape[0])}, got {np.shape(gram)}"
             )
-        K = kernel_from_gram(gram, kernel, **kw)
+        K = kernel_from_gram(gram, kernel, block_rows=block_rows, **kw)
     model = SVC(kernel="precomputed", C=C).fit(K, y)
     del K
     t1 = time.perf_counter()
@@ -445,7 +467,7 @@ def fit_kernel_svm(
     for A in predict_sets:
         A = np.asarray(A, dtype=np.float64)
         full = np.zeros((A.shape[0], X.shape[0]))
-        full[:, sv] = kernel_matrix(A, X[sv], kernel, **kw)
+        full[:, sv] = kernel_matrix(A, X[sv], kernel, block_rows=rows, **kw)
         preds.append(model.predict(full))
         del full
     return preds, t1 - t0, time.perf_counter() - t1, int(sv.size)

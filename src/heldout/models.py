@@ -37,14 +37,21 @@ Doing the work once ("our way"; ``way="article"`` runs everything as the article
   predictions are identical;
 * k-nearest neighbours: one neighbour query with k = 8, from which the votes of every
   k <= 8 are read (:func:`knn_votes`), instead of six fits and six queries;
-* the models run in two lanes side by side, each library on one thread: the networks
-  in one lane, the linear SVMs, kernel SVMs, XGBoost and the neighbours in the other
-  (a thread that waits for a descheduled sibling wastes its core, so two
-  single-threaded lanes beat one lane of two-threaded fits).  The networks train in a
-  process of their own, because TensorFlow fixes its thread pools and its CPU kernels
-  per process; there they use TensorFlow's oneDNN kernels (its default on x86 Linux,
+* the fits run side by side as *jobs* (each model, the neighbour query, the shared
+  Gram matrix), planned when the experiment starts from what the machine is: its
+  cores, its free memory, whether its CPU has AVX-512, and estimated job costs
+  (:mod:`heldout.mnist_costs`); the plan (:mod:`heldout.schedule`) starts the longest
+  jobs first, gives each job a thread count, never leaves a core idle while a job
+  could start, and is made again whenever a job ends.  Each library gets exactly
+  the threads its job was given (threadpoolctl for BLAS, one thread per call, with
+  parallel blocks for the kernel matrices; OpenMP limited per thread for the
+  neighbour search; XGBoost's ``nthread``).  The networks train in worker processes
+  of their own, because TensorFlow fixes its thread pools and its CPU kernels per
+  process; there they use TensorFlow's oneDNN kernels (its default on x86 Linux,
   which the book's Makefile turns off elsewhere only because of a start-up notice),
-  about twice as fast for the convnet on our CPU;
+  about twice as fast for the convnet on the reference CPU.  A network's thread
+  count is the one the plan of the whole experiment gives it on this kind of
+  machine, whichever models are fitted, since its predictions depend on it;
 * every fitted model's predictions are cached on disk (:class:`PredictionCache`), keyed
   by the data, the model, its parameters, the profile and the library versions.
 
