@@ -126,3 +126,23 @@ def test_reference_machine_runs_every_job_on_one_thread():
     # the plan is close to the bound of all the work spread over both cores
     work = sum(j.seconds[1] for j in jobs)
     assert work / 2 <= p.makespan <= 1.03 * work / 2
+
+
+def test_onednn_cap_in_the_environment_means_no_avx512(monkeypatch):
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX2")
+    assert mnist_costs.has_avx512() is False
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX512_CORE")
+    monkeypatch.setattr("builtins.open", _fake_cpuinfo("avx512f avx512bw avx512vl avx512dq"))
+    assert mnist_costs.has_avx512() is True
+    monkeypatch.setattr("builtins.open", _fake_cpuinfo("avx2 fma avx512f"))
+    assert mnist_costs.has_avx512() is False  # AVX-512 foundation alone is not enough
+
+
+def _fake_cpuinfo(flags):
+    import io
+
+    def fake(path, *args, **kwargs):
+        assert path == "/proc/cpuinfo"
+        return io.StringIO(f"processor : 0\nflags : fpu sse2 {flags}\n")
+
+    return fake

@@ -128,16 +128,23 @@ class Machine(Result):
 
 
 def has_avx512() -> bool:
-    """Whether the CPU has the AVX-512 subsets oneDNN's ``avx512_core`` kernels need.
+    """Whether oneDNN's ``avx512_core`` kernels can run here.
 
-    Reads the flags in ``/proc/cpuinfo`` (Linux); elsewhere assumes the reference
-    machine's answer (True).
+    False when the environment caps oneDNN below AVX-512 (``ONEDNN_MAX_CPU_ISA`` set
+    to ``SSE41``, ``AVX``, ``AVX2`` or one of the ``AVX2_*`` levels: TensorFlow's
+    worker processes inherit it, which also lets a machine with AVX-512 stand in for
+    one without); otherwise whether the CPU has the AVX-512 subsets those kernels
+    need, from the flags in ``/proc/cpuinfo`` (Linux; elsewhere the reference
+    machine's answer, True).
 
     Examples
     --------
     >>> isinstance(has_avx512(), bool)
     True
     """
+    cap = os.environ.get("ONEDNN_MAX_CPU_ISA", "").strip().upper()
+    if cap in ("SSE41", "AVX") or cap.startswith("AVX2"):
+        return False
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:

@@ -48,6 +48,16 @@ SWAP_STARTS = 6
 _EPS = 1e-9
 
 
+def _finite_nonnegative(value, what: str) -> float:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} must be a number, got {value!r}") from None
+    if not (math.isfinite(out) and out >= 0):
+        raise ValueError(f"{what} must be finite and >= 0, got {value!r}")
+    return out
+
+
 @dataclass(frozen=True)
 class Job:
     """One unit of work.
@@ -85,28 +95,9 @@ class Job:
                 raise ValueError(
                     f"seconds of job {self.name!r}: thread counts must be whole numbers >= 1, got {t!r}"
                 )
-            try:
-                s = float(s)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"seconds of job {self.name!r}: times must be numbers, got {s!r}"
-                ) from None
-            if not (math.isfinite(s) and s >= 0):
-                raise ValueError(
-                    f"seconds of job {self.name!r}: times must be finite and >= 0, got {s!r}"
-                )
-            clean[t] = s
+            clean[t] = _finite_nonnegative(s, f"seconds of job {self.name!r}")
         object.__setattr__(self, "seconds", dict(sorted(clean.items())))
-        try:
-            memory = float(self.memory)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"memory of job {self.name!r} must be a number of bytes, got {self.memory!r}"
-            ) from None
-        if not (math.isfinite(memory) and memory >= 0):
-            raise ValueError(
-                f"memory of job {self.name!r} must be finite and >= 0, got {self.memory!r}"
-            )
+        memory = _finite_nonnegative(self.memory, f"memory of job {self.name!r}")
         object.__setattr__(self, "memory", memory)
         if isinstance(self.after, str):
             raise ValueError(f"after of job {self.name!r} must be a tuple of names, not a string")
