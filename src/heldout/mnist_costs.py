@@ -179,7 +179,7 @@ def usable_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def measure_speed(repeats: int = 3) -> float:
+def measure_speed(repeats: int = 5) -> float:
     """Seconds here per second on the reference machine, from a probe of about 0.1 s.
 
     The probe multiplies two 600 x 784 matrices on one thread and takes the

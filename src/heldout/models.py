@@ -70,7 +70,6 @@ predictions in our runs.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import math
@@ -1006,13 +1005,6 @@ def _plan_jobs(todo, n_train, n_scored, epochs, n_jobs, threads, memory=None):
         job = "knn" if name.startswith("knn_") else name
         if job in by_name:
             fixed[job] = min(int(t), max(by_name[job].seconds))
-    # networks on the same thread count train one after the other in one worker process,
-    # which imports TensorFlow once
-    counts = {fixed[n] for n in _NETWORKS if n in by_name}
-    if len(counts) == 1:
-        jobs = [
-            dataclasses.replace(j, group="tensorflow") if j.name in _NETWORKS else j for j in jobs
-        ]
     max_running = None if n_jobs is None else int(n_jobs)
     first = schedule.plan(
         jobs,
