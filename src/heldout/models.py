@@ -1090,12 +1090,13 @@ def _run_planned(todo, n_jobs, threads, X, y, Xv, Xt, params_of, seed, epochs, f
                 target=in_thread, args=(name, t), name=f"heldout-{name}", daemon=True
             ).start()
 
+    replan = True  # plan again only when a job has ended
     try:
         with threadpool_limits(limits=1, user_api="blas"):
             while True:
                 now = time.perf_counter() - t0
                 waiting = [n for n in by_name if n not in done and n not in running]
-                if failure is None and waiting:
+                if replan and failure is None and waiting:
                     started = {  # a job past its estimate is expected to end soon, not now
                         n: schedule.Slot(n, s.threads, s.start, max(s.end, now + 1.0), s.trigger)
                         for n, s in running.items()
@@ -1116,6 +1117,7 @@ def _run_planned(todo, n_jobs, threads, X, y, Xv, Xt, params_of, seed, epochs, f
                             launch(s.job, s.threads)
                             end = now + by_name[s.job].seconds[s.threads]
                             running[s.job] = schedule.Slot(s.job, s.threads, now, end, trigger)
+                    replan = False
                 if not running:
                     break
                 try:
@@ -1132,6 +1134,7 @@ def _run_planned(todo, n_jobs, threads, X, y, Xv, Xt, params_of, seed, epochs, f
                 )
                 done.add(name)
                 trigger = name
+                replan = True
                 if msg[0] == "error":
                     failure = failure or msg[2]
                 elif name != "gram":
