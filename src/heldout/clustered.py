@@ -308,62 +308,61 @@ def clustered_mean(
 ) -> ClusteredMean:
     r"""Mean score with a cluster-robust standard error and interval.
 
-      .. math::
-          \mathrm{SE}_{\mathrm{cluster}}^2 = c\,\frac{1}{n^2}\sum_{g=1}^{G}
-          \Big(\sum_{i\in g}(y_i-\bar y)\Big)^2, \qquad
-          c = \tfrac{G}{G-1} \ (\text{CR1}) \text{ or } 1 \ (\text{CR0}),
+    .. math::
+        \mathrm{SE}_{\mathrm{cluster}}^2 = c\,\frac{1}{n^2}\sum_{g=1}^{G}
+        \Big(\sum_{i\in g}(y_i-\bar y)\Big)^2, \qquad
+        c = \tfrac{G}{G-1} \ (\text{CR1}) \text{ or } 1 \ (\text{CR0}),
 
-      the sandwich variance of the intercept of a regression of :math:`y` on a constant
-      :cite:`liang1986longitudinal,cameron2015practitioner`.  Intervals:
+    the sandwich variance of the intercept of a regression of :math:`y` on a constant
+    :cite:`liang1986longitudinal,cameron2015practitioner`.  The independent-item
+    error is :math:`s/\sqrt n` (:math:`s` with :math:`n-1` degrees of freedom), the
+    estimated design effect is the ratio of the two variances, and the ICC is the
+    one-way ANOVA estimator :func:`icc`.  Intervals:
 
-      * ``method="t"``: :math:`\bar y \pm t_{G-1,1-\alpha/2}\,\mathrm{SE}_{\mathrm{cluster}}`;
-        with CR1 this is what statsmodels' ``OLS(y, ones).fit(cov_type="cluster",
-        cov_kwds={"groups": clusters}, use_t=True)`` reports;
-      * ``method="normal"``: the same with the normal quantile (statsmodels without
-        ``use_t``);
-      * ``method="wilson"``: Wilson's score interval with the effective sample size
-        :math:`n_{\mathrm{eff}} = n/\widehat{\mathrm{deff}}` (at most :math:`n`) in place of
-        :math:`n` and the Student quantile :math:`t_{G-1,1-\alpha/2}` in place of
-        :math:`z` :cite:`korn1998confidence,franco2019comparative`; for scores in [0, 1]
-        only.  It stays inside [0, 1] and holds its level near accuracies of 0 or 1,
-        where the symmetric ``"t"`` interval undercovers;
-      * ``method="auto"`` (default): ``"wilson"`` when every score is 0 or 1, else ``"t"``.
-    The
-      independent-item error is :math:`s/\sqrt n` (:math:`s` with :math:`n-1` degrees of
-      freedom), the estimated design effect is the ratio of the two variances, and the
-      ICC is the one-way ANOVA estimator :func:`icc`.
+    * ``method="t"``: :math:`\bar y \pm t_{G-1,1-\alpha/2}\,\mathrm{SE}_{\mathrm{cluster}}`;
+      with CR1 this is what statsmodels' ``OLS(y, ones).fit(cov_type="cluster",
+      cov_kwds={"groups": clusters}, use_t=True)`` reports;
+    * ``method="normal"``: the same with the normal quantile (statsmodels without
+      ``use_t``);
+    * ``method="wilson"``: Wilson's score interval with the effective sample size
+      :math:`n_{\mathrm{eff}} = n/\widehat{\mathrm{deff}}` (at most :math:`n`) in place of
+      :math:`n` and the Student quantile :math:`t_{G-1,1-\alpha/2}` in place of
+      :math:`z` :cite:`korn1998confidence,franco2019comparative`; for scores in [0, 1]
+      only.  It stays inside [0, 1] and holds its level near accuracies of 0 or 1,
+      where the symmetric ``"t"`` interval undercovers;
+    * ``method="auto"`` (default): ``"wilson"`` when every score is 0 or 1, else ``"t"``.
 
-      Parameters
-      ----------
-      scores : array_like, shape (n,)
-          One score per item: 1/0 (or True/False) for correct/wrong, or any loss.
-      clusters : array_like, shape (n,)
-          The cluster of each item (numbers or strings); at least two clusters.
-      alpha : float
-          One minus the confidence level.
-      method : {"auto", "wilson", "t", "normal"}
-          The interval (see above).
-      correction : {"CR1", "CR0"}
-          Small-sample factor :math:`G/(G-1)` (CR1) or none (CR0).
+    Parameters
+    ----------
+    scores : array_like, shape (n,)
+        One score per item: 1/0 (or True/False) for correct/wrong, or any loss.
+    clusters : array_like, shape (n,)
+        The cluster of each item (numbers or strings); at least two clusters.
+    alpha : float
+        One minus the confidence level.
+    method : {"auto", "wilson", "t", "normal"}
+        The interval (see above).
+    correction : {"CR1", "CR0"}
+        Small-sample factor :math:`G/(G-1)` (CR1) or none (CR0).
 
-      Returns
-      -------
-      ClusteredMean
+    Returns
+    -------
+    ClusteredMean
 
-      Raises
-      ------
-      ValueError
-          If ``scores`` is empty, not one-dimensional or not finite; ``clusters`` does
-          not hold one label per item or forms fewer than two clusters; ``alpha``,
-          ``method`` or ``correction`` is invalid.
+    Raises
+    ------
+    ValueError
+        If ``scores`` is empty, not one-dimensional or not finite; ``clusters`` does
+        not hold one label per item or forms fewer than two clusters; ``alpha``,
+        ``method`` or ``correction`` is invalid.
 
-      Examples
-      --------
-      >>> r = clustered_mean([1, 1, 1, 0, 0, 0, 1, 1], ["a", "a", "a", "b", "b", "b", "c", "c"])
-      >>> round(r.estimate, 3), round(r.se_iid, 3), round(r.se_cluster, 3)
-      (0.625, 0.183, 0.354)
-      >>> round(r.design_effect, 2), r.clusters, r.method
-      (3.74, 3, 'wilson')
+    Examples
+    --------
+    >>> r = clustered_mean([1, 1, 1, 0, 0, 0, 1, 1], ["a", "a", "a", "b", "b", "b", "c", "c"])
+    >>> round(r.estimate, 3), round(r.se_iid, 3), round(r.se_cluster, 3)
+    (0.625, 0.183, 0.354)
+    >>> round(r.design_effect, 2), r.clusters, r.method
+    (3.74, 3, 'wilson')
     """
     y = _scores(scores)
     codes, g = cluster_codes(clusters, y.size)
@@ -632,25 +631,26 @@ _CHUNK_CELLS = 4_000_000
 def _resampled_means(sums, sizes, n_resamples: int, gen) -> np.ndarray:
     """Means of ``n_resamples`` cluster resamples, from per-cluster sums and sizes.
 
-    Each resample draws ``G`` cluster indices uniformly with replacement; their counts
-    (a Multinomial(G, 1/G) vector, built with one ``bincount``) weight the cluster sums
-    and sizes, and the two weighted totals come from one matrix product each.
-    ``sums`` and ``sizes`` have shape (..., G); the result has shape (..., n_resamples).
+    Each resample draws ``G`` cluster indices uniformly with replacement (so the counts
+    of each cluster are Multinomial(G, 1/G)); the resampled mean is the drawn clusters'
+    total score over their total size, gathered from ``sums`` and ``sizes``.  ``sums``
+    and ``sizes`` have shape (..., G); the result has shape (..., n_resamples).
     """
     g = sizes.shape[-1]
     lead = sizes.shape[:-1]
     rows = int(np.prod(lead, dtype=np.int64))
-    s = np.asarray(sums, dtype=float).reshape(rows, g, 1)
-    m = np.asarray(sizes, dtype=float).reshape(rows, g, 1)
+    s = np.asarray(sums, dtype=float).reshape(-1)
+    m = np.asarray(sizes, dtype=float).reshape(-1)
+    offsets = (np.arange(rows, dtype=np.int64) * g)[:, None, None]
     out = np.empty((rows, n_resamples))
     chunk = max(1, _CHUNK_CELLS // (g * rows))
+    small = rows * g < 2**31
     for start in range(0, n_resamples, chunk):
         b = min(chunk, n_resamples - start)
-        idx = gen.integers(0, g, size=(rows * b, g))
-        idx += (np.arange(rows * b, dtype=idx.dtype) * g)[:, None]
-        counts = np.bincount(idx.ravel(), minlength=rows * b * g).reshape(rows, b, g)
-        counts = counts.astype(float)
-        out[:, start : start + b] = np.matmul(counts, s)[..., 0] / np.matmul(counts, m)[..., 0]
+        idx = gen.integers(0, g, size=(rows, b, g), dtype=np.int32 if small else np.int64)
+        if rows > 1:
+            idx = idx + offsets.astype(idx.dtype)
+        out[:, start : start + b] = s[idx].sum(axis=-1) / m[idx].sum(axis=-1)
     return out.reshape(lead + (n_resamples,))
 
 
