@@ -15,6 +15,9 @@ from scipy import stats
 
 from heldout.cli import main
 
+#: ``heldout size clustered`` with the issue's example inputs, before the cluster size or costs
+SIZE = ["size", "clustered", "--accuracy", "0.9", "--half-width", "0.02", "--icc", "0.1"]
+
 
 def _json(capsys, *argv):
     assert main([*argv, "--json"]) == 0
@@ -131,40 +134,14 @@ def test_strata(capsys, predictions):
 
 
 def test_size_clustered_issue_example(capsys):
-    res = _json(
-        capsys,
-        "size",
-        "clustered",
-        "--accuracy",
-        "0.9",
-        "--half-width",
-        "0.02",
-        "--icc",
-        "0.1",
-        "--cluster-size",
-        "5",
-    )
+    res = _json(capsys, *SIZE, "--cluster-size", "5")
     # brute force: smallest G with t_{G-1} sqrt(0.09 * 1.4 / (5 G)) <= 0.02
     g = 2
     while stats.t.isf(0.025, g - 1) * math.sqrt(0.09 * 1.4 / (5 * g)) > 0.02:
         g += 1
     assert res["clusters"] == g and res["items"] == 5 * g
     assert res["items_iid"] == math.ceil(stats.norm.isf(0.025) ** 2 * 0.09 / 0.02**2)
-    cost = _json(
-        capsys,
-        "size",
-        "clustered",
-        "--accuracy",
-        "0.9",
-        "--half-width",
-        "0.02",
-        "--icc",
-        "0.1",
-        "--cost-cluster",
-        "90",
-        "--cost-item",
-        "1",
-    )
+    cost = _json(capsys, *SIZE, "--cost-cluster", "90", "--cost-item", "1")
     assert cost["optimal_cluster_size"] == pytest.approx(math.sqrt(90 * 0.9 / 0.1))
     assert cost["cost"] == cost["clusters"] * (90 + cost["cluster_size"])
 
@@ -218,40 +195,10 @@ def test_bad_files(capsys, tmp_path):
 
 
 def test_size_bad_input(capsys):
-    line = _error(
-        capsys, "size", "clustered", "--accuracy", "0.9", "--half-width", "0.02", "--icc", "0.1"
-    )
-    assert "--cluster-size" in line
-    line = _error(
-        capsys,
-        "size",
-        "clustered",
-        "--accuracy",
-        "1.2",
-        "--half-width",
-        "0.02",
-        "--icc",
-        "0.1",
-        "--cluster-size",
-        "5",
-    )
-    assert "accuracy" in line
-    line = _error(
-        capsys,
-        "size",
-        "clustered",
-        "--accuracy",
-        "0.9",
-        "--half-width",
-        "0.02",
-        "--icc",
-        "0.1",
-        "--cluster-size",
-        "5",
-        "--cost-cluster",
-        "3",
-    )
-    assert "--cost-item" in line
+    assert "--cluster-size" in _error(capsys, *SIZE)
+    bad_accuracy = [("1.2" if v == "0.9" else v) for v in SIZE]
+    assert "accuracy" in _error(capsys, *bad_accuracy, "--cluster-size", "5")
+    assert "--cost-item" in _error(capsys, *SIZE, "--cluster-size", "5", "--cost-cluster", "3")
 
 
 def test_subprocess_prints_one_json_object(predictions):

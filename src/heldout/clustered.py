@@ -397,6 +397,17 @@ def clustered_mean(
     )
 
 
+def _differences(scores_a, scores_b) -> np.ndarray:
+    """Per-item differences of two models' scores on the same items (checked)."""
+    a = _scores(scores_a, "scores_a")
+    b = _scores(scores_b, "scores_b")
+    if a.size != b.size:
+        raise ValueError(
+            f"scores_a and scores_b must score the same items: got {a.size} and {b.size} scores"
+        )
+    return a - b
+
+
 def clustered_difference(
     scores_a: ArrayLike,
     scores_b: ArrayLike,
@@ -437,14 +448,14 @@ def clustered_difference(
     >>> round(r.estimate, 3), round(r.se_cluster, 3)
     (0.375, 0.125)
     """
-    a = _scores(scores_a, "scores_a")
-    b = _scores(scores_b, "scores_b")
-    if a.size != b.size:
-        raise ValueError(
-            f"scores_a and scores_b must score the same items: got {a.size} and {b.size} scores"
-        )
     method = _choice(method, ("t", "normal"), "method")
-    return clustered_mean(a - b, clusters, alpha=alpha, method=method, correction=correction)
+    return clustered_mean(
+        _differences(scores_a, scores_b),
+        clusters,
+        alpha=alpha,
+        method=method,
+        correction=correction,
+    )
 
 
 # --------------------------------------------------------------------------- ICC and design effect
@@ -752,13 +763,9 @@ def paired_cluster_bootstrap(
     >>> r.estimate, r.low >= 0
     (0.375, True)
     """
-    a = _scores(scores_a, "scores_a")
-    b = _scores(scores_b, "scores_b")
-    if a.size != b.size:
-        raise ValueError(
-            f"scores_a and scores_b must score the same items: got {a.size} and {b.size} scores"
-        )
-    return cluster_bootstrap(a - b, clusters, alpha=alpha, n_resamples=n_resamples, seed=seed)
+    return cluster_bootstrap(
+        _differences(scores_a, scores_b), clusters, alpha=alpha, n_resamples=n_resamples, seed=seed
+    )
 
 
 # --------------------------------------------------------------------------- coverage by simulation

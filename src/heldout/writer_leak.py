@@ -246,6 +246,24 @@ class WriterResult(Result):
     train_size: int = extra()
 
 
+def _compare(model, X, y, w, first, second) -> WriterResult:
+    """Fit ``model`` on each (train, test) pair of row indices and score it on that test part."""
+    parts = []
+    for train, test in (first, second):
+        pred = fit_predict(model, X[train], y[train], X[test])
+        parts.append((pred == y[test], w.writer[test], w.series[test]))
+    (ca, wa, sa), (cb, wb, sb) = parts
+    return WriterResult(
+        correct_a=ca,
+        correct_b=cb,
+        writer_a=wa,
+        writer_b=wb,
+        series_a=sa,
+        series_b=sb,
+        train_size=int(len(first[0])),
+    )
+
+
 def _data(n: int | None, digits):
     from heldout.data import article_rows, load_mnist
     from heldout.models import default_size
@@ -292,17 +310,8 @@ def writer_experiment(
     design = leak_design(w.writer, test_groups=test_groups, seed=seed)
     out = {}
     for model in models:
-        a = fit_predict(model, X[design.train_leaky], y[design.train_leaky], X[design.test])
-        b = fit_predict(model, X[design.train_disjoint], y[design.train_disjoint], X[design.test])
-        yt = y[design.test]
-        out[model] = WriterResult(
-            correct_a=a == yt,
-            correct_b=b == yt,
-            writer_a=w.writer[design.test],
-            writer_b=w.writer[design.test],
-            series_a=w.series[design.test],
-            series_b=w.series[design.test],
-            train_size=int(design.train_leaky.size),
+        out[model] = _compare(
+            model, X, y, w, (design.train_leaky, design.test), (design.train_disjoint, design.test)
         )
     return out
 
@@ -322,17 +331,4 @@ def split_experiment(
     X, y, w = _data(n, digits)
     rand = article_split(len(y))
     grp = group_split(w.writer, (0.8, 0.1, 0.1), seed=seed)
-    out = {}
-    for model in models:
-        a = fit_predict(model, X[rand.train], y[rand.train], X[rand.test])
-        b = fit_predict(model, X[grp.train], y[grp.train], X[grp.test])
-        out[model] = WriterResult(
-            correct_a=a == y[rand.test],
-            correct_b=b == y[grp.test],
-            writer_a=w.writer[rand.test],
-            writer_b=w.writer[grp.test],
-            series_a=w.series[rand.test],
-            series_b=w.series[grp.test],
-            train_size=int(rand.train.size),
-        )
-    return out
+    return {m: _compare(m, X, y, w, (rand.train, rand.test), (grp.train, grp.test)) for m in models}
