@@ -59,7 +59,13 @@ MNIST_TRAIN, MNIST_TEST = 60_000, 10_000
 
 
 def writers_path() -> Path:
-    """Where the package keeps ``mnist_writers.csv.gz``."""
+    """Where the package keeps ``mnist_writers.csv.gz``.
+
+    Examples
+    --------
+    >>> writers_path().name
+    'mnist_writers.csv.gz'
+    """
     return Path(__file__).resolve().parent / "datasets" / "mnist_writers.csv.gz"
 
 
@@ -160,6 +166,12 @@ def build_writers_file(
     10,000 rows are MNIST's test digits in order :cite:`yadav2019cold`.  Columns 0
     (class), 1 (NIST series) and 2 (NIST writer) are kept.  The gzip stream has no
     time stamp, so the same input always gives the same bytes.
+
+    Examples
+    --------
+    >>> build_writers_file("qmnist-train-labels.tsv.gz", "qmnist-test-labels.tsv.gz",
+    ...                    "mnist_writers.csv.gz") == WRITERS_SHA256  # doctest: +SKIP
+    True
     """
     parts = []
     for path, rows in ((train_labels, MNIST_TRAIN), (test_labels, MNIST_TEST)):
@@ -249,6 +261,12 @@ def article_writers(digits=None, n: int | None = None) -> Writers:
     Writers
         One entry per article row, in the rows' order; ``mnist_index`` says which MNIST
         digit each row is.
+
+    Examples
+    --------
+    >>> rows = article_writers()  # doctest: +SKIP
+    >>> len(rows), len(set(rows.writer.tolist()))  # doctest: +SKIP
+    (42000, 836)
     """
     from heldout.data import KAGGLE_ROWS, article_rows, load_mnist
 

@@ -57,7 +57,7 @@ def _groups(groups) -> np.ndarray:
     return g
 
 
-def group_split(groups: ArrayLike, fractions=(0.8, 0.1, 0.1), seed=None):
+def group_split(groups: ArrayLike, fractions: ArrayLike = (0.8, 0.1, 0.1), seed=None):
     """Split items into train, validation and test parts with no group in two parts.
 
     The groups are shuffled and taken in that order: the first ones fill the test part
@@ -177,12 +177,20 @@ def leak_design(groups: ArrayLike, test_groups: float = 0.2, seed=None) -> LeakD
     )
 
 
-def fit_predict(model: str, X_train, y_train, X_test, *, cache: bool = True) -> np.ndarray:
+def fit_predict(
+    model: str, X_train: np.ndarray, y_train: ArrayLike, X_test: np.ndarray, *, cache: bool = True
+) -> np.ndarray:
     """Fit one of :data:`LEAK_MODELS` and predict ``X_test``, with a cache of the predictions.
 
     The predictions are kept in :class:`heldout.models.PredictionCache` (under
     ``$HELDOUT_CACHE_DIR``), keyed by the training and test digits, the model and its
     settings, and the library versions, so a rebuild of the chapter does not refit.
+
+    Examples
+    --------
+    >>> X = np.array([[0] * 784, [255] * 784, [10] * 784, [250] * 784], dtype=np.uint8)
+    >>> fit_predict("linear_svc_scaled", X, [0, 1, 0, 1], X[:2], cache=False).tolist()
+    [0, 1]
     """
     from heldout.config import quick
     from heldout.models import PredictionCache, array_digest, model_params
@@ -278,7 +286,7 @@ def _data(n: int | None, digits):
 
 def writer_experiment(
     n: int | None = None,
-    models=LEAK_MODELS,
+    models: tuple[str, ...] = LEAK_MODELS,
     *,
     test_groups: float = 0.2,
     seed=None,
@@ -305,6 +313,11 @@ def writer_experiment(
     dict of WriterResult
         ``correct_a``: trained with the test writers' other digits; ``correct_b``:
         trained without any digit of the test writers; same test digits.
+
+    Examples
+    --------
+    >>> res = writer_experiment()["knn_3"]  # doctest: +SKIP
+    >>> res.correct_a.mean() - res.correct_b.mean()  # doctest: +SKIP
     """
     X, y, w = _data(n, digits)
     design = leak_design(w.writer, test_groups=test_groups, seed=seed)
@@ -317,7 +330,7 @@ def writer_experiment(
 
 
 def split_experiment(
-    n: int | None = None, models=LEAK_MODELS, *, seed=None, digits=None
+    n: int | None = None, models: tuple[str, ...] = LEAK_MODELS, *, seed=None, digits=None
 ) -> dict[str, WriterResult]:
     """Each model on the article's random 80/10/10 split and on a writer-disjoint one.
 
@@ -325,6 +338,11 @@ def split_experiment(
     (:func:`heldout.models.article_split`), ``correct_b`` on the test part of
     :func:`group_split` by writer with the same fractions; each trained on its
     split's training part.
+
+    Examples
+    --------
+    >>> res = split_experiment()["knn_3"]  # doctest: +SKIP
+    >>> res.correct_a.mean(), res.correct_b.mean()  # doctest: +SKIP
     """
     from heldout.models import article_split
 
