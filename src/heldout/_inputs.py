@@ -11,11 +11,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from heldout._checks import as_probability
+from heldout._checks import as_count, as_probability
+
+
+def array(value, name: str) -> np.ndarray:
+    """``np.asarray(value)`` with a ragged or unreadable input reported as a ``ValueError`` naming it."""
+    try:
+        return np.asarray(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a rectangular array of numbers") from None
 
 
 def _numeric(value, name: str, *, ndim: int | tuple[int, ...] = 1) -> np.ndarray:
-    arr = np.asarray(value)
+    arr = array(value, name)
     if arr.dtype == object or arr.dtype.kind in "USV":
         raise ValueError(f"{name} must hold numbers, got values of type {arr.dtype}")
     ndims = (ndim,) if isinstance(ndim, int) else ndim
@@ -42,7 +50,9 @@ def binary_labels(y, name: str = "y") -> np.ndarray:
     is_one = arr == 1
     if not np.all(is_one | (arr == 0)):
         bad = arr[~(is_one | (arr == 0))][:3]
-        raise ValueError(f"{name} must hold binary labels 0 and 1, got values such as {bad.tolist()}")
+        raise ValueError(
+            f"{name} must hold binary labels 0 and 1, got values such as {bad.tolist()}"
+        )
     return is_one
 
 
@@ -103,3 +113,17 @@ def both_classes(y: np.ndarray, name: str = "y") -> tuple[int, int]:
             f"(got {n1} positives and {n0} negatives)"
         )
     return n1, n0
+
+
+def count(value, name: str, *, minimum: int = 0) -> np.ndarray:
+    """:func:`heldout._checks.as_count`, and also refuse counts of 2**63 or more.
+
+    (Such values do not fit an int64; the shared helper would wrap them around.)
+    """
+    try:
+        big = np.any(np.abs(np.asarray(value, dtype=float)) >= 2.0**63)
+    except (TypeError, ValueError):
+        big = False
+    if big:
+        raise ValueError(f"{name} must be below 2**63, got {value!r}")
+    return as_count(value, name, minimum=minimum)

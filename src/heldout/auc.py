@@ -49,7 +49,7 @@ from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from heldout import _inputs
-from heldout._checks import as_count, as_positive, as_probability, scalar_or_array
+from heldout._checks import as_positive, as_probability, scalar_or_array
 from heldout._result import Result, extra
 from heldout.estimate import Difference, Estimate
 
@@ -86,12 +86,27 @@ def _class_placements(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndar
     """
     n1, n0 = x.size, y.size
     below = np.searchsorted(y, x, side="left")
-    tied = np.searchsorted(y, x, side="right") - below
+    tied = _ties(y, x, below)
     v10 = (below + 0.5 * tied) / n0
-    right = np.searchsorted(x, y, side="right")
-    tied = right - np.searchsorted(x, y, side="left")
-    v01 = ((n1 - right) + 0.5 * tied) / n1
+    below = np.searchsorted(x, y, side="left")
+    tied = _ties(x, y, below)
+    v01 = ((n1 - below - tied) + 0.5 * tied) / n1
     return v10, v01
+
+
+def _ties(sorted_other: np.ndarray, values: np.ndarray, left: np.ndarray) -> np.ndarray:
+    """How many entries of ``sorted_other`` equal each value (``left`` = its insertion point).
+
+    A second binary search is needed only for values present in the other array.
+    """
+    tied = np.zeros(values.size, dtype=np.int64)
+    if sorted_other.size == 0:
+        return tied
+    hit = sorted_other[np.minimum(left, sorted_other.size - 1)] == values
+    if hit.any():
+        where = np.flatnonzero(hit)
+        tied[where] = np.searchsorted(sorted_other, values[where], side="right") - left[where]
+    return tied
 
 
 def _model_placements(
@@ -316,28 +331,24 @@ def auc_interval(
     (0.861, 0.822, 0.892)
     """
     if method not in AUC_INTERVAL_METHODS:
-        raise ValueError(
-            f"method must be one of {', '.join(AUC_INTERVAL_METHODS)}, got {method!r}"
-        )
+        raise ValueError(f"method must be one of {', '.join(AUC_INTERVAL_METHODS)}, got {method!r}")
     a_ = _inputs.alpha_value(alpha)
     if np.ndim(scores) != 1:
         raise ValueError(f"scores must be 1-d (one model), got shape {np.shape(scores)}")
     d = delong(y, scores)
-    se = math.sqrt(max(d.cov, 0.0))
-    z = float(stats.norm.isf(a_ / 2))
+    return _interval(d.auc, d.cov, d.n_positive + d.n_negative, a_, method)
+
+
+def _interval(value: float, var: float, n: int, alpha: float, method: str) -> Estimate:
+    """DeLong interval (logit or Wald) from an AUC and its variance."""
+    se = math.sqrt(max(float(var), 0.0))
+    z = float(stats.norm.isf(alpha / 2))
+    value = float(value)
     if method == "logit":
-        low, high = _logit_interval(d.auc, se, z)
+        low, high = _logit_interval(value, se, z)
     else:
-        low, high = d.auc - z * se, d.auc + z * se
-    return Estimate(
-        d.auc,
-        low,
-        high,
-        method=f"delong-{method}",
-        se=se,
-        n=d.n_positive + d.n_negative,
-        alpha=a_,
-    )
+        low, high = value - z * se, value + z * se
+    return Estimate(value, low, high, method=f"delong-{method}", se=se, n=int(n), alpha=alpha)
 
 
 def auc_difference(
@@ -470,12 +481,10 @@ def auc_variance(
     0.00044
     """
     if method not in AUC_VARIANCE_METHODS:
-        raise ValueError(
-            f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {method!r}"
-        )
+        raise ValueError(f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {method!r}")
     a = as_probability(auc, "auc")
-    n1 = as_count(n_positive, "n_positive", minimum=1).astype(float)
-    n0 = as_count(n_negative, "n_negative", minimum=1).astype(float)
+    n1 = _inputs.count(n_positive, "n_positive", minimum=1).astype(float)
+    n0 = _inputs.count(n_negative, "n_negative", minimum=1).astype(float)
     a, n1, n0 = np.broadcast_arrays(a, n1, n0)
     return scalar_or_array(_variance(a, n1, n0, method))
 
@@ -598,9 +607,7 @@ def auc_size(
     1540
     """
     if method not in AUC_VARIANCE_METHODS:
-        raise ValueError(
-            f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {method!r}"
-        )
+        raise ValueError(f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {method!r}")
     a = as_probability(auc, "auc")
     h = as_positive(half_width, "half_width")
     if np.any(h >= 1):
@@ -644,9 +651,7 @@ def auc_power_size(
     159
     """
     if method not in AUC_VARIANCE_METHODS:
-        raise ValueError(
-            f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {method!r}"
-        )
+        raise ValueError(f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {method!r}")
     a1 = as_probability(auc, "auc")
     a0 = as_probability(null_auc, "null_auc")
     pi = as_probability(prevalence, "prevalence")

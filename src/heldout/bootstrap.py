@@ -274,12 +274,16 @@ class _Counts:
             if self.paired:
                 cols.append(_inputs.binary_labels(b, "b"))
             _inputs.same_length(yy.size, **{n: c for n, c in zip("ab", cols[1:], strict=False)})
-            codes = np.vstack(cols).astype(np.int64)
+            flat = np.zeros(yy.size, dtype=np.uint8)  # bits (y, a[, b]) of each item
+            for c in cols:
+                flat <<= 1
+                flat |= c.view(np.uint8)
             k = 2
             self.multi = False
         self.k = k
         self.shape = (k,) * len(cols)
-        flat = np.ravel_multi_index(tuple(codes), self.shape)
+        if self.multi:
+            flat = np.ravel_multi_index(tuple(codes), self.shape)
         self.counts = np.bincount(flat, minlength=k ** len(cols))
         self.n = int(yy.size)
 

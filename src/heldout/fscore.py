@@ -16,7 +16,9 @@ through :math:`2J/(1+J)`, is an interval for F1 with coverage at least
 
 **Balanced accuracy** :math:`(\\text{sensitivity} + \\text{specificity})/2`:
 delta-method variance
-:math:`\\tfrac14\\big(\\hat s(1-\\hat s)/n_1 + \\hat t(1-\\hat t)/n_0\\big)`.
+:math:`\\tfrac14\\big(\\hat s(1-\\hat s)/n_1 + \\hat t(1-\\hat t)/n_0\\big)`, by
+default after Agresti and Caffo's adjustment (one success and one failure added
+to each proportion), which keeps its level with a small class.
 
 **Several classes** (matrix :math:`C`, rows true class, columns predicted class,
 cell shares :math:`p_{ij}`): the micro-averaged F1 of single-label
@@ -43,11 +45,12 @@ from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from heldout import _inputs
-from heldout._checks import as_count, scalar_or_array
+from heldout._checks import scalar_or_array
 from heldout.estimate import Estimate
 
 __all__ = [
     "AVERAGES",
+    "BALANCED_METHODS",
     "DELTA_METHODS",
     "F1_METHODS",
     "balanced_accuracy_interval",
@@ -62,6 +65,8 @@ __all__ = [
 DELTA_METHODS = ("logit", "wald")
 #: Methods of :func:`f1_interval`.
 F1_METHODS = ("exact", "logit", "wald")
+#: Methods of :func:`balanced_accuracy_interval`.
+BALANCED_METHODS = ("agresti-caffo", "logit", "wald")
 #: Averages of :func:`macro_interval`.
 AVERAGES = ("f1", "precision", "recall", "specificity")
 
@@ -138,8 +143,8 @@ def f1_interval(
     """
     _check_method(method, F1_METHODS)
     a = _inputs.alpha_value(alpha)
-    t = as_count(tp, "tp").astype(float)
-    e = as_count(fp, "fp").astype(float) + as_count(fn, "fn").astype(float)
+    t = _inputs.count(tp, "tp").astype(float)
+    e = _inputs.count(fp, "fp").astype(float) + _inputs.count(fn, "fn").astype(float)
     try:
         t, e = np.broadcast_arrays(t, e)
     except ValueError:
@@ -181,15 +186,24 @@ def balanced_accuracy_interval(
     fn: ArrayLike,
     tn: ArrayLike,
     alpha: float = 0.05,
-    method: str = "logit",
+    method: str = "agresti-caffo",
 ) -> Estimate:
-    """Delta-method interval for the balanced accuracy ``(sensitivity + specificity) / 2``.
+    """Interval for the balanced accuracy ``(sensitivity + specificity) / 2``.
 
-    .. math:: \\widehat{\\operatorname{Var}} = \\tfrac14\\Big(\\frac{\\hat s(1-\\hat s)}{TP+FN}
-              + \\frac{\\hat t(1-\\hat t)}{TN+FP}\\Big)
+    Sensitivity :math:`\hat s = TP/n_1` and specificity :math:`\hat t = TN/n_0` are
+    independent binomial proportions given the class counts, so
 
-    (sensitivity :math:`\\hat s` and specificity :math:`\\hat t` are independent
-    binomial proportions given the class counts), on the logit or raw scale.
+    .. math:: \widehat{\operatorname{Var}} = \tfrac14\Big(\frac{\hat s(1-\hat s)}{n_1}
+              + \frac{\hat t(1-\hat t)}{n_0}\Big).
+
+    ``"agresti-caffo"`` (default): the same Wald interval after adding one
+    success and one failure to each proportion,
+    :math:`\tilde s = (TP+1)/(n_1+2)`, :math:`\tilde t = (TN+1)/(n_0+2)`, centred at
+    :math:`(\tilde s + \tilde t)/2` :cite:`agresti2000`; it keeps close to its level
+    when one class is small or a rate is near 1, where the plain delta-method
+    intervals (``"logit"``, ``"wald"``) collapse (an observed sensitivity of 1
+    has zero estimated variance).  The reported value is the plain balanced
+    accuracy.
 
     Examples
     --------
@@ -197,10 +211,10 @@ def balanced_accuracy_interval(
     >>> round(e.value, 3), round(e.low, 3), round(e.high, 3)
     (0.85, 0.785, 0.899)
     """
-    _check_method(method, DELTA_METHODS)
+    _check_method(method, BALANCED_METHODS)
     a = _inputs.alpha_value(alpha)
     t, f_p, f_n, t_n = (
-        as_count(v, name).astype(float)
+        _inputs.count(v, name).astype(float)
         for v, name in ((tp, "tp"), (fp, "fp"), (fn, "fn"), (tn, "tn"))
     )
     try:
@@ -210,22 +224,34 @@ def balanced_accuracy_interval(
     n1, n0 = t + f_n, t_n + f_p
     if np.any(n1 == 0) or np.any(n0 == 0):
         raise ValueError("balanced accuracy needs both classes: tp + fn and tn + fp must be >= 1")
-    s, sp = t / n1, t_n / n0
-    value = (s + sp) / 2
-    se = 0.5 * np.sqrt(s * (1 - s) / n1 + sp * (1 - sp) / n0)
-    low, high = _delta_interval(value, se, a, method)
+    value = (t / n1 + t_n / n0) / 2
+    low, high, se = _balanced_interval(t, n1, t_n, n0, a, method)
     return _estimate(value, low, high, se, f"balanced-accuracy-{method}", n1 + n0, a)
+
+
+def _balanced_interval(tp, n1, tn, n0, alpha, method):
+    """Vectorised balanced-accuracy interval; returns low, high, se."""
+    if method == "agresti-caffo":
+        s, t = (tp + 1) / (n1 + 2), (tn + 1) / (n0 + 2)
+        se = 0.5 * np.sqrt(s * (1 - s) / (n1 + 2) + t * (1 - t) / (n0 + 2))
+        z = stats.norm.isf(alpha / 2)
+        centre = (s + t) / 2
+        return np.clip(centre - z * se, 0, 1), np.clip(centre + z * se, 0, 1), se
+    s, t = tp / n1, tn / n0
+    se = 0.5 * np.sqrt(s * (1 - s) / n1 + t * (1 - t) / n0)
+    low, high = _delta_interval((s + t) / 2, se, alpha, method)
+    return low, high, se
 
 
 # --------------------------------------------------------------------------- several classes
 def _stack(matrix) -> np.ndarray:
-    arr = np.asarray(matrix)
+    arr = _inputs.array(matrix, "matrix")
     if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.shape[-1] < 2:
         raise ValueError(
             f"matrix must be a K x K confusion matrix (or a stack of them) with K >= 2, "
             f"got shape {arr.shape}"
         )
-    c = as_count(arr, "matrix").astype(float)
+    c = _inputs.count(arr, "matrix").astype(float)
     if np.any(c.sum(axis=(-2, -1)) == 0):
         raise ValueError("matrix must hold at least one item")
     return c

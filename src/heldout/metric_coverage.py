@@ -33,7 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate, special, stats
 
-from heldout._checks import as_count, as_probability
+from heldout import _inputs
+from heldout._checks import as_probability
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 
@@ -114,7 +115,7 @@ def _coverage(hit: np.ndarray, width: np.ndarray, truth: float, defined: np.ndar
 
 
 def _reps(reps) -> int:
-    return int(as_count(reps, "reps", minimum=1))
+    return int(_inputs.count(reps, "reps", minimum=1))
 
 
 # --------------------------------------------------------------------------- binary labels
@@ -189,11 +190,10 @@ def _count_interval(metric, method, tn, fp, fn, tp, alpha):
         low, high = _delta_interval(value, se, alpha, method)
         return low, high, defined
     if metric == "balanced_accuracy":
+        from heldout.fscore import _balanced_interval
+
         n1, n0 = np.maximum(tp + fn, 1), np.maximum(tn + fp, 1)
-        s, t = tp / n1, tn / n0
-        value = (s + t) / 2
-        se = 0.5 * np.sqrt(s * (1 - s) / n1 + t * (1 - t) / n0)
-        low, high = _delta_interval(value, se, alpha, method)
+        low, high, _ = _balanced_interval(tp, n1, tn, n0, alpha, method)
         return low, high, defined
     if method == "clopper-pearson":
         low, high = _cp(num, safe, alpha)
@@ -239,7 +239,7 @@ def count_coverage(
     is :func:`count_truth`.  Methods: ``"clopper-pearson"``, ``"wald"`` and
     ``"wald-total"`` (a rate's variance over all ``n`` items instead of its own
     denominator) for the five rates; ``"exact"``, ``"logit"``, ``"wald"`` for
-    ``"f1"``; ``"logit"``, ``"wald"`` for ``"balanced_accuracy"``.  Test sets
+    ``"f1"``; ``"agresti-caffo"``, ``"logit"``, ``"wald"`` for ``"balanced_accuracy"``.  Test sets
     where the metric is undefined are excluded and counted in ``undefined``.
 
     Examples
@@ -250,7 +250,7 @@ def count_coverage(
     """
     if metric not in _COUNT_METRICS:
         raise ValueError(f"metric must be one of {', '.join(_COUNT_METRICS)}, got {metric!r}")
-    n = int(as_count(n, "n", minimum=1))
+    n = int(_inputs.count(n, "n", minimum=1))
     alpha = float(as_probability(alpha, "alpha"))
     cells = _cells(prevalence, sensitivity, specificity)
     truth = float(_count_metric(metric, *cells))
@@ -285,7 +285,7 @@ def precision_conditional_coverage(
     >>> bool(np.all(cov[share > 0.01] >= 0.93))
     True
     """
-    n = int(as_count(n, "n", minimum=1))
+    n = int(_inputs.count(n, "n", minimum=1))
     alpha = float(as_probability(alpha, "alpha"))
     cells = _cells(prevalence, sensitivity, specificity)
     truth = float(_count_metric("precision", *cells))
@@ -302,7 +302,9 @@ def precision_conditional_coverage(
 
 
 # --------------------------------------------------------------------------- scores
-def binormal_scores(n: int, prevalence: float, auc: float, reps: int, seed=None, *, correlation=None, auc_b=None):
+def binormal_scores(
+    n: int, prevalence: float, auc: float, reps: int, seed=None, *, correlation=None, auc_b=None
+):
     """Draw ``reps`` test sets of ``n`` scored items from the equal-variance binormal model.
 
     Returns ``y`` (reps, n) of bool and ``s`` (reps, n) (and ``s_b`` for a second
@@ -310,7 +312,7 @@ def binormal_scores(n: int, prevalence: float, auc: float, reps: int, seed=None,
     within each class).
     """
     rng = make_rng(seed)
-    n = int(as_count(n, "n", minimum=2))
+    n = int(_inputs.count(n, "n", minimum=2))
     pi = float(as_probability(prevalence, "prevalence"))
     mu = math.sqrt(2) * special.ndtri(float(as_probability(auc, "auc")))
     r = _reps(reps)
@@ -434,7 +436,9 @@ def auc_difference_coverage(
     True
     """
     alpha = float(as_probability(alpha, "alpha"))
-    y, sa, sb = binormal_scores(n, prevalence, auc_a, reps, seed, correlation=correlation, auc_b=auc_b)
+    y, sa, sb = binormal_scores(
+        n, prevalence, auc_a, reps, seed, correlation=correlation, auc_b=auc_b
+    )
     aucs, cov, n1, n0 = _batch_delong(y, sa, sb)
     defined = (n1 >= 2) & (n0 >= 2)
     d = aucs[0] - aucs[1]
@@ -595,7 +599,7 @@ def bootstrap_coverage(
     from heldout.bootstrap import _binary_minority
 
     rng = make_rng(seed)
-    n = int(as_count(n, "n", minimum=2))
+    n = int(_inputs.count(n, "n", minimum=2))
     r = _reps(reps)
     base = _cells(prevalence, sensitivity, specificity)
     truth = float(_count_metric(metric, *base))
@@ -663,7 +667,9 @@ def accuracy_difference_coverage(
     cells = np.array([both, ca - both, cb - both, 1 - ca - cb + both])
     if np.any(cells < -1e-12):
         raise ValueError("agreement is too strong for these accuracies")
-    counts = make_rng(seed).multinomial(int(n), np.maximum(cells, 0) / np.maximum(cells, 0).sum(), size=_reps(reps))
+    counts = make_rng(seed).multinomial(
+        int(n), np.maximum(cells, 0) / np.maximum(cells, 0).sum(), size=_reps(reps)
+    )
     low, high = _agresti_min(counts[:, 1], counts[:, 2], np.full(counts.shape[0], int(n)), alpha)
     truth = ca - cb
     hit = (low <= truth) & (truth <= high)
@@ -701,7 +707,9 @@ def simultaneous_coverage(
     else:
         raise ValueError(f"method must be goodman, sison-glaz or clopper-pearson, got {method!r}")
     hit = np.all((low <= p + 1e-12) & (p - 1e-12 <= high), axis=1)
-    return _coverage(hit, (high - low).mean(axis=1), math.nan, np.ones(counts.shape[0], bool), alpha)
+    return _coverage(
+        hit, (high - low).mean(axis=1), math.nan, np.ones(counts.shape[0], bool), alpha
+    )
 
 
 def goodman_rows(counts: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
@@ -737,7 +745,7 @@ def macro_f1_coverage(
     from heldout.fscore import _macro_value_and_gradient, macro_interval
 
     alpha = float(as_probability(alpha, "alpha"))
-    k = int(as_count(classes, "classes", minimum=2))
+    k = int(_inputs.count(classes, "classes", minimum=2))
     shares = float(imbalance) ** np.arange(k)
     shares /= shares.sum()
     acc = float(as_probability(accuracy, "accuracy", closed=True))

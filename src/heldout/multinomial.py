@@ -37,7 +37,6 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from heldout import _inputs
-from heldout._checks import as_count
 from heldout.estimate import Estimate
 
 __all__ = ["SIMULTANEOUS_METHODS", "goodman", "simultaneous_interval", "sison_glaz"]
@@ -47,10 +46,10 @@ SIMULTANEOUS_METHODS = ("goodman", "sison-glaz")
 
 
 def _counts(counts) -> np.ndarray:
-    arr = np.asarray(counts)
+    arr = _inputs.array(counts, "counts")
     if arr.ndim != 1 or arr.size < 2:
         raise ValueError(f"counts must be a 1-d array of at least 2 cells, got shape {arr.shape}")
-    c = as_count(arr, "counts")
+    c = _inputs.count(arr, "counts")
     if c.sum() == 0:
         raise ValueError("counts must hold at least one item")
     return c
@@ -197,9 +196,7 @@ def simultaneous_interval(
     [0.959, 0.143, 0.114, 0.08]
     """
     if method not in SIMULTANEOUS_METHODS:
-        raise ValueError(
-            f"method must be one of {', '.join(SIMULTANEOUS_METHODS)}, got {method!r}"
-        )
+        raise ValueError(f"method must be one of {', '.join(SIMULTANEOUS_METHODS)}, got {method!r}")
     c = _counts(counts)
     low, high = (goodman if method == "goodman" else sison_glaz)(c, alpha)
     n = int(c.sum())
@@ -208,5 +205,3 @@ def simultaneous_interval(
         Estimate(float(k / n), float(lo), float(hi), method=method, n=n, alpha=a_)
         for k, lo, hi in zip(c, low, high, strict=True)
     ]
-
-

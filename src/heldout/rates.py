@@ -155,6 +155,8 @@ def rate_interval(
             "m (the rate's denominator) is 0: the rate is undefined "
             "(for precision: the model predicted no positives)"
         )
+    _inputs.count(k, "k")
+    _inputs.count(m, "m")
     k_arr, m_arr = as_counts(k, m, "k", "m")
     phat = k_arr / m_arr
     if method == "clopper-pearson":
@@ -237,16 +239,22 @@ def confusion_matrix(y: ArrayLike, pred: ArrayLike, classes: ArrayLike | None = 
         if np.unique(cls).size != cls.size:
             raise ValueError("classes must not repeat a label")
     k = cls.size
-    order = np.argsort(cls)
-    sorted_cls = cls[order]
+    if np.array_equal(cls, np.arange(k)):  # labels 0..k-1: the codes are direct
+        for values, name in ((yy, "y"), (pp, "pred")):
+            if values.min() < 0 or values.max() >= k:
+                raise ValueError(f"{name} holds labels that are not in classes")
+        codes = yy * k + pp
+    else:
+        order = np.argsort(cls)
+        sorted_cls = cls[order]
 
-    def position(values, name):
-        i = np.minimum(np.searchsorted(sorted_cls, values), k - 1)
-        if not np.all(sorted_cls[i] == values):
-            raise ValueError(f"{name} holds labels that are not in classes")
-        return order[i]
+        def position(values, name):
+            i = np.minimum(np.searchsorted(sorted_cls, values), k - 1)
+            if not np.all(sorted_cls[i] == values):
+                raise ValueError(f"{name} holds labels that are not in classes")
+            return order[i]
 
-    codes = position(yy, "y") * k + position(pp, "pred")
+        codes = position(yy, "y") * k + position(pp, "pred")
     return np.bincount(codes, minlength=k * k).reshape(k, k)
 
 
@@ -287,19 +295,24 @@ def class_rates(
     c = _square_counts(matrix)
     diag = np.diag(c)
     rows, cols = c.sum(axis=1), c.sum(axis=0)
-    recall = [rate_interval(d, r, alpha, method) if r > 0 else None for d, r in zip(diag, rows, strict=True)]
-    precision = [rate_interval(d, k, alpha, method) if k > 0 else None for d, k in zip(diag, cols, strict=True)]
+    recall = [
+        rate_interval(d, r, alpha, method) if r > 0 else None
+        for d, r in zip(diag, rows, strict=True)
+    ]
+    precision = [
+        rate_interval(d, k, alpha, method) if k > 0 else None
+        for d, k in zip(diag, cols, strict=True)
+    ]
     return ClassRates(recall, precision, rows)
 
 
 def _square_counts(matrix: ArrayLike) -> np.ndarray:
     """A K x K matrix of counts (K >= 2) with at least one item."""
-    arr = np.asarray(matrix)
+    arr = _inputs.array(matrix, "matrix")
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 2:
         raise ValueError(f"matrix must be a square K x K array with K >= 2, got shape {arr.shape}")
-    from heldout._checks import as_count
 
-    c = as_count(arr, "matrix")
+    c = _inputs.count(arr, "matrix")
     if c.sum() == 0:
         raise ValueError("matrix must hold at least one item")
     return c
@@ -315,7 +328,7 @@ def accuracy_difference(
     :cite:`agresti2005`: add one half to each of the four cells of the paired
     table (:math:`n^* = n + 2`), then the Wald interval
 
-    .. math:: \frac{b^* - c^*}{n^*} \pm z\,\frac{1}{n^*}\sqrt{b^* + c^* - (b^* - c^*)^2/n^*},
+    .. math:: \frac{b^* - c^*}{n^*} \\pm z\\,\frac{1}{n^*}\\sqrt{b^* + c^* - (b^* - c^*)^2/n^*},
 
     which keeps close to its level down to small samples (the plain Wald interval
     does not); the p-value is McNemar's exact test

@@ -163,8 +163,8 @@ def score_difference(
     """Paired difference of two models' mean log loss or Brier score on the same items.
 
     A difference of two means over the same items is the mean of the per-item
-    differences :math:`d_i = \ell_{A,i} - \ell_{B,i}`, so the paired t-interval
-    :math:`\bar d \pm t_{n-1}\, s_d/\sqrt n` and the paired t-test apply; pairing
+    differences :math:`d_i = \\ell_{A,i} - \\ell_{B,i}`, so the paired t-interval
+    :math:`\bar d \\pm t_{n-1}\\, s_d/\\sqrt n` and the paired t-test apply; pairing
     removes the variation of item difficulty that the two models share.
 
     Examples
