@@ -89,7 +89,9 @@ def test_binary_f1_value_variance_and_exact_interval():
     e = F.f1_score(y, p)
     assert e.value == pytest.approx(f1_score(y, p))
     tp, fp, fn = np.sum(y & p), np.sum(~y & p), np.sum(y & ~p)
-    assert e.se == pytest.approx(2 * np.sqrt(tp * (fp + fn) * (tp + fp + fn) / (2 * tp + fp + fn) ** 4))
+    assert e.se == pytest.approx(
+        2 * np.sqrt(tp * (fp + fn) * (tp + fp + fn) / (2 * tp + fp + fn) ** 4)
+    )
     lo, hi = proportion_confint(tp, tp + fp + fn, method="beta")
     assert (e.low, e.high) == pytest.approx((2 * lo / (1 + lo), 2 * hi / (1 + hi)))
 
@@ -131,7 +133,9 @@ def test_exact_f1_interval_always_holds(n, prevalence, sens, spec):
 def test_delta_f1_and_balanced_accuracy_coverage_hold_at_moderate_counts_and_fail_at_small():
     good = mc.count_coverage("f1", "logit", 1000, 0.3, 0.8, 0.9, reps=4000, seed=7)
     assert good.coverage >= 0.95 - 3 * good.mcse
-    ba = mc.count_coverage("balanced_accuracy", "agresti-caffo", 100, 0.1, 0.9, 0.9, reps=4000, seed=7)
+    ba = mc.count_coverage(
+        "balanced_accuracy", "agresti-caffo", 100, 0.1, 0.9, 0.9, reps=4000, seed=7
+    )
     assert ba.coverage >= 0.95 - 3 * ba.mcse
     # the plain delta method collapses when the ten-odd positives are all found
     bad = mc.count_coverage("balanced_accuracy", "logit", 100, 0.1, 0.9, 0.9, reps=4000, seed=7)

@@ -44,7 +44,9 @@ def test_goodman_covers_simultaneously_and_per_cell_intervals_do_not():
 
 
 def test_sison_glaz_undercovers_with_one_large_cell():
-    c = mc.simultaneous_coverage("sison-glaz", [0.9, 0.04, 0.03, 0.02, 0.01], 100, reps=1500, seed=2)
+    c = mc.simultaneous_coverage(
+        "sison-glaz", [0.9, 0.04, 0.03, 0.02, 0.01], 100, reps=1500, seed=2
+    )
     assert c.coverage < 0.95 - 3 * c.mcse
 
 

@@ -110,7 +110,12 @@ def test_clopper_pearson_holds_conditionally_on_the_random_denominator():
 
 @pytest.mark.parametrize(
     "metric, n, prevalence",
-    [("precision", 60, 0.1), ("sensitivity", 100, 0.05), ("npv", 80, 0.5), ("specificity", 40, 0.3)],
+    [
+        ("precision", 60, 0.1),
+        ("sensitivity", 100, 0.05),
+        ("npv", 80, 0.5),
+        ("specificity", 40, 0.3),
+    ],
 )
 def test_clopper_pearson_coverage_holds_and_total_n_variance_fails(metric, n, prevalence):
     c = mc.count_coverage(metric, "clopper-pearson", n, prevalence, 0.85, 0.9, reps=4000, seed=2)

@@ -190,11 +190,11 @@ def balanced_accuracy_interval(
 ) -> Estimate:
     """Interval for the balanced accuracy ``(sensitivity + specificity) / 2``.
 
-    Sensitivity :math:`\hat s = TP/n_1` and specificity :math:`\hat t = TN/n_0` are
+    Sensitivity :math:`\\hat s = TP/n_1` and specificity :math:`\\hat t = TN/n_0` are
     independent binomial proportions given the class counts, so
 
-    .. math:: \widehat{\operatorname{Var}} = \tfrac14\Big(\frac{\hat s(1-\hat s)}{n_1}
-              + \frac{\hat t(1-\hat t)}{n_0}\Big).
+    .. math:: \\widehat{\\operatorname{Var}} = \tfrac14\\Big(\frac{\\hat s(1-\\hat s)}{n_1}
+              + \frac{\\hat t(1-\\hat t)}{n_0}\\Big).
 
     ``"agresti-caffo"`` (default): the same Wald interval after adding one
     success and one failure to each proportion,

@@ -104,7 +104,7 @@ def _parse_block(block: bytes, usecols, ncols, first_line, source) -> np.ndarray
         found = _ROW_COL.search(msg)
         where = ""
         if found:
-            where = f" (line {first_line + int(found.group(1)) - 1})"
+            where = f" (line {first_line + int(found.group(1))})"  # numpy counts rows from 0
         raise ValueError(f"{source}: a data row could not be read{where}: {msg}") from None
     # loadtxt with usecols does not notice rows with extra fields; count them
     if block.count(b",") != (ncols - 1) * block.count(b"\n"):
