@@ -163,7 +163,7 @@ def test_coverage_grid(func, kwargs, expected):
 
 
 def test_bootstrap_coverage_of_a_paired_f1_difference():
-    c, minority = mc.bootstrap_coverage(
+    c, minority, _ = mc.bootstrap_coverage(
         "f1", 500, 0.3, 0.85, 0.9, reps=300, seed=12, paired_with=(0.8, 0.9, 0.5)
     )
     assert c.coverage >= 0.95 - 3 * c.mcse
@@ -184,3 +184,9 @@ def test_bootstrap_coverage_of_a_paired_f1_difference():
 def test_bad_input(call, word):
     with pytest.raises(ValueError, match=word):
         call()
+
+
+def test_several_auc_methods_share_the_test_sets():
+    both = mc.auc_coverage(("logit", "wald"), 300, 0.3, 0.8, reps=500, seed=13)
+    assert both["logit"] == mc.auc_coverage("logit", 300, 0.3, 0.8, reps=500, seed=13)
+    assert both["wald"] == mc.auc_coverage("wald", 300, 0.3, 0.8, reps=500, seed=13)

@@ -29,6 +29,22 @@ def test_match_statsmodels(counts, alpha):
         np.testing.assert_allclose(high, ref[:, 1], atol=1e-9)
 
 
+def test_bonferroni_exact_is_clopper_pearson_at_alpha_over_k():
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = M.bonferroni_exact([91, 5, 3, 1], alpha=0.1)
+    lo, hi = proportion_confint(np.array([91, 5, 3, 1]), 100, alpha=0.1 / 4, method="beta")
+    np.testing.assert_allclose(low, lo, atol=1e-10)
+    np.testing.assert_allclose(high, hi, atol=1e-10)
+
+
+@pytest.mark.parametrize("n", [20, 50, 200])
+@pytest.mark.parametrize("probs", [[0.9, 0.04, 0.03, 0.02, 0.01], [0.1] * 10])
+def test_bonferroni_exact_holds_where_goodman_and_sison_glaz_may_not(n, probs):
+    c = mc.simultaneous_coverage("bonferroni-exact", probs, n, reps=3000, seed=3)
+    assert c.coverage >= 0.95 - 3 * c.mcse
+
+
 def test_simultaneous_interval_objects():
     es = M.simultaneous_interval([91, 5, 3, 1], method="sison-glaz")
     assert [e.method for e in es] == ["sison-glaz"] * 4
@@ -59,6 +75,7 @@ def test_sison_glaz_undercovers_with_one_large_cell():
         (lambda: M.sison_glaz([1.5, 2]), "whole"),
         (lambda: M.goodman([1, 2], alpha=0), "alpha"),
         (lambda: M.simultaneous_interval([1, 2], method="wilson"), "method"),
+        (lambda: M.bonferroni_exact([[1, 2]]), "1-d"),
     ],
 )
 def test_bad_input(call, word):

@@ -278,7 +278,7 @@ def pool_coverage(
         ``truth``, ``coverage``, ``mcse``, ``reps``, ``width`` (mean).
     """
     from heldout._checks import as_probability
-    from heldout.auc import auc_difference, auc_interval
+    from heldout.auc import _difference, _interval, delong
     from heldout.bootstrap import bootstrap_interval
     from heldout.config import rng as make_rng
     from heldout.fscore import balanced_accuracy_interval, f1_interval, macro_interval
@@ -322,13 +322,14 @@ def pool_coverage(
             if y.all() or not y.any():
                 continue
             boot = r < bootstrap_reps
-            for m in models:
+            d_all = delong(y, np.vstack([scores[m][idx] for m in models]))  # once per test set
+            for i_m, m in enumerate(models):
                 s = scores[m][idx]
                 hat10 = pred10[m][idx]
                 hat = hat10 == digit
                 t = _binary_table(y, hat)
                 for method in ("logit", "wald"):
-                    e = auc_interval(y, s, alpha, method)
+                    e = _interval(d_all.auc[i_m], d_all.cov[i_m, i_m], test_size, alpha, method)
                     record("auc", m, f"delong-{method}", e.low, e.high, truths[("auc", m)])
                 a_hat = e.value
                 half = float(np.sqrt(a_hat * (1 - a_hat) / test_size)) * 1.959963984540054
@@ -390,7 +391,7 @@ def pool_coverage(
                         record(metric, m, "bca", e.low, e.high, truths[(metric, m)])
             a, b = models
             sa, sb = scores[a][idx], scores[b][idx]
-            d = auc_difference(y, sa, sb, alpha)
+            d = _difference(d_all, 0, 1, alpha)
             record("auc", "difference", "delong", d.low, d.high, truths[("auc", "difference")])
             ra, rb = pred10[a][idx] == y10, pred10[b][idx] == y10
             lo, hi = _agresti_min(

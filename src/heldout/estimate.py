@@ -13,7 +13,7 @@ Examples
 >>> value, low, high = e
 >>> (value, low, high), e.method
 ((0.8, 0.7, 0.9), 'clopper-pearson')
->>> e.contains(0.75), e.width
+>>> e.contains(0.75), round(e.width, 6)
 (True, 0.2)
 """
 

@@ -79,7 +79,7 @@ class Context:
         return self.classes.size <= 2 and set(self.classes.tolist()) <= {0, 1}
 
     def confusion(self, model: str) -> np.ndarray:
-        """Confusion matrix of ``model`` over :attr:`classes` (cached)."""
+        """Confusion matrix of ``model`` over the classes (cached)."""
         key = ("cm", model)
         if key not in self.cache:
             from heldout.rates import confusion_matrix

@@ -367,7 +367,7 @@ _AUC_METHODS = ("logit", "wald", "binomial-total", "bca")
 
 
 def auc_coverage(
-    method: str,
+    method: str | tuple,
     n: int,
     prevalence: float,
     auc: float,
@@ -375,14 +375,16 @@ def auc_coverage(
     alpha: float = 0.05,
     seed=None,
     n_resamples: int = 999,
-) -> Coverage:
+) -> Coverage | dict:
     """Coverage of an AUC interval under the binormal model (truth: ``auc``).
 
     Methods: ``"logit"`` and ``"wald"`` (DeLong, :func:`heldout.auc.auc_interval`),
     ``"bca"`` (:func:`heldout.bootstrap.bootstrap_interval`) and
     ``"binomial-total"``, :math:`\\hat A \\pm z\\sqrt{\\hat A(1-\\hat A)/n}`, what one
-    gets by treating the AUC as a mean over the :math:`n` items.  Test sets with a
-    single class are excluded (counted in ``undefined``).
+    gets by treating the AUC as a mean over the :math:`n` items.  Test sets with
+    fewer than two items of a class are excluded (counted in ``undefined``).
+    ``method`` may be a sequence of methods: they are then computed on the same
+    test sets and returned as a ``dict``.
 
     Examples
     --------
@@ -390,32 +392,38 @@ def auc_coverage(
     >>> c.holds
     True
     """
-    if method not in _AUC_METHODS:
-        raise ValueError(f"method must be one of {', '.join(_AUC_METHODS)}, got {method!r}")
+    methods = (method,) if isinstance(method, str) else tuple(method)
+    for m in methods:
+        if m not in _AUC_METHODS:
+            raise ValueError(f"method must be one of {', '.join(_AUC_METHODS)}, got {m!r}")
     alpha = float(as_probability(alpha, "alpha"))
     y, s = binormal_scores(n, prevalence, auc, reps, seed)
     z = stats.norm.isf(alpha / 2)
-    if method == "bca":
-        return _bootstrap_rows("auc", y, s, None, auc, alpha, n_resamples, seed)
-    aucs, cov, n1, n0 = _batch_delong(y, s)
-    a = aucs[0]
-    defined = (n1 >= 2) & (n0 >= 2)
-    a = np.where(defined, a, 0.5)
-    if method == "binomial-total":
-        se = np.sqrt(a * (1 - a) / y.shape[1])
-        low, high = a - z * se, a + z * se
-    else:
+    out = {}
+    if "bca" in methods:
+        out["bca"] = _bootstrap_rows("auc", y, s, None, auc, alpha, n_resamples, seed)
+    if any(m != "bca" for m in methods):
+        aucs, cov, n1, n0 = _batch_delong(y, s)
+        defined = (n1 >= 2) & (n0 >= 2)
+        a = np.where(defined, aucs[0], 0.5)
         se = np.sqrt(np.maximum(np.where(defined, cov[0, 0], 0), 0))
-        if method == "wald":
-            low, high = a - z * se, a + z * se
-        else:
-            inner = (a > 0) & (a < 1) & (se > 0)
-            v = np.where(inner, a, 0.5)
-            half = z * se / (v * (1 - v))
-            low = np.where(inner, special.expit(special.logit(v) - half), a)
-            high = np.where(inner, special.expit(special.logit(v) + half), a)
-    hit = (low <= auc) & (auc <= high)
-    return _coverage(hit, high - low, auc, defined, alpha)
+        for m in methods:
+            if m == "bca":
+                continue
+            if m == "binomial-total":
+                half = z * np.sqrt(a * (1 - a) / y.shape[1])
+                low, high = a - half, a + half
+            elif m == "wald":
+                low, high = a - z * se, a + z * se
+            else:
+                inner = (a > 0) & (a < 1) & (se > 0)
+                v = np.where(inner, a, 0.5)
+                half = z * se / (v * (1 - v))
+                low = np.where(inner, special.expit(special.logit(v) - half), a)
+                high = np.where(inner, special.expit(special.logit(v) + half), a)
+            hit = (low <= auc) & (auc <= high)
+            out[m] = _coverage(hit, high - low, auc, defined, alpha)
+    return out[methods[0]] if isinstance(method, str) else {m: out[m] for m in methods}
 
 
 def auc_difference_coverage(
@@ -527,7 +535,7 @@ def score_coverage(
 
 
 # --------------------------------------------------------------------------- bootstrap
-def _bootstrap_rows(metric, y, a, b, truth, alpha, n_resamples, seed):
+def _bootstrap_rows(metric, y, a, b, truth, alpha, n_resamples, seed, per_row=False):
     from heldout.bootstrap import bootstrap_interval
 
     rng = make_rng(seed)
@@ -555,7 +563,8 @@ def _bootstrap_rows(metric, y, a, b, truth, alpha, n_resamples, seed):
             hits.append(ok and e.low <= truth <= e.high)
             widths.append(e.high - e.low if ok else math.nan)
             defined.append(ok)
-    return _coverage(np.array(hits), np.array(widths), truth, np.array(defined), alpha)
+    cov = _coverage(np.array(hits), np.array(widths), truth, np.array(defined), alpha)
+    return (cov, np.array(hits)) if per_row else cov
 
 
 def _label_rows(cells: np.ndarray, n: int, reps: int, rng) -> tuple[np.ndarray, ...]:
@@ -578,7 +587,7 @@ def bootstrap_coverage(
     n_resamples: int = 999,
     *,
     paired_with: tuple[float, float, float] | None = None,
-) -> tuple[Coverage, np.ndarray]:
+) -> tuple[Coverage, np.ndarray, np.ndarray]:
     """Coverage of the BCa bootstrap for a count metric (or a paired difference of two).
 
     ``paired_with = (sensitivity_b, specificity_b, agreement)`` adds a model B whose
@@ -587,12 +596,13 @@ def bootstrap_coverage(
     interval is then for ``metric(A) - metric(B)``.
 
     Returns the :class:`Coverage` and, per test set, the smallest count the metric
-    depends on (the quantity of the :data:`heldout.bootstrap.MIN_COUNT` rule), so
-    that coverage can be read as a function of it.
+    depends on (the quantity of the :data:`heldout.bootstrap.MIN_COUNT` rule) and
+    whether its interval covered, so that coverage can be read as a function of
+    that count.
 
     Examples
     --------
-    >>> c, minority = bootstrap_coverage("f1", 400, 0.3, 0.85, 0.9, reps=200, seed=5)
+    >>> c, minority, hits = bootstrap_coverage("f1", 400, 0.3, 0.85, 0.9, reps=200, seed=5)
     >>> c.holds
     True
     """
@@ -613,14 +623,14 @@ def bootstrap_coverage(
         y, a, b = _label_rows(cells, n, r, rng)
         cells_b = _cells(prevalence, sb, tb)
         truth -= float(_count_metric(metric, *cells_b))
-    cov = _bootstrap_rows(metric, y, a, b, truth, alpha, n_resamples, rng)
+    cov, hits = _bootstrap_rows(metric, y, a, b, truth, alpha, n_resamples, rng, per_row=True)
     minority = np.array(
         [
             _binary_minority(np.bincount(2 * yi + ai, minlength=4).reshape(2, 2), metric)
             for yi, ai in zip(y.astype(int), a.astype(int), strict=True)
         ]
     )
-    return cov, minority
+    return cov, minority, hits
 
 
 def _paired_cells(pi, sa, ta, sb, tb, agree) -> np.ndarray:
@@ -682,8 +692,8 @@ def simultaneous_coverage(
 ) -> Coverage:
     """Share of multinomial rows whose intervals cover *every* true proportion at once.
 
-    Methods: ``"goodman"``, ``"sison-glaz"`` (simultaneous) and
-    ``"clopper-pearson"`` (one exact interval per cell, not simultaneous).
+    Methods: ``"bonferroni-exact"``, ``"goodman"``, ``"sison-glaz"`` (simultaneous)
+    and ``"clopper-pearson"`` (one exact interval per cell, not simultaneous).
 
     Examples
     --------
@@ -700,12 +710,17 @@ def simultaneous_coverage(
         low, high = goodman_rows(counts, alpha)
     elif method == "clopper-pearson":
         low, high = _cp(counts, np.full(counts.shape, int(n)), alpha)
+    elif method == "bonferroni-exact":
+        low, high = _cp(counts, np.full(counts.shape, int(n)), alpha / counts.shape[1])
     elif method == "sison-glaz":
         rows = [sison_glaz(c, alpha) for c in counts]
         low = np.array([r[0] for r in rows])
         high = np.array([r[1] for r in rows])
     else:
-        raise ValueError(f"method must be goodman, sison-glaz or clopper-pearson, got {method!r}")
+        raise ValueError(
+            "method must be bonferroni-exact, goodman, sison-glaz or clopper-pearson, "
+            f"got {method!r}"
+        )
     hit = np.all((low <= p + 1e-12) & (p - 1e-12 <= high), axis=1)
     return _coverage(
         hit, (high - low).mean(axis=1), math.nan, np.ones(counts.shape[0], bool), alpha

@@ -328,7 +328,7 @@ def accuracy_difference(
     :cite:`agresti2005`: add one half to each of the four cells of the paired
     table (:math:`n^* = n + 2`), then the Wald interval
 
-    .. math:: \frac{b^* - c^*}{n^*} \\pm z\\,\frac{1}{n^*}\\sqrt{b^* + c^* - (b^* - c^*)^2/n^*},
+    .. math:: \\frac{b^* - c^*}{n^*} \\pm z\\,\\frac{1}{n^*}\\sqrt{b^* + c^* - (b^* - c^*)^2/n^*},
 
     which keeps close to its level down to small samples (the plain Wald interval
     does not); the p-value is McNemar's exact test
@@ -340,7 +340,7 @@ def accuracy_difference(
     >>> y = [0, 1, 1, 0, 1, 1, 0, 1, 0, 1]
     >>> d = accuracy_difference(y, [0, 1, 1, 0, 1, 1, 0, 1, 0, 1], [0, 1, 0, 0, 0, 1, 1, 1, 0, 1])
     >>> round(d.value, 2), round(d.low, 3), round(d.high, 3), round(d.p_value, 3)
-    (0.3, -0.016, 0.516, 0.25)
+    (0.3, -0.044, 0.544, 0.25)
     """
     from heldout.compare import mcnemar_exact
 

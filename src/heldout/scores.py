@@ -131,7 +131,7 @@ def score_interval(
     >>> y = rng.random(1000) < p
     >>> e = score_interval(y, p, "brier")
     >>> round(e.value, 4), round(e.low, 4), round(e.high, 4)
-    (0.1655, 0.1557, 0.1753)
+    (0.17, 0.1577, 0.1824)
     """
     if method not in ("t", "bca"):
         raise ValueError(f"method must be 't' or 'bca', got {method!r}")
@@ -174,8 +174,8 @@ def score_difference(
     >>> y = rng.random(500) < p
     >>> q = np.clip(p + rng.normal(0, 0.1, 500), 0, 1)
     >>> d = score_difference(y, p, q)
-    >>> round(d.value, 4), d.p_value < 0.001
-    (-0.0101, True)
+    >>> round(d.value, 4), round(d.p_value, 2)
+    (-0.0074, 0.05)
     """
     a = _inputs.alpha_value(alpha)
     values = _items(score, y, p_a) - _items(score, y, p_b)
@@ -257,7 +257,7 @@ def reliability(
     >>> y = rng.random(2000) < p
     >>> r = reliability(y, p, bins=5)
     >>> r.count.tolist(), int(r.outside.sum())
-    ([398, 416, 390, 393, 403], 0)
+    ([396, 389, 399, 398, 418], 1)
     """
     from heldout.bounds import exact_lower, exact_upper
 
