@@ -22,6 +22,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from heldout._result import Result, extra
 
 __all__ = ["Difference", "Estimate"]
@@ -53,6 +55,22 @@ class Estimate(Result):
     se: float = extra(math.nan)
     n: int = extra(0)
     alpha: float = extra(0.05)
+
+    @classmethod
+    def from_arrays(cls, value, low, high, *, method, se, n, alpha) -> Estimate:
+        """An Estimate whose fields are Python floats for 0-d input and arrays otherwise."""
+        from heldout._checks import scalar_or_array
+
+        n_out = scalar_or_array(np.asarray(n))
+        return cls(
+            scalar_or_array(value),
+            scalar_or_array(low),
+            scalar_or_array(high),
+            method=method,
+            se=scalar_or_array(se),
+            n=int(n_out) if isinstance(n_out, float) else n_out,
+            alpha=alpha,
+        )
 
     @property
     def width(self) -> float:

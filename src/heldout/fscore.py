@@ -45,7 +45,6 @@ from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from heldout import _inputs
-from heldout._checks import scalar_or_array
 from heldout.estimate import Estimate
 
 __all__ = [
@@ -88,16 +87,7 @@ def _delta_interval(value, se, alpha, method):
 
 
 def _estimate(value, low, high, se, method, n, alpha):
-    n_out = scalar_or_array(np.asarray(n))
-    return Estimate(
-        scalar_or_array(value),
-        scalar_or_array(low),
-        scalar_or_array(high),
-        method=method,
-        se=scalar_or_array(se),
-        n=int(n_out) if isinstance(n_out, float) else n_out,
-        alpha=alpha,
-    )
+    return Estimate.from_arrays(value, low, high, method=method, se=se, n=n, alpha=alpha)
 
 
 def _check_method(method, allowed):

@@ -40,7 +40,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from heldout import _inputs
-from heldout._checks import as_counts, scalar_or_array
+from heldout._checks import as_counts
 from heldout._result import Result
 from heldout.estimate import Difference, Estimate
 
@@ -169,16 +169,7 @@ def rate_interval(
         z = stats.norm.isf(a / 2)
         se = np.sqrt(phat * (1 - phat) / m_arr)
         low, high = np.clip(phat - z * se, 0, 1), np.clip(phat + z * se, 0, 1)
-    n_out = scalar_or_array(m_arr)
-    return Estimate(
-        scalar_or_array(phat),
-        scalar_or_array(low),
-        scalar_or_array(high),
-        method=method,
-        se=scalar_or_array(se),
-        n=int(n_out) if isinstance(n_out, float) else n_out,
-        alpha=a,
-    )
+    return Estimate.from_arrays(phat, low, high, method=method, se=se, n=m_arr, alpha=a)
 
 
 @dataclass(frozen=True)
