@@ -253,3 +253,17 @@ def test_read_predictions_in_blocks(tmp_path, monkeypatch):
     cols, names = P._read_csv(stream, "x", "label", None)
     np.testing.assert_allclose(cols[1], [r[1] for r in rows])
     assert names == ["s"]
+
+
+def test_evaluate_needs_no_extras(scored):
+    """The whole command runs on the core dependencies (no scikit-learn, pandas, statsmodels)."""
+    path, *_ = scored
+    code = (
+        "import sys; from heldout.cli import main; "
+        f"rc = main(['evaluate', {path!r}, '--json', '--plot', {path + '.png'!r}]); "
+        "heavy = [m for m in sys.modules if m.split('.')[0] in "
+        "('sklearn', 'pandas', 'statsmodels', 'tensorflow', 'xgboost')]; "
+        "sys.stderr.write(repr(heavy)); sys.exit(rc)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0 and proc.stderr.strip() == "[]", proc.stderr
