@@ -102,13 +102,13 @@ tex:
 
 pdf: $(STAMP) tex
 	$(BIN)/jupyter-book $(JB_STRICT) --builder pdflatex
-	@if [ -f _build/html/index.html ]; then $(PDF_CHECK) --pdf _build/latex/heldout.pdf --html _build/html; fi
 	@echo "PDF: $(CURDIR)/_build/latex/heldout.pdf"
+	@if [ -f _build/html/index.html ]; then $(PDF_CHECK) --pdf _build/latex/heldout.pdf --html _build/html; fi
 
 quickpdf: $(STAMP) tex quickbook
 	HELDOUT_QUICK=1 $(BIN)/jupyter-book $(JB_STRICT) --builder pdflatex --path-output _build/quick
-	$(PDF_CHECK) --pdf _build/quick/_build/latex/heldout.pdf --html _build/quick/_build/html
 	@echo "Quick PDF: $(CURDIR)/_build/quick/_build/latex/heldout.pdf"
+	$(PDF_CHECK) --pdf _build/quick/_build/latex/heldout.pdf --html _build/quick/_build/html
 
 # Rerun one chapter with other values for the inputs of its `parameters` cell, headless:
 # the executed notebook goes to _build/rerun/, the values its text would show are printed.
