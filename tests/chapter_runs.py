@@ -37,15 +37,15 @@ def declared(stem: str) -> dict:
 
 def inputs(stem: str) -> dict:
     """The chapter's inputs as rerun: its parameters cell, then the declared values."""
-    from heldout.config import pick
+    from heldout import config
+    from heldout.rerun import parameter_names
 
     cells = json.loads((NOTEBOOKS / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
     cell = next(c for c in cells if "parameters" in c.get("metadata", {}).get("tags", []))
-    namespace = {"pick": pick}
-    exec("".join(cell["source"]), namespace)  # literals and pick(full, quick) only
-    namespace.pop("__builtins__")
-    namespace.pop("pick")
-    return namespace | declared(stem)
+    source = "".join(cell["source"])
+    namespace = dict(vars(config))  # literals, pick(full, quick) and SEED only
+    exec(source, namespace)
+    return {name: namespace[name] for name in parameter_names(source)} | declared(stem)
 
 
 @functools.cache
