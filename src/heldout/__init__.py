@@ -16,6 +16,7 @@ The package behind the *heldout* book.  Each module computes one thing:
 ``models``      the MNIST model zoo with a prediction cache (needs the ``mnist`` extra)
 ``kernels``     libsvm's RBF and polynomial kernel matrices built with BLAS
 ``config``      the quick profile and seeds used by the book
+``rerun``       rerun a chapter with other values for its ``parameters`` cell
 """
 
 __version__ = "0.1.0"
