@@ -204,7 +204,11 @@ def _series_region(a, b, x):
     from underflowing.
     """
     return (
-        (a >= 1.0) & (a <= 100.0) & (b >= 1e4) & (a == np.floor(a)) & (b == np.floor(b))
+        (a >= 1.0)
+        & (a <= 100.0)
+        & (b >= 1e4)
+        & (a == np.floor(a))
+        & (b == np.floor(b))
         & (x * (a + b) < 600.0)
     )
 
@@ -276,12 +280,11 @@ def _iterate(a, b, q, upper, mode, x):
     out = np.full(a.shape, np.nan)
     todo = np.arange(a.size)
     t = _newton_step(am1, bm1, x, _residual(a, b, x, q, upper, mode), lbeta)
-    for step in range(3):
-        x = _halley(am1[todo] if step else am1, bm1[todo] if step else bm1, x, t)
-        sub = (lambda v: v[todo]) if step else (lambda v: v)
-        t = _newton_step(
-            sub(am1), sub(bm1), x, _residual(sub(a), sub(b), x, sub(q), upper, mode), sub(lbeta)
-        )
+    for _ in range(3):
+        every = todo.size == a.size  # no copies while every element is still iterating
+        sa, sb, sq, sam1, sbm1, slb = (v if every else v[todo] for v in (a, b, q, am1, bm1, lbeta))
+        x = _halley(sam1, sbm1, x, t)
+        t = _newton_step(sam1, sbm1, x, _residual(sa, sb, x, sq, upper, mode), slb)
         ok = _small_step(x, t)
         out[todo[ok]] = (x - t)[ok]
         todo, x, t = todo[~ok], x[~ok], t[~ok]

@@ -31,7 +31,6 @@ from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special
 
 from heldout import _beta
 from heldout._checks import (
@@ -322,7 +321,8 @@ def _kl_invert(phat: np.ndarray, budget: np.ndarray, upper: bool) -> np.ndarray:
     ``q + B + sqrt(B^2 + 2 q B)``; for ``p < q``, ``KL(q || p) >= (q - p)^2 / (2q)``, so the
     lower root is at least ``q - sqrt(2 q B)``.  After :data:`_KL_ITERATIONS` halvings the
     end *outside* the region ``KL <= B`` is returned: at least the upper root, at most the
-    lower root (up to the few-ulp error of :func:`heldout._beta.kl`).
+    lower root (a point counts as outside only when its KL exceeds ``B`` by more than the
+    relative error ``1e-14`` of :func:`heldout._beta.kl`).
     """
     with np.errstate(all="ignore"):
         if upper:
@@ -335,7 +335,9 @@ def _kl_invert(phat: np.ndarray, budget: np.ndarray, upper: bool) -> np.ndarray:
             hi = phat.copy()
         for _ in range(_KL_ITERATIONS):
             mid = 0.5 * (lo + hi)
-            inside = _beta.kl(phat, mid) <= budget  # mid is still a plausible value
+            # mid counts as outside only when its KL exceeds the budget by more than the
+            # relative error of _beta.kl (a few ulps): the returned end is then truly outside
+            inside = _beta.kl(phat, mid) <= budget * (1.0 + 1e-14)
             if upper:
                 lo = np.where(inside, mid, lo)
                 hi = np.where(inside, hi, mid)

@@ -56,8 +56,11 @@ def _tail_le(k: int, m: int, p: mp.mpf) -> tuple[mp.mpf, mp.mpf]:
 
 def _pmf(k: int, m: int, p: mp.mpf) -> mp.mpf:
     return mp.exp(
-        mp.loggamma(m + 1) - mp.loggamma(k + 1) - mp.loggamma(m - k + 1)
-        + k * mp.log(p) + (m - k) * mp.log1p(-p)
+        mp.loggamma(m + 1)
+        - mp.loggamma(k + 1)
+        - mp.loggamma(m - k + 1)
+        + k * mp.log(p)
+        + (m - k) * mp.log1p(-p)
     )
 
 
@@ -84,12 +87,14 @@ def root(side: str, m: int, k: int, delta: float, start: float) -> mp.mpf:
             lo = p
         else:
             hi = p
+        if f == 0:
+            return p
         step = f / slope if slope != 0 else mp.inf
         new = p - step
+        if abs(step) < mp.mpf("1e-34") * p and lo <= new <= hi:
+            return new
         if not (lo < new < hi):
             new = mp.sqrt(lo * hi)  # bisection in log p
-        elif abs(step) < mp.mpf("1e-34") * p:
-            return new
         p = new
     raise RuntimeError(f"no convergence for {side} m={m} k={k} delta={delta}")
 
