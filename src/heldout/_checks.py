@@ -29,7 +29,7 @@ Helpers (all keyword options are keyword-only):
     One of a few strings (``method="exact"``...).
 ``as_flag(value, name)``
     ``True`` or ``False`` (also numpy booleans), as a Python ``bool``.
-``as_size(raw, name="the size", *, minimum=1)``
+``as_size(raw, name="the size", *, minimum=1, hint="ask for a larger tolerance or probability")``
     A computed size (a float from a formula) rounded up *by the caller* and turned into
     ``int64``: refuses sizes that do not fit (``"the size exceeds 2**63 - 1 ..."``)
     instead of wrapping to ``-9223372036854775808``.
@@ -284,12 +284,19 @@ def as_flag(value, name: str) -> bool:
     raise ValueError(f"{name} must be True or False, got {show(value)}")
 
 
-def as_size(raw, name: str = "the size", *, minimum: int = 1):
+def as_size(
+    raw,
+    name: str = "the size",
+    *,
+    minimum: int = 1,
+    hint: str = "ask for a larger tolerance or probability",
+):
     """Turn a computed size (already rounded up) into int64, refusing sizes that do not fit.
 
     ``raw`` is a float (array) from a formula; values below ``minimum`` become
     ``minimum``.  A non-finite value or one of ``2**63`` or more raises
-    ``ValueError("the size exceeds 2**63 - 1 ...")`` instead of wrapping around.
+    ``ValueError("the size exceeds 2**63 - 1 ...")`` instead of wrapping around; ``hint``
+    ends that message with what to change.
     Returns a Python ``int`` for a 0-d input.
 
     >>> as_size(1e30, "n")
@@ -302,8 +309,7 @@ def as_size(raw, name: str = "the size", *, minimum: int = 1):
     if np.any(bad):
         worst = float(np.max(np.where(np.isnan(arr), np.inf, arr)))
         raise ValueError(
-            f"the size exceeds 2**63 - 1 ({name} would be about {worst:.3g}): "
-            "ask for a larger tolerance or probability"
+            f"the size exceeds 2**63 - 1 ({name} would be about {worst:.3g}): {hint}"
         )
     out = arr.astype(np.int64)
     return int(out) if out.ndim == 0 else out
