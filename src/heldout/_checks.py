@@ -308,9 +308,7 @@ def as_size(
     bad = ~(arr < _TWO63)  # also catches NaN and inf
     if np.any(bad):
         worst = float(np.max(np.where(np.isnan(arr), np.inf, arr)))
-        raise ValueError(
-            f"the size exceeds 2**63 - 1 ({name} would be about {worst:.3g}): {hint}"
-        )
+        raise ValueError(f"the size exceeds 2**63 - 1 ({name} would be about {worst:.3g}): {hint}")
     out = arr.astype(np.int64)
     return int(out) if out.ndim == 0 else out
 

@@ -480,16 +480,28 @@ class _Budget:
 
 
 def _ge(u, m, p):
-    """``P(K >= u)`` for ``K ~ Binomial(m, p)``, any whole ``u`` (fast: one ``betainc``)."""
+    """``P(K >= u)`` for ``K ~ Binomial(m, p)``, any whole ``u`` (fast: one ``betainc``).
+
+    Where both beta parameters exceed a million SciPy's function degrades and the
+    saddle-point form of :func:`heldout._beta._saddlepoint_tails` is used instead.
+    """
     inner = (u >= 1.0) & (u <= m)
-    out = special.betainc(np.where(inner, u, 1.0), np.where(inner, m - u + 1.0, 1.0), p)
+    a, b = np.where(inner, u, 1.0), np.where(inner, m - u + 1.0, 1.0)
+    out = np.array(special.betainc(a, b, p), dtype=float)
+    huge = _beta._huge_region(a, b)
+    if huge.any():
+        out[huge] = _beta._saddlepoint_tails(a[huge], b[huge], p[huge])[0]
     return np.where(u <= 0.0, 1.0, np.where(u > m, 0.0, out))
 
 
 def _le(lo, m, p):
     """``P(K <= lo)`` as ``I_{1-p}(m - lo, lo + 1)`` (one ``betainc``; ``1 - p`` is exact enough here)."""
     inner = (lo >= 0.0) & (lo < m)
-    out = special.betainc(np.where(inner, m - lo, 1.0), np.where(inner, lo + 1.0, 1.0), 1.0 - p)
+    a, b = np.where(inner, lo + 1.0, 1.0), np.where(inner, m - lo, 1.0)
+    out = np.array(special.betainc(b, a, 1.0 - p), dtype=float)
+    huge = _beta._huge_region(a, b)
+    if huge.any():
+        out[huge] = _beta._saddlepoint_tails(a[huge], b[huge], p[huge])[1]
     return np.where(lo < 0.0, 0.0, np.where(lo >= m, 1.0, out))
 
 
