@@ -39,10 +39,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special
 
-from heldout._checks import as_count, as_positive, as_probability, broadcast, scalar_or_array
+from heldout._checks import (
+    _arr,
+    as_count,
+    as_positive,
+    as_probability,
+    as_real,
+    broadcast,
+    check_work,
+    scalar_or_array,
+)
 from heldout.config import SEED
+from heldout.config import rng as _rng
+
+# Most rows (resamples x rows per resample, summed over cells) one measurement may draw.
+_MEASURE_LIMIT = 2_000_000_000
 
 __all__ = [
     "optimal_test_fraction",
@@ -75,6 +88,12 @@ def _check_coefficients(c_test, c_train) -> tuple[np.ndarray, np.ndarray]:
     if np.any((c_test == 0) & (c_train == 0)):
         raise ValueError("c_test and c_train must not both be 0 (then every split is equally good)")
     return c_test, c_train
+
+
+def _whole_rows(t, rows):
+    """Float test sizes (already in ``[1, rows - 1]``) as int64, exact up to ``rows < 2**63``."""
+    t = np.clip(np.asarray(t, dtype=float), 1.0, 9.2e18).astype(np.int64)
+    return np.clip(t, 1, np.asarray(rows, dtype=np.int64) - 1)
 
 
 def optimal_test_fraction(c_test, c_train):
@@ -132,9 +151,10 @@ def expected_criticism(m_train, m_test, c_train, c_test, c0=0.0):
     m_test = as_positive(m_test, "m_test")
     c_train = as_positive(c_train, "c_train", allow_zero=True)
     c_test = as_positive(c_test, "c_test", allow_zero=True)
-    c0 = np.asarray(c0, dtype=float)
-    if np.any(~np.isfinite(c0)):
-        raise ValueError(f"c0 must be a finite number, got {c0!r}")
+    c0 = as_real(c0, "c0")
+    m_train, m_test, c_train, c_test, c0 = broadcast(
+        m_train=m_train, m_test=m_test, c_train=c_train, c_test=c_test, c0=c0
+    )
     return scalar_or_array(c_test / m_test + c_train / m_train + c0)
 
 
@@ -163,7 +183,9 @@ def optimal_split(c_test, c_train, rows) -> dict:
     c_test, c_train = _check_coefficients(c_test, c_train)
     rows = as_count(rows, "rows", minimum=2)
     fraction = np.asarray(optimal_test_fraction(c_test, c_train))
-    c_test, c_train, rows, fraction = np.broadcast_arrays(c_test, c_train, rows, fraction)
+    c_test, c_train, rows, fraction = broadcast(
+        c_test=c_test, c_train=c_train, rows=rows, fraction=fraction
+    )
     real = rows * fraction
     low = np.clip(np.floor(real), 1, rows - 1)
     high = np.clip(np.ceil(real), 1, rows - 1)
@@ -174,7 +196,7 @@ def optimal_split(c_test, c_train, rows) -> dict:
                 c_train > 0, c_train / (rows - t), 0.0
             )
 
-    test_rows = np.where(crit(high) < crit(low), high, low).astype(np.int64)
+    test_rows = _whole_rows(np.where(crit(high) < crit(low), high, low), rows)
     train_rows = rows - test_rows
     if test_rows.ndim == 0:
         test_rows, train_rows = int(test_rows), int(train_rows)
@@ -217,9 +239,8 @@ def lagrange_multiplier(c_test, c_train, rows, c0=0.0):
     rows = as_positive(rows, "rows")
     if np.any(rows < 2):
         raise ValueError(f"rows must be at least 2, got {rows!r}")
-    c0 = np.asarray(c0, dtype=float)
-    if np.any(~np.isfinite(c0)):
-        raise ValueError(f"c0 must be a finite number, got {c0!r}")
+    c0 = as_real(c0, "c0")
+    c_test, c_train, rows, c0 = broadcast(c_test=c_test, c_train=c_train, rows=rows, c0=c0)
     root_sum = np.sqrt(c_test) + np.sqrt(c_train)
     best = root_sum**2 / rows + c0
     if np.any(best <= 0):
@@ -257,7 +278,10 @@ def optimal_split_power(c_test, c_train, rows, train_exponent=1.0) -> dict:
     c_train = as_positive(c_train, "c_train")
     rows = as_count(rows, "rows", minimum=2)
     beta = as_positive(train_exponent, "train_exponent")
-    c_test, c_train, rows, beta = np.broadcast_arrays(c_test, c_train, rows.astype(float), beta)
+    c_test, c_train, rows_int, beta = broadcast(
+        c_test=c_test, c_train=c_train, rows=rows, train_exponent=beta
+    )
+    rows = rows_int.astype(float)
 
     def slope(t):
         return -c_test / t**2 + beta * c_train / (rows - t) ** (beta + 1)
@@ -276,8 +300,8 @@ def optimal_split_power(c_test, c_train, rows, train_exponent=1.0) -> dict:
     def crit(t):
         return c_test / t + c_train / (rows - t) ** beta
 
-    test_rows = np.where(crit(high) < crit(low), high, low).astype(np.int64)
-    train_rows = rows.astype(np.int64) - test_rows
+    test_rows = _whole_rows(np.where(crit(high) < crit(low), high, low), rows_int)
+    train_rows = rows_int - test_rows
     fraction = test_rows / rows
     if test_rows.ndim == 0:
         test_rows, train_rows = int(test_rows), int(train_rows)
@@ -339,8 +363,8 @@ class CriticismFit:
         level = float(as_probability(level, "level"))
         # Known weights: normal reference; weights or scale estimated: Student t on dof.
         if self.weighted and self.absolute_sigma:
-            return float(stats.norm.ppf(0.5 + level / 2))
-        return float(stats.t.ppf(0.5 + level / 2, self.dof))
+            return float(special.ndtri(0.5 + level / 2))
+        return float(special.stdtrit(self.dof, 0.5 + level / 2))
 
     def confint(self, level: float = 0.95) -> np.ndarray:
         """Two-sided confidence intervals, one row per coefficient: ``[[lo, hi], ...]``."""
@@ -383,7 +407,7 @@ class CriticismFit:
         if method == "bootstrap":
             level = float(as_probability(level, "level"))
             draws = int(as_count(draws, "draws", minimum=100))
-            gen = np.random.default_rng(SEED if seed is None else seed)
+            gen = _rng(seed)
             sample = gen.multivariate_normal(self.params, self.cov, size=draws, method="svd")
             a = np.sqrt(np.clip(sample[:, 0], 0, None))
             b = np.sqrt(np.clip(sample[:, 1], 0, None))
@@ -401,7 +425,7 @@ def _design(m_train, m_test) -> np.ndarray:
 def _check_data(m_train, m_test, sq_criticism, sigma):
     m_train = np.ravel(as_positive(m_train, "m_train"))
     m_test = np.ravel(as_positive(m_test, "m_test"))
-    y = np.ravel(np.asarray(sq_criticism, dtype=float))
+    y = np.ravel(_arr(sq_criticism, "sq_criticism"))
     if np.any(~np.isfinite(y)):
         raise ValueError("sq_criticism must hold finite numbers")
     if not (m_train.size == m_test.size == y.size):
@@ -531,6 +555,8 @@ def fit_power_criticism_model(m_train, m_test, sq_criticism, *, sigma=None) -> P
         return c_test / m_test + c_train / m_train**beta + c0
 
     p0 = [start[0], max(start[1], 1e-6 * np.max(y) * np.max(m_train)), start[2], 1.0]
+    from scipy import optimize
+
     params, cov = optimize.curve_fit(
         model,
         np.arange(y.size),
@@ -639,12 +665,12 @@ def logistic_population(
     """
     d = int(as_count(n_features, "n_features", minimum=1))
     signal = float(as_positive(signal, "signal", allow_zero=True))
-    intercept = float(np.asarray(intercept, dtype=float))
+    intercept = as_real(intercept, "intercept", scalar=True)
     n = int(as_count(pool_size, "pool_size", minimum=100))
     mu = float(as_probability(mu, "mu"))
     if mu >= 0.5:
         raise ValueError(f"mu must be below 1/2, got {mu!r}")
-    seed = SEED if seed is None else int(seed)
+    seed = SEED if seed is None else as_count(seed, "seed", scalar=True)
     gen = np.random.default_rng(seed)
     X = gen.standard_normal((n, d))
     coef = signal / np.sqrt(d) * (-1.0) ** np.arange(d)
@@ -749,7 +775,7 @@ class CriticismMeasurement:
             if reference == "ideal":
                 return self.ideal_loss
             raise ValueError(f"reference must be 'zero', 'ideal' or a number, got {reference!r}")
-        return float(np.asarray(reference, dtype=float))
+        return as_real(reference, "reference", scalar=True)
 
     def sq_criticism(self, reference="zero", *, estimator: str = "decomposed") -> np.ndarray:
         r"""Squared criticism of every resample, shape (cells, repeats).
@@ -834,10 +860,12 @@ def measure_criticism(
     test = _sizes(test_sizes, "test_sizes")
     if np.any(train < 20):
         raise ValueError(f"train_sizes must be at least 20 rows, got {train_sizes!r}")
-    repeats = int(as_count(repeats, "repeats", minimum=2))
-    pop = logistic_population() if population is None else population
-    gen = np.random.default_rng(SEED if seed is None else seed)
+    repeats = as_count(repeats, "repeats", minimum=2, scalar=True)
     m_train, m_test = (a.ravel() for a in np.meshgrid(train, test, indexing="ij"))
+    rows_drawn = float(repeats) * float(np.sum(m_train.astype(float) + m_test))
+    check_work(rows_drawn, _MEASURE_LIMIT, "repeats times the rows of every cell")
+    pop = logistic_population() if population is None else population
+    gen = _rng(seed)
     est = np.empty((m_train.size, repeats))
     true = np.empty((m_train.size, repeats))
     for c, (n_tr, n_te) in enumerate(zip(m_train, m_test, strict=True)):
@@ -870,15 +898,16 @@ def measure_splits(
     across candidates makes the *differences* between splits much less noisy than
     independent draws would.  Cell ``c`` of the result is candidate ``test_rows[c]``.
     """
-    rows = int(as_count(rows, "rows", minimum=2))
+    rows = as_count(rows, "rows", minimum=2, scalar=True)
     test = _sizes(test_rows, "test_rows")
     if np.any(test > rows - 20):
         raise ValueError(
             f"test_rows must leave at least 20 training rows out of {rows}, got {test_rows!r}"
         )
-    repeats = int(as_count(repeats, "repeats", minimum=2))
+    repeats = as_count(repeats, "repeats", minimum=2, scalar=True)
+    check_work(float(repeats) * rows * test.size, _MEASURE_LIMIT, "repeats times rows times splits")
     pop = logistic_population() if population is None else population
-    gen = np.random.default_rng(SEED if seed is None else seed)
+    gen = _rng(seed)
     est = np.empty((test.size, repeats))
     true = np.empty((test.size, repeats))
     for part in _chunks(repeats, max(1, batch_rows // rows)):
