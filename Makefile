@@ -25,7 +25,7 @@ help:
 	@echo "make book   build the whole book (full experiments) into _build/html"
 	@echo "make test   lint, unit and property tests, every chapter in the quick profile, strict build,"
 	@echo "            then the browser test of the quick build (installs Debian's chromium if missing)"
-	@echo "make bench  run the benchmarks in benchmarks/"
+	@echo "make bench  run the benchmarks in benchmarks/ and print a table of their targets"
 	@echo "make lab    open the notebooks in JupyterLab"
 	@echo "make clean  remove build outputs (keeps .venv and the execution cache: make distclean for all)"
 
@@ -75,8 +75,9 @@ browser: $(STAMP) quickbook
 	$(BIN)/python tests/browser/check_book.py --html _build/quick/_build/html \
 	  --screenshots _build/screenshots --chromium $(CHROMIUM)
 
+# Every benchmark, then one table of their TARGET lines (figure, target, met or missed).
 bench: $(STAMP)
-	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	$(BIN)/python benchmarks/run_all.py
 
 lab: $(STAMP)
 	$(BIN)/python -m pip install --quiet jupyterlab

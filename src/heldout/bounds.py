@@ -71,7 +71,7 @@ __all__ = [
     "upper_bound",
 ]
 
-_KL_ITERATIONS = 80  # bisection steps on a bracket of the root's own size: 2**-80 of it
+_KL_ITERATIONS = 64  # bisection steps on a bracket of the root's own size: 2**-64 of it
 # Largest (bounds evaluated) x (rates p) product coverage() accepts: about 1 GB of floats.
 _COVERAGE_LIMIT = 50_000_000
 
