@@ -408,7 +408,7 @@ def test_prob_drawn_and_batches_needed_at_n_1e18():
         k_ref = mpmath.ceil(mpmath.log(mpmath.mpf("0.5")) / mpmath.log(1 - 1 / c1))
     assert lost.prob_test_set_drawn(10**18, 2, 10**9) == pytest.approx(float(p_ref), rel=1e-13)
     assert lost.batches_needed(10**18, 1) == pytest.approx(float(k_ref), rel=1e-14)
-    with pytest.raises(ValueError, match=r"^the number of batches exceeds 2\*\*63 - 1"):
+    with pytest.raises(ValueError, match=r"^the number of batches exceeds 2\*\*63 - 1 for rows"):
         lost.batches_needed(10**18, 5 * 10**17)
     assert lost.batches_needed(10**18, 5 * 10**17, log10=True) == pytest.approx(
         lost.log10_subsets(10**18, 5 * 10**17) + math.log10(math.log(2)), rel=1e-15

@@ -371,7 +371,10 @@ def _saddlepoint_tails(a, b, x):
     k3 = 2.0 * a * (1.0 - x) ** 3 - 2.0 * b * x**3
     gap = np.where(near, -k3 / (6.0 * k2**1.5), gap)
     corr = np.exp(-0.5 * w * w) / np.sqrt(2.0 * np.pi) * gap
-    return special.ndtr(w) + corr, special.ndtr(-w) - corr
+    lower, upper = special.ndtr(w) + corr, special.ndtr(-w) - corr
+    lower = np.where(x <= 0.0, 0.0, np.where(x >= 1.0, 1.0, lower))
+    upper = np.where(x <= 0.0, 1.0, np.where(x >= 1.0, 0.0, upper))
+    return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
 
 
 def _residual(a, b, x, q, upper, mode):
@@ -423,6 +426,25 @@ def _iterate(a, b, q, upper, mode, x):
     return out, np.isfinite(out)
 
 
+def _near_one(a, b, q, upper):
+    """Elements whose root is above 0.999 (by the normal guess), found cheaply.
+
+    Only elements whose mean ``a / (a + b)`` is above 0.99, or whose target puts the
+    root far into the upper tail, are guessed at; parameters below 1 use the mean.
+    """
+    with np.errstate(all="ignore"):
+        mean = a / (a + b)
+        far = (q < 0.01) if upper else (q > 0.99)
+        cand = np.flatnonzero((mean > 0.99) | far)
+        out = np.zeros(a.shape, dtype=bool)
+        if cand.size:
+            ca, cb, cq = a[cand], b[cand], q[cand]
+            z = special.ndtri(cq) if upper else -special.ndtri(cq)
+            guess = np.where((ca >= 1.0) & (cb >= 1.0), _guess(ca, cb, z), mean[cand])
+            out[cand] = guess > 0.999
+    return out
+
+
 def quantile(a, b, q, *, upper: bool = False):
     """Checked beta quantile: ``x`` with ``I_x(a, b) = q``, or ``1 - I_x(a, b) = q`` if ``upper``.
 
@@ -441,6 +463,17 @@ def quantile(a, b, q, *, upper: bool = False):
     shape = a.shape
     a, b, q = a.ravel(), b.ravel(), q.ravel()
     out = np.full(a.shape, np.nan)
+    # Where the root lies near 1, 1 - x carries the information: solve the mirror problem
+    # for z = 1 - x (I_x(a, b) = 1 - I_{1-x}(b, a)) to full relative accuracy in 1 - x
+    mirror = _near_one(a, b, q, upper)
+    if mirror.any():
+        out[mirror] = 1.0 - quantile(b[mirror], a[mirror], q[mirror], upper=not upper)
+        if mirror.all():
+            return out.reshape(shape)
+        keep = ~mirror
+        part = quantile(a[keep], b[keep], q[keep], upper=upper)
+        out[keep] = part
+        return out.reshape(shape)
     with np.errstate(all="ignore"):
         usable = (a >= 1.0) & (b >= 1.0)
         series = _series_region(a, b, np.minimum(a / (a + b), 0.5))
@@ -456,7 +489,7 @@ def quantile(a, b, q, *, upper: bool = False):
             sa, sb, sq = (a, b, q) if whole else (a[idx], b[idx], q[idx])
             # normal deviate of the lower-tail target I_x(a, b) (once when q is one number)
             qz = q_in if q_in.ndim == 0 else sq
-            z = -special.ndtri(1.0 - qz) if upper else -special.ndtri(qz)
+            z = special.ndtri(qz) if upper else -special.ndtri(qz)
             x = _guess(sa, sb, z)
             x = np.where((x > 0.0) & (x < 1.0), x, 0.5)
             out[idx], _ = _iterate(sa, sb, sq, upper, mode, x)
@@ -481,7 +514,7 @@ def _slow_quantile(a, b, q, upper):
         huge = (sa + sb > 1e10) & (sa >= 1.0) & (sb >= 1.0)
         x = special.betainccinv(sa, sb, sq) if upper else special.betaincinv(sa, sb, sq)
         if np.any(huge):
-            z = -special.ndtri(1.0 - sq[huge]) if upper else -special.ndtri(sq[huge])
+            z = special.ndtri(sq[huge]) if upper else -special.ndtri(sq[huge])
             x[huge] = _guess(sa[huge], sb[huge], z)
         x = np.where((x > 0.0) & (x < 1.0), x, 0.5)
         root, ok = _iterate(sa, sb, sq, upper, mode, x)

@@ -46,6 +46,7 @@ from heldout._checks import (
     broadcast,
     check_work,
     scalar_or_array,
+    show,
 )
 
 __all__ = [
@@ -124,7 +125,7 @@ def _check_margin(required: np.ndarray, margin) -> np.ndarray:
     ):
         raise ValueError(
             f"margin must satisfy required + margin <= 1 (an accuracy above 1 is impossible), "
-            f"got margin={margin!r}"
+            f"got margin={show(margin)}"
         )
     return d
 
@@ -177,10 +178,13 @@ def within_sd_probability(accuracy, n, k_sd=1.0) -> float | np.ndarray:
     p = as_probability(accuracy, "accuracy")
     m = as_count(n, "n", minimum=1)
     k = as_positive(k_sd, "k_sd")
-    half = k * np.sqrt(m * p * (1 - p))
-    lo = _ceil(m * p - half)
-    hi = _floor(m * p + half)
-    return scalar_or_array(_upper_tail(lo, m, p) - _upper_tail(hi + 1, m, p))
+    p, m, k = broadcast(accuracy=p, n=m, k_sd=k)
+    with np.errstate(all="ignore"):  # a huge k_sd puts both ends at infinity: probability 1
+        half = k * np.sqrt(m * p * (1 - p))
+        lo = _ceil(m * p - half)
+        hi = _floor(m * p + half)
+        out = _upper_tail(lo, m, p) - _upper_tail(hi + 1, m, p)
+    return scalar_or_array(np.clip(out, 0.0, 1.0))
 
 
 def safety_margin(required, n, alpha=0.05) -> float | np.ndarray:
@@ -434,7 +438,8 @@ def normal_size(required, margin, alpha=0.05) -> int | np.ndarray:
     d = _check_margin(p0, margin)
     z = _beta.norm_isf(_alpha(alpha))
     p0, d, z = broadcast(required=p0, margin=d, alpha=z)
-    return as_size(_ceil(z**2 * p0 * (1 - p0) / d**2), "n")
+    with np.errstate(all="ignore"):  # a size that overflows is refused by as_size
+        return as_size(_ceil(z**2 * p0 * (1 - p0) / d / d), "n")
 
 
 def _layout(horizon: np.ndarray, start: int, stop: int):
@@ -732,13 +737,14 @@ def power_size_normal(required, true_accuracy, alpha=0.05, power=0.8) -> int | n
     p1 = as_probability(true_accuracy, "true_accuracy", closed=True)
     if np.any(p1 <= p0):
         raise ValueError(
-            f"true_accuracy must exceed required (the power is at most alpha otherwise), got {true_accuracy!r}"
+            f"true_accuracy must exceed required (the power is at most alpha otherwise), got {show(true_accuracy)}"
         )
     za = _beta.norm_isf(_alpha(alpha))
     zb = special.ndtri(as_probability(power, "power"))
     p0, p1, za, zb = broadcast(required=p0, true_accuracy=p1, alpha=za, power=zb)
-    n = (za * np.sqrt(p0 * (1 - p0)) + zb * np.sqrt(p1 * (1 - p1))) / (p1 - p0)
-    return as_size(_ceil(np.where(n > 0, n, 0) ** 2), "n")
+    with np.errstate(all="ignore"):  # a size that overflows is refused by as_size
+        n = (za * np.sqrt(p0 * (1 - p0)) + zb * np.sqrt(p1 * (1 - p1))) / (p1 - p0)
+        return as_size(_ceil(np.where(n > 0, n, 0) ** 2), "n")
 
 
 def _power_horizon(p0, p1, a, pw) -> np.ndarray:
@@ -772,7 +778,7 @@ def power_size_exact(
     p0 = as_probability(required, "required")
     p1 = as_probability(true_accuracy, "true_accuracy", closed=True)
     if np.any(p1 <= p0):
-        raise ValueError(f"true_accuracy must exceed required, got {true_accuracy!r}")
+        raise ValueError(f"true_accuracy must exceed required, got {show(true_accuracy)}")
     a = _alpha(alpha)
     pw = as_probability(power, "power")
     p0, p1, a, pw = (x.ravel() for x in np.broadcast_arrays(p0, p1, a, pw))

@@ -660,6 +660,7 @@ def interval(
         short = k_arr < m_arr
         if np.any(short):
             high[short] = _beta.quantile(a[short], b[short], a_arr[short], upper=True)
+        low, high = np.minimum(low, high), np.maximum(low, high)  # one point when level ~ 0
     else:  # normal (Wald)
         sd = np.sqrt(phat * (1 - phat) / mf)
         low, high = phat - z * sd, phat + z * sd
@@ -669,13 +670,18 @@ def interval(
 
 
 # --------------------------------------------------------------------------- by name
+def _two_sigma_by_name(k, m, delta):
+    as_probability(delta, "delta")  # checked although the rule does not use it
+    return two_sigma_upper(k, m)
+
+
 METHODS: dict[str, Callable] = {
     "exact": exact_upper,
     "kl": kl_upper,
     "hoeffding": hoeffding_upper,
     "occam": occam_upper,
     "normal": normal_upper,
-    "two_sigma": lambda k, m, delta=0.05: two_sigma_upper(k, m),
+    "two_sigma": lambda k, m, delta=0.05: _two_sigma_by_name(k, m, delta),
 }
 """One-sided upper bounds by name, each called as ``f(k, m, delta)``.
 

@@ -58,6 +58,7 @@ from heldout._checks import (
     broadcast,
     check_work,
     scalar_or_array,
+    show,
 )
 
 __all__ = [
@@ -108,13 +109,18 @@ def _sizes(train_rows, test_rows, rows=None):
     n1 = as_count(train_rows, "train_rows")
     n2 = as_count(test_rows, "test_rows", minimum=1)
     n1, n2 = broadcast(train_rows=n1, test_rows=n2)
+    if np.any(n1 > np.iinfo(np.int64).max - n2):
+        raise ValueError(
+            f"train_rows + test_rows must be below 2**63, got train_rows={show(train_rows)} "
+            f"and test_rows={show(test_rows)}"
+        )
     n = n1 + n2
     if rows is not None:
         given = as_count(rows, "rows", minimum=1)
         if np.any(given != n):
             raise ValueError(
                 f"rows must equal train_rows + test_rows (the split covers the whole data set), "
-                f"got rows={rows!r}, train_rows={train_rows!r}, test_rows={test_rows!r}"
+                f"got rows={show(rows)}, train_rows={show(train_rows)}, test_rows={show(test_rows)}"
             )
     return n1, n2, n
 
@@ -286,7 +292,7 @@ def corrected_alpha(
     elif form == "intended":
         out = k * a - (k - 1.0) * p
     else:
-        raise ValueError(f"form must be 'printed' or 'intended', got {form!r}")
+        raise ValueError(f"form must be 'printed' or 'intended', got {show(form)}")
     return scalar_or_array(out)
 
 
@@ -443,8 +449,8 @@ def batches_needed(
     --------
     >>> batches_needed(10, 3)
     83.0
-    >>> batches_needed(10**18, 1)  # about 0.69e18: ln 2 / -ln(1 - 1e-18)
-    6.931471805599453e+17
+    >>> f"{batches_needed(10**18, 1):.12e}"  # ln 2 / -ln(1 - 1e-18)
+    '6.931471805599e+17'
     """
     n, n2 = _rows_and_test_rows(rows, test_rows)
     q = as_probability(probability, "probability")
@@ -464,7 +470,8 @@ def batches_needed(
         k = np.maximum(np.ceil(k * (1 - 1e-15)), 1.0)
     if np.any(~(k < 2.0**63)):
         raise ValueError(
-            "the number of batches exceeds 2**63 - 1 (it would be about "
+            f"the number of batches exceeds 2**63 - 1 for rows={show(rows)} and "
+            f"test_rows={show(test_rows)} (it would be about "
             f"10^{float(np.max(log_k)) / np.log(10.0):.4g}); pass log10=True for log10 k"
         )
     return scalar_or_array(k)
@@ -658,8 +665,8 @@ def test_accuracy(
         where = "" if np.ndim(a) == 0 else f" (first at flat index {i})"
         p_i, t_i, a_i = (float(np.ravel(np.broadcast_to(v, np.shape(a)))[i]) for v in (p, t, a))
         raise ValueError(
-            f"train_accuracy={t_i!r} is inconsistent with data_accuracy={p_i!r} for "
-            f"train_rows={train_rows!r} and test_rows={test_rows!r}{where}: it makes the test "
+            f"train_accuracy={show(t_i)} is inconsistent with data_accuracy={show(p_i)} for "
+            f"train_rows={show(train_rows)} and test_rows={show(test_rows)}{where}: it makes the test "
             f"accuracy {a_i:.6g}, outside [0, 1]"
         )
     return scalar_or_array(np.clip(a, 0.0, 1.0))
@@ -717,8 +724,8 @@ def test_accuracy_bounds(
     t_hi = as_probability(train_accuracy_high, "train_accuracy_high", closed=True)
     if np.any(t_lo > t_hi):
         raise ValueError(
-            f"train_accuracy_low must not exceed train_accuracy_high, got {train_accuracy_low!r} "
-            f"and {train_accuracy_high!r}"
+            f"train_accuracy_low must not exceed train_accuracy_high, got {show(train_accuracy_low)} "
+            f"and {show(train_accuracy_high)}"
         )
     n1, n2, n = _sizes(train_rows, test_rows, rows)
     low = np.maximum(0.0, (n * p - n1 * t_hi) / n2)
@@ -727,9 +734,9 @@ def test_accuracy_bounds(
         high = np.minimum(high, p)
     if np.any(low > high + _TOL):
         raise ValueError(
-            f"train_accuracy_low/train_accuracy_high ({train_accuracy_low!r}, {train_accuracy_high!r}) "
-            f"are inconsistent with data_accuracy={data_accuracy!r}, train_rows={train_rows!r}, "
-            f"test_rows={test_rows!r}: no test accuracy in [0, 1] fits"
+            f"train_accuracy_low/train_accuracy_high ({show(train_accuracy_low)}, {show(train_accuracy_high)}) "
+            f"are inconsistent with data_accuracy={show(data_accuracy)}, train_rows={show(train_rows)}, "
+            f"test_rows={show(test_rows)}: no test accuracy in [0, 1] fits"
         )
     high = np.maximum(high, low)
     return scalar_or_array(low), scalar_or_array(high)
@@ -856,7 +863,7 @@ def interval_coverage(
     check_work((n2 + 1) * pi.size, _SUM_LIMIT, "test_rows (one term per possible test count)")
     if k1 > n1:
         raise ValueError(
-            f"train_correct must not exceed train_rows, got {train_correct!r} > {train_rows!r}"
+            f"train_correct must not exceed train_rows, got {show(train_correct)} > {show(train_rows)}"
         )
     j = np.arange(n2 + 1)
     p = (k1 + j) / (n1 + n2)
@@ -1012,7 +1019,7 @@ def example_data(
             flip_y=0.15,
             random_state=SEED if seed is None else seed,
         )
-    raise ValueError(f"name must be 'breast_cancer', 'noisy' or 'digits', got {name!r}")
+    raise ValueError(f"name must be 'breast_cancer', 'noisy' or 'digits', got {show(name)}")
 
 
 MODELS = ("1nn", "tree", "logistic")
@@ -1038,7 +1045,7 @@ def make_model(name: str) -> object:
         return DecisionTreeClassifier(random_state=0)
     if name == "logistic":
         return make_pipeline(StandardScaler(), LogisticRegression(C=1.0, solver="liblinear"))
-    raise ValueError(f"model must be one of {', '.join(MODELS)} or a callable, got {name!r}")
+    raise ValueError(f"model must be one of {', '.join(MODELS)} or a callable, got {show(name)}")
 
 
 def simulate_fitted(
@@ -1095,7 +1102,7 @@ def simulate_fitted(
     )
     if n2 >= n:
         raise ValueError(
-            f"test_rows must be smaller than the number of rows ({n}), got {test_rows!r}"
+            f"test_rows must be smaller than the number of rows ({n}), got {show(test_rows)}"
         )
     n1 = n - n2
     ks = np.atleast_1d(as_count(batches, "batches", minimum=1))

@@ -103,7 +103,7 @@ def beta_params(successes, failures, prior: PriorLike = "uniform") -> tuple[np.n
     a, b = s + a0, f + b0
     if np.any(a <= 0) or np.any(b <= 0):
         raise ValueError(
-            f"prior {prior!r} with successes={successes!r}, failures={failures!r} gives an improper "
+            f"prior {show(prior)} with successes={show(successes)}, failures={show(failures)} gives an improper "
             "posterior (a parameter is 0); use a proper prior such as 'uniform' or 'jeffreys'"
         )
     return a.astype(float), b.astype(float)
@@ -169,6 +169,8 @@ def equal_tailed(a, b, level: float = 0.95):
     tail = (1.0 - level) / 2.0
     lo = _beta.quantile(a, b, tail, upper=False)
     hi = _beta.quantile(a, b, tail, upper=True)
+    # for a level near 0 (or a nearly flat CDF) both ends are one point up to rounding
+    lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)
     return scalar_or_array(lo), scalar_or_array(hi)
 
 
@@ -243,7 +245,7 @@ def hpd(a, b, level: float = 0.95):
         t = 0.5 * (t_lo + t_hi)
         t = np.where(g_lo <= 0.0, t_max * 1e-12, np.where(g_hi >= 0.0, t_max * (1 - 1e-12), t))
         _, q_lo, q_hi = gap(t)
-        lo[uni], hi[uni] = q_lo, q_hi
+        lo[uni], hi[uni] = np.minimum(q_lo, q_hi), np.maximum(q_lo, q_hi)
     return scalar_or_array(lo.reshape(a.shape)), scalar_or_array(hi.reshape(a.shape))
 
 

@@ -34,7 +34,15 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from heldout._checks import as_choice, as_count, as_positive, as_probability, as_real, check_work
+from heldout._checks import (
+    as_choice,
+    as_count,
+    as_positive,
+    as_probability,
+    as_real,
+    check_work,
+    show,
+)
 from heldout.config import rng as _rng
 
 METHODS = ("clt", "t", "bootstrap", "normal", "chi2", "article")
@@ -90,7 +98,7 @@ def mse_se(y, yhat, method: str = "clt"):
             else np.sqrt(2 * s2 * (1 + 2 * m) / n)
         )
     else:
-        raise ValueError(f"method must be 'clt', 'normal' or 'article', got {method!r}")
+        raise ValueError(f"method must be 'clt', 'normal' or 'article', got {show(method)}")
     return float(out) if np.ndim(out) == 0 else out
 
 
@@ -157,7 +165,7 @@ def mse_interval(
         check_work(float(draws) * sq.size, 500_000_000, "draws times the residuals")
         lo, hi = _bootstrap(sq, level, draws, _rng(seed))
     else:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        raise ValueError(f"method must be one of {METHODS}, got {show(method)}")
 
     def out(v):
         return float(v) if np.ndim(v) == 0 else v
@@ -192,10 +200,10 @@ def sample_residuals(
     elif kind == "t":
         df = float(as_positive(df, "df"))
         if df <= 2:
-            raise ValueError(f"df must exceed 2 for a finite MSE, got {df!r}")
+            raise ValueError(f"df must exceed 2 for a finite MSE, got {show(df)}")
         e, m2 = rng.standard_t(df, size=size), df / (df - 2)
     else:
-        raise ValueError(f"kind must be 'normal', 'laplace' or 't', got {kind!r}")
+        raise ValueError(f"kind must be 'normal', 'laplace' or 't', got {show(kind)}")
     return bias + scale * e, bias**2 + scale**2 * m2
 
 

@@ -50,6 +50,7 @@ from heldout._checks import (
     broadcast,
     check_work,
     scalar_or_array,
+    show,
 )
 from heldout.config import SEED
 from heldout.config import rng as _rng
@@ -88,6 +89,13 @@ def _check_coefficients(c_test, c_train) -> tuple[np.ndarray, np.ndarray]:
     if np.any((c_test == 0) & (c_train == 0)):
         raise ValueError("c_test and c_train must not both be 0 (then every split is equally good)")
     return c_test, c_train
+
+
+def _finite(values, what: str):
+    """``values`` unchanged if finite; else a ``ValueError`` (the floating-point range is exceeded)."""
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{what} is beyond the floating-point range")
+    return values
 
 
 def _whole_rows(t, rows):
@@ -155,7 +163,9 @@ def expected_criticism(m_train, m_test, c_train, c_test, c0=0.0):
     m_train, m_test, c_train, c_test, c0 = broadcast(
         m_train=m_train, m_test=m_test, c_train=c_train, c_test=c_test, c0=c0
     )
-    return scalar_or_array(c_test / m_test + c_train / m_train + c0)
+    with np.errstate(all="ignore"):
+        out = c_test / m_test + c_train / m_train + c0
+    return scalar_or_array(_finite(out, "the criticism of these m_train, m_test, c_train, c_test"))
 
 
 def optimal_split(c_test, c_train, rows) -> dict:
@@ -238,16 +248,19 @@ def lagrange_multiplier(c_test, c_train, rows, c0=0.0):
     c_test, c_train = _check_coefficients(c_test, c_train)
     rows = as_positive(rows, "rows")
     if np.any(rows < 2):
-        raise ValueError(f"rows must be at least 2, got {rows!r}")
+        raise ValueError(f"rows must be at least 2, got {show(rows)}")
     c0 = as_real(c0, "c0")
     c_test, c_train, rows, c0 = broadcast(c_test=c_test, c_train=c_train, rows=rows, c0=c0)
-    root_sum = np.sqrt(c_test) + np.sqrt(c_train)
-    best = root_sum**2 / rows + c0
-    if np.any(best <= 0):
-        raise ValueError(
-            "c0 makes the optimal criticism F* non-positive; its square root is undefined"
-        )
-    return scalar_or_array(root_sum**2 / (2.0 * np.sqrt(best) * rows**2))
+    with np.errstate(all="ignore"):
+        root_sum = np.sqrt(c_test) + np.sqrt(c_train)
+        best = root_sum**2 / rows + c0
+        if np.any(best <= 0):
+            raise ValueError(
+                "c0 makes the optimal criticism F* non-positive (or c_test, c_train and rows put "
+                "it below the floating-point range); its square root is undefined"
+            )
+        out = root_sum**2 / rows / (2.0 * np.sqrt(best) * rows)
+    return scalar_or_array(_finite(out, "the multiplier of these c_test, c_train, rows, c0"))
 
 
 def optimal_split_power(c_test, c_train, rows, train_exponent=1.0) -> dict:
@@ -283,24 +296,29 @@ def optimal_split_power(c_test, c_train, rows, train_exponent=1.0) -> dict:
     )
     rows = rows_int.astype(float)
 
-    def slope(t):
-        return -c_test / t**2 + beta * c_train / (rows - t) ** (beta + 1)
+    def rising(t):
+        # g'(t) > 0  <=>  beta c_train / (m - t)^(beta + 1) > c_test / t^2, compared in logs
+        # so that no power overflows
+        right = np.log(beta) + np.log(c_train) - (beta + 1.0) * np.log(rows - t)
+        return right > np.log(c_test) - 2.0 * np.log(t)
 
     lo = np.full(rows.shape, 1.0)
     hi = rows - 1.0
-    for _ in range(80):  # bisection: each pass halves every bracket at once
-        mid = 0.5 * (lo + hi)
-        rising = slope(mid) > 0
-        hi = np.where(rising, mid, hi)
-        lo = np.where(rising, lo, mid)
-    real = 0.5 * (lo + hi)
-    low = np.clip(np.floor(real), 1, rows - 1)
-    high = np.clip(np.ceil(real), 1, rows - 1)
+    with np.errstate(all="ignore"):
+        for _ in range(80):  # bisection: each pass halves every bracket at once
+            mid = 0.5 * (lo + hi)
+            up = rising(mid)
+            hi = np.where(up, mid, hi)
+            lo = np.where(up, lo, mid)
+        real = 0.5 * (lo + hi)
+        low = np.clip(np.floor(real), 1, rows - 1)
+        high = np.clip(np.ceil(real), 1, rows - 1)
 
-    def crit(t):
-        return c_test / t + c_train / (rows - t) ** beta
+        def crit(t):
+            return c_test / t + c_train / (rows - t) ** beta
 
-    test_rows = _whole_rows(np.where(crit(high) < crit(low), high, low), rows_int)
+        better = crit(high) < crit(low)
+    test_rows = _whole_rows(np.where(better, high, low), rows_int)
     train_rows = rows_int - test_rows
     fraction = test_rows / rows
     if test_rows.ndim == 0:
@@ -415,7 +433,7 @@ class CriticismFit:
                 shares = np.where(a + b > 0, a / (a + b), 0.5)
             lo, hi = np.quantile(shares, [0.5 - level / 2, 0.5 + level / 2])
             return (float(lo), float(hi))
-        raise ValueError(f"method must be 'delta' or 'bootstrap', got {method!r}")
+        raise ValueError(f"method must be 'delta' or 'bootstrap', got {show(method)}")
 
 
 def _design(m_train, m_test) -> np.ndarray:
@@ -669,7 +687,7 @@ def logistic_population(
     n = int(as_count(pool_size, "pool_size", minimum=100))
     mu = float(as_probability(mu, "mu"))
     if mu >= 0.5:
-        raise ValueError(f"mu must be below 1/2, got {mu!r}")
+        raise ValueError(f"mu must be below 1/2, got {show(mu)}")
     seed = SEED if seed is None else as_count(seed, "seed", scalar=True)
     gen = np.random.default_rng(seed)
     X = gen.standard_normal((n, d))
@@ -774,7 +792,9 @@ class CriticismMeasurement:
                 return 0.0
             if reference == "ideal":
                 return self.ideal_loss
-            raise ValueError(f"reference must be 'zero', 'ideal' or a number, got {reference!r}")
+            raise ValueError(
+                f"reference must be 'zero', 'ideal' or a number, got {show(reference)}"
+            )
         return as_real(reference, "reference", scalar=True)
 
     def sq_criticism(self, reference="zero", *, estimator: str = "decomposed") -> np.ndarray:
@@ -799,7 +819,7 @@ class CriticismMeasurement:
             return (self.test_estimate - ref) ** 2
         if estimator == "decomposed":
             return (self.test_estimate - self.true_loss) ** 2 + (self.true_loss - ref) ** 2
-        raise ValueError(f"estimator must be 'raw' or 'decomposed', got {estimator!r}")
+        raise ValueError(f"estimator must be 'raw' or 'decomposed', got {show(estimator)}")
 
     def cell_means(
         self, reference="zero", *, estimator: str = "decomposed"
@@ -859,7 +879,7 @@ def measure_criticism(
     train = _sizes(train_sizes, "train_sizes")
     test = _sizes(test_sizes, "test_sizes")
     if np.any(train < 20):
-        raise ValueError(f"train_sizes must be at least 20 rows, got {train_sizes!r}")
+        raise ValueError(f"train_sizes must be at least 20 rows, got {show(train_sizes)}")
     repeats = as_count(repeats, "repeats", minimum=2, scalar=True)
     m_train, m_test = (a.ravel() for a in np.meshgrid(train, test, indexing="ij"))
     rows_drawn = float(repeats) * float(np.sum(m_train.astype(float) + m_test))
@@ -902,7 +922,7 @@ def measure_splits(
     test = _sizes(test_rows, "test_rows")
     if np.any(test > rows - 20):
         raise ValueError(
-            f"test_rows must leave at least 20 training rows out of {rows}, got {test_rows!r}"
+            f"test_rows must leave at least 20 training rows out of {rows}, got {show(test_rows)}"
         )
     repeats = as_count(repeats, "repeats", minimum=2, scalar=True)
     check_work(float(repeats) * rows * test.size, _MEASURE_LIMIT, "repeats times rows times splits")
