@@ -431,7 +431,9 @@ def test_critical_count_accept_and_power_answer_at_once_at_huge_n(n):
 def test_class_sample_size_brute_force_and_huge_inputs():
     for n_class, rho, g in [(10, 0.05, 0.95), (37, 0.3, 0.8), (1, 0.5, 0.99)]:
         got = A.class_sample_size(n_class, rho, g)
-        assert stats.binom.sf(n_class - 1, got, rho) >= g > stats.binom.sf(n_class - 1, got - 1, rho)
+        assert (
+            stats.binom.sf(n_class - 1, got, rho) >= g > stats.binom.sf(n_class - 1, got - 1, rho)
+        )
     big = A.class_sample_size(10**12, 0.01, 0.95)
     assert stats.binom.sf(10**12 - 1, big, 0.01) >= 0.95
     with pytest.raises(ValueError, match="^the size exceeds 2"):
