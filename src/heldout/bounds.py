@@ -833,8 +833,8 @@ def appendix_c_bound(
         raise ValueError(f"k must not exceed m, got k={k} and m={m}")
     if m >= table_size and not fixed and k > 0:  # with k = 0 its loop never reads the table
         raise ArticleTableError(
-            f"m={m} is beyond the article's factorial table (0! to {table_size - 1}!): "
-            "its program raises IndexError here"
+            f"list index out of range (m={m}: the article's factorial table stops at "
+            f"{table_size - 1}!)"
         )
     if fixed and m > 5_000:
         raise ValueError(f"m must be at most 5,000 for the loop-based baseline, got {m}")
