@@ -136,12 +136,13 @@ def binom_pmf(k, n, p):
     return np.exp(binom_logpmf(k, n, p))
 
 
-def binom_cdf(k, n, p):
-    """``P(X <= k)`` for ``X ~ Binomial(n, p)``, any integer ``k`` (no cancellation).
+def _binom_tail(k, n, p, *, below: bool):
+    """``P(X <= k)`` (``below``) or ``P(X > k)`` for ``X ~ Binomial(n, p)``, any integer ``k``.
 
-    ``betaincc(k + 1, n - k, p)``, or a binomial series where SciPy's incomplete beta
-    loses digits (small ``k``, huge ``n``; see :func:`_series_region`), or the saddle-point
-    form where both ``k`` and ``n - k`` exceed a million (:func:`_saddlepoint_tails`).
+    The incomplete beta ``I_p(k + 1, n - k)`` (``betaincc`` for the lower side, ``betainc``
+    for the upper: no cancellation), a binomial series where SciPy's loses digits (small
+    ``k``, huge ``n``; :func:`_series_region`), and the saddle-point form where both ``k``
+    and ``n - k`` exceed a million (:func:`_saddlepoint_tails`).
     """
     k, n, p = np.broadcast_arrays(
         np.asarray(k, dtype=float), np.asarray(n, dtype=float), np.asarray(p, dtype=float)
@@ -150,35 +151,26 @@ def binom_cdf(k, n, p):
     a = np.where(inner, k + 1.0, 1.0)
     b = np.where(inner, n - k, 1.0)
     with np.errstate(all="ignore"):
-        out = np.array(special.betaincc(a, b, p), dtype=float)
+        scipy_tail = special.betaincc if below else special.betainc
+        out = np.array(scipy_tail(a, b, p), dtype=float)
         series = inner & _series_region(a, b, p)
         if series.any():
-            out[series] = _series_tail(a[series], b[series], p[series], True)
+            out[series] = _series_tail(a[series], b[series], p[series], below)
         huge = inner & _huge_region(a, b)
         if huge.any():
-            out[huge] = _saddlepoint_tails(a[huge], b[huge], p[huge])[1]
-    out = np.where(k >= n, 1.0, out)
-    return np.where(k < 0, 0.0, out)
+            out[huge] = _saddlepoint_tails(a[huge], b[huge], p[huge])[1 if below else 0]
+    out = np.where(k >= n, 1.0 if below else 0.0, out)
+    return np.where(k < 0, 0.0 if below else 1.0, out)
+
+
+def binom_cdf(k, n, p):
+    """``P(X <= k)`` for ``X ~ Binomial(n, p)``, any integer ``k`` (no cancellation; see :func:`_binom_tail`)."""
+    return _binom_tail(k, n, p, below=True)
 
 
 def binom_sf(k, n, p):
     """``P(X > k)`` for ``X ~ Binomial(n, p)``, any integer ``k`` (as accurate as :func:`binom_cdf`)."""
-    k, n, p = np.broadcast_arrays(
-        np.asarray(k, dtype=float), np.asarray(n, dtype=float), np.asarray(p, dtype=float)
-    )
-    inner = (k >= 0) & (k < n)
-    a = np.where(inner, k + 1.0, 1.0)
-    b = np.where(inner, n - k, 1.0)
-    with np.errstate(all="ignore"):
-        out = np.array(special.betainc(a, b, p), dtype=float)
-        series = inner & _series_region(a, b, p)
-        if series.any():
-            out[series] = _series_tail(a[series], b[series], p[series], False)
-        huge = inner & _huge_region(a, b)
-        if huge.any():
-            out[huge] = _saddlepoint_tails(a[huge], b[huge], p[huge])[0]
-    out = np.where(k >= n, 0.0, out)
-    return np.where(k < 0, 1.0, out)
+    return _binom_tail(k, n, p, below=False)
 
 
 # --------------------------------------------------------------------------- relative entropy
