@@ -17,7 +17,7 @@ calculator runs; a result that is not a finite number is refused, never shown as
 Start-up is kept small: this module imports only the standard library; command
 modules import the package code they need inside their ``_run`` functions; and
 discovery lists this package's directory (no import of anything heavy).
-Argument types :func:`count`, :func:`real` and :func:`probability` check numbers
+Argument types ``count``, ``real`` and ``probability`` (functions of this module) check numbers
 as they are parsed (``--n 1e9`` is read as the count 1000000000).
 """
 
