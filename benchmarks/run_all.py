@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 TARGET = re.compile(
-    r"^TARGET (?P<name>.+?): (?P<figure>.+?) \(target (?P<target>.+?)\) (?P<status>met|missed)\s*$"
+    r"^TARGET (?P<name>.+): (?P<figure>[^:]+?) \(target (?P<target>[^()]+)\) (?P<status>met|missed)\s*$"
 )
 
 
