@@ -30,7 +30,7 @@ help:
 	@echo "make pdf    build the whole book as one PDF (installs Debian's TeX packages if missing)"
 	@echo "make rerun CHAPTER=test_set_bound PARAMS=\"k=10 m=200\" [QUICK=1]"
 	@echo "            rerun one chapter with your own numbers; prints its verdicts"
-	@echo "make bench  run the benchmarks in benchmarks/"
+	@echo "make bench  run the benchmarks in benchmarks/ and print a table of their targets"
 	@echo "make lab    open the notebooks in JupyterLab"
 	@echo "make clean  remove build outputs (keeps .venv and the execution cache: make distclean for all)"
 
@@ -116,8 +116,9 @@ rerun: $(STAMP)
 	@test -n "$(CHAPTER)" || { echo 'usage: make rerun CHAPTER=test_set_bound PARAMS="k=10 m=200" [QUICK=1]'; exit 2; }
 	$(BIN)/heldout rerun $(CHAPTER) $(PARAMS) $(if $(QUICK),--quick)
 
+# Every benchmark, then one table of their TARGET lines (figure, target, met or missed).
 bench: $(STAMP)
-	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	$(BIN)/python benchmarks/run_all.py
 
 lab: $(STAMP)
 	$(BIN)/python -m pip install --quiet jupyterlab

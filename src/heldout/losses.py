@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from heldout._checks import _arr, as_count, as_probability, broadcast, scalar_or_array
+from heldout._checks import _arr, as_count, as_probability, broadcast, scalar_or_array, show
 from heldout.config import SEED
 
 __all__ = ["collared_deviance", "collared_deviance_range", "zero_one_loss", "classifier_pool"]
@@ -31,14 +31,14 @@ def _log_function(base):
     try:
         return _BASES[base]
     except (KeyError, TypeError):
-        raise ValueError(f"base must be 2, 'e' or 10, got {base!r}") from None
+        raise ValueError(f"base must be 2, 'e' or 10, got {show(base)}") from None
 
 
 def _check_mu(mu) -> np.ndarray:
     mu = as_probability(mu, "mu")
     if np.any(mu > 0.5):
         raise ValueError(
-            f"mu must be at most 1/2 (predictions are clipped to [mu, 1 - mu]), got {mu!r}"
+            f"mu must be at most 1/2 (predictions are clipped to [mu, 1 - mu]), got {show(mu)}"
         )
     return mu
 
