@@ -5,8 +5,8 @@ items makes ``k ~ Binomial(m, p)`` errors.  This module turns the observed count
 ``k`` into statements about ``p``:
 
 * the binomial tail :func:`binomial_tail` and its inversion, the *test set bound*
-  :func:`exact_upper` (and :func:`exact_lower`) of Langford {cite}`langford2005`,
-  retold by Wong {cite}`wong_testsetbound`;
+  :func:`exact_upper` (and :func:`exact_lower`) of Langford :cite:`langford2005`,
+  retold by Wong :cite:`wong_testsetbound`;
 * its relaxations: :func:`kl_upper` (relative-entropy Chernoff bound),
   :func:`hoeffding_upper` (``k/m + sqrt(ln(1/delta)/(2m))``, Hoeffding 1963) and
   :func:`occam_upper` (``k/m + sqrt(ln(m/delta)/(2m))``, the form Wong derives);

@@ -159,7 +159,7 @@ def classifier_pool(
     """Fit a logistic regression on synthetic data and score a large pool with it.
 
     The data come from :func:`sklearn.datasets.make_classification` with
-    20 features (5 informative, 5 redundant), 5 % of labels flipped at random
+    20 features (5 informative, 5 redundant), 5 % of labels reassigned at random (``flip_y=0.05``, so about 2.5 % change)
     (so that some rows hit the collar), ``class_sep=2`` and ``random_state=seed``.  The first
     ``n_train`` rows train a :class:`sklearn.linear_model.LogisticRegression`;
     the remaining ``n_pool`` rows are the *population*: the chapter draws test

@@ -993,8 +993,9 @@ def example_data(
     """A small classification data set that ships with scikit-learn.
 
     ``"breast_cancer"``: the Wisconsin diagnostic data (569 rows, 30 features).
-    ``"noisy"``: ``make_classification`` with 600 rows, 10 features and 15 % of
-    the labels flipped (so memorising models generalise visibly worse).
+    ``"noisy"``: ``make_classification`` with 600 rows, 10 features and
+    ``flip_y=0.15``: 15 % of the labels are reassigned at random, so about 7.5 %
+    change (memorising models then generalise visibly worse).
     ``"digits"``: the 8x8 digits (1797 rows, 10 classes).
 
     Returns
