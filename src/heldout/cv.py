@@ -260,9 +260,9 @@ def corrected_t(scores_a, scores_b, test_fraction: float, alternative: str = "tw
     (2.092, 0.1046)
     """
     _check_alternative(alternative)
-    f = float(as_probability(test_fraction, "test_fraction"))
     if np.ndim(test_fraction) != 0:
         raise ValueError(f"test_fraction must be a single number, got {test_fraction!r}")
+    f = float(as_probability(test_fraction, "test_fraction"))
     d = _paired(scores_a, scores_b)
     return _t_test(d, 1.0 / d.size + f / (1.0 - f), alternative, "corrected")
 

@@ -38,10 +38,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from heldout._checks import as_count, as_probability
+from heldout._checks import as_probability
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
-from heldout.cv_scores import _check_xy, predict_splits, single_thread, splits
+from heldout.cv_scores import _check_xy, number, predict_splits, single_thread, splits, whole
 
 __all__ = [
     "CVInterval",
@@ -110,8 +110,8 @@ def _loss_function(loss) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
 
 def _common(X, y, k, alpha, n_min_per_fold=2):
     Xa, ya = _check_xy(X, y)
-    k = int(as_count(k, "k", minimum=2))
-    alpha = float(as_probability(alpha, "alpha"))
+    k = whole(k, "k", minimum=2)
+    alpha = float(as_probability(number(alpha, "alpha"), "alpha"))
     if len(ya) < n_min_per_fold * k:
         raise ValueError(f"k={k} folds need at least {n_min_per_fold * k} rows, got {len(ya)}")
     return Xa, ya, k, alpha
@@ -267,7 +267,7 @@ def nested_cv_interval(
     Xa, ya, k, alpha = _common(X, y, k, alpha)
     if k < 3:
         raise ValueError(f"k must be at least 3 for nested cross-validation, got {k}")
-    reps = int(as_count(reps, "reps", minimum=1))
+    reps = whole(reps, "reps", minimum=1)
     lossf = _loss_function(loss)
     gen = make_rng(seed)
     n = len(ya)
@@ -394,10 +394,10 @@ def simulate_coverage(
         raise ValueError(f"problem must be a TwoViews instance, got {type(problem).__name__}")
     if view not in ("a", "b"):
         raise ValueError(f"view must be 'a' or 'b', got {view!r}")
-    n = int(as_count(n, "n", minimum=10))
-    reps = int(as_count(reps, "reps", minimum=2))
-    eval_rows = int(as_count(eval_rows, "eval_rows", minimum=1))
-    alpha = float(as_probability(alpha, "alpha"))
+    n = whole(n, "n", minimum=10)
+    reps = whole(reps, "reps", minimum=2)
+    eval_rows = whole(eval_rows, "eval_rows", minimum=1)
+    alpha = float(as_probability(number(alpha, "alpha"), "alpha"))
     gen = make_rng(seed)
     cols = problem.columns_a if view == "a" else problem.columns_b
     err_xy = np.empty(reps)

@@ -69,6 +69,26 @@ class SplitCorrect(Result):
     correct_b: np.ndarray
 
 
+def whole(value, name: str, minimum: int = 0) -> int:
+    """A single whole number >= ``minimum`` (and below 2**63), else ValueError naming ``name``."""
+    if np.ndim(value) != 0:
+        raise ValueError(f"{name} must be a single whole number, got {value!r}")
+    x = number(value, name)
+    if np.isfinite(x) and abs(x) >= 2.0**63:
+        raise ValueError(f"{name} must be below 2**63, got {value!r}")
+    return int(as_count(x, name, minimum=minimum))
+
+
+def number(value, name: str) -> float:
+    """A single number (not an array), else ValueError naming ``name``."""
+    if np.ndim(value) != 0:
+        raise ValueError(f"{name} must be a single number, got {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+
+
 def _check_xy(X, y) -> tuple[np.ndarray, np.ndarray]:
     try:
         Xa = np.asarray(X, dtype=float)
@@ -121,7 +141,7 @@ def splits(
     >>> len(parts), [len(te) for _, te in parts[:2]]
     (10, [5, 5])
     """
-    n = int(as_count(n, "n", minimum=2))
+    n = whole(n, "n", minimum=2)
     if design not in DESIGNS:
         raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
     gen = make_rng(seed)
@@ -129,6 +149,8 @@ def splits(
     if design == "resampled":
         if test_fraction is None:
             raise ValueError("test_fraction is needed by the 'resampled' design")
+        if np.ndim(test_fraction) != 0:
+            raise ValueError(f"test_fraction must be a single number, got {test_fraction!r}")
         f = float(as_probability(test_fraction, "test_fraction"))
         n_test = int(round(n * f))
         if not 1 <= n_test <= n - 1:
@@ -136,7 +158,7 @@ def splits(
                 f"test_fraction={test_fraction!r} leaves {n_test} of n={n} rows for testing; "
                 "it must leave at least one row in each part"
             )
-        reps = 10 if repeats is None else int(as_count(repeats, "repeats", minimum=1))
+        reps = 10 if repeats is None else whole(repeats, "repeats", minimum=1)
         for _ in range(reps):
             perm = gen.permutation(n)
             out.append((np.sort(perm[n_test:]), np.sort(perm[:n_test])))
@@ -144,8 +166,8 @@ def splits(
     if design == "5x2":
         k, reps = 2, 5
     else:
-        k = int(as_count(k, "k", minimum=2))
-        reps = 1 if repeats is None else int(as_count(repeats, "repeats", minimum=1))
+        k = whole(k, "k", minimum=2)
+        reps = 1 if repeats is None else whole(repeats, "repeats", minimum=1)
     if k > n:
         raise ValueError(f"k must not exceed the number of rows n={n}, got k={k}")
     for _ in range(reps):

@@ -29,10 +29,10 @@ import numpy as np
 from scipy import stats
 
 from heldout import cv
-from heldout._checks import as_count, as_positive, as_probability
+from heldout._checks import as_positive, as_probability
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
-from heldout.cv_scores import predict_splits, single_thread, splits
+from heldout.cv_scores import number, predict_splits, single_thread, splits, whole
 
 __all__ = ["TESTS", "TestSimulation", "TwoViews", "simulate_tests"]
 
@@ -56,8 +56,17 @@ class TwoViews:
     ``features`` coordinates, ``x = (2y - 1) \mu + z`` with ``z`` standard
     normal and ``\mu`` spread evenly over the block, ``|2 \mu|`` equal to the
     view's ``separation`` (the Mahalanobis distance between the class means).
-    The best possible error from one view is ``\Phi(-separation/2)``.  The two
-    views are independent given ``y``; the columns of view A come first.
+    The best possible error from one view is ``\Phi(-separation/2)``.  Given
+    ``y``, coordinate ``j`` of view A and coordinate ``j`` of view B have
+    correlation ``shared`` (their noise is ``\sqrt{shared}\, u_j`` plus an
+    independent part): with ``shared = 0`` the views are independent given
+    ``y`` and two learners looking at them make unrelated mistakes; as it nears
+    1 they see nearly the same data.  The columns of view A come first.
+
+    Swapping the two views leaves the distribution unchanged when the
+    separations are equal, so a learner on view A and the same learner on view B
+    then have exactly the same expected error at every training size: the null
+    hypothesis of the tests holds exactly.
 
     Examples
     --------
@@ -73,10 +82,10 @@ class TwoViews:
     shared: float = 0.0
 
     def __post_init__(self):
-        as_count(self.features, "features", minimum=1)
-        as_positive(self.separation_a, "separation_a", allow_zero=True)
-        as_positive(self.separation_b, "separation_b", allow_zero=True)
-        as_probability(self.shared, "shared", closed=True)
+        whole(self.features, "features", minimum=1)
+        for name in ("separation_a", "separation_b"):
+            as_positive(number(getattr(self, name), name), name, allow_zero=True)
+        as_probability(number(self.shared, "shared"), "shared", closed=True)
 
     @property
     def columns_a(self) -> np.ndarray:
@@ -96,7 +105,7 @@ class TwoViews:
 
     def sample(self, n: int, seed=None) -> tuple[np.ndarray, np.ndarray]:
         """``n`` rows ``(X, y)``; ``X`` holds view A's columns, then view B's."""
-        n = int(as_count(n, "n", minimum=1))
+        n = whole(n, "n", minimum=1)
         gen = make_rng(seed)
         y = gen.integers(0, 2, size=n)
         sign = (2.0 * y - 1.0)[:, None]
@@ -186,12 +195,12 @@ def simulate_tests(
     """
     if not isinstance(problem, TwoViews):
         raise ValueError(f"problem must be a TwoViews instance, got {type(problem).__name__}")
-    n = int(as_count(n, "n", minimum=10))
-    reps = int(as_count(reps, "reps", minimum=1))
-    k = int(as_count(k, "k", minimum=2))
-    resamples = int(as_count(resamples, "resamples", minimum=2))
-    as_probability(resample_fraction, "resample_fraction")
-    alpha = float(as_probability(alpha, "alpha"))
+    n = whole(n, "n", minimum=10)
+    reps = whole(reps, "reps", minimum=1)
+    k = whole(k, "k", minimum=2)
+    resamples = whole(resamples, "resamples", minimum=2)
+    as_probability(number(resample_fraction, "resample_fraction"), "resample_fraction")
+    alpha = float(as_probability(number(alpha, "alpha"), "alpha"))
     gen = make_rng(seed)
     ca, cb = problem.columns_a, problem.columns_b
     p = {key: np.empty(reps) for key in TESTS}
