@@ -99,7 +99,9 @@ def test_five_by_two_t_uses_the_first_fold_only_in_its_numerator():
     rows, s2 = _five()
     swapped = cv.five_by_two_t(a, b)
     assert swapped.statistic == pytest.approx(rows[0][1] / math.sqrt(sum(s2) / 5))
-    assert cv.five_by_two_f(a, b).statistic == pytest.approx(cv.five_by_two_f(FIVE_A, FIVE_B).statistic)
+    assert cv.five_by_two_f(a, b).statistic == pytest.approx(
+        cv.five_by_two_f(FIVE_A, FIVE_B).statistic
+    )
 
 
 def test_five_by_two_f_by_hand():

@@ -71,7 +71,18 @@ _MAX_QUERIES = 2**62
 def _scalar(value, name: str) -> float:
     if np.ndim(value) != 0:
         raise ValueError(f"{name} must be a single number, got an array of shape {np.shape(value)}")
-    return float(value)
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+
+
+def _whole(value, name: str, minimum: int = 0) -> int:
+    """A single whole number between ``minimum`` and 2**62 (exclusive)."""
+    x = _scalar(value, name)
+    if math.isfinite(x) and x >= _MAX_QUERIES:
+        raise ValueError(f"{name} must be below 2**62, got {value!r}")
+    return int(as_count(x, name, minimum=minimum))
 
 
 # =========================================================================== the Ladder
@@ -270,9 +281,10 @@ class Thresholdout:
     def __init__(self, threshold: float = 0.04, sigma: float = 0.01, budget: int = 100, seed=None):
         self.threshold = float(as_probability(_scalar(threshold, "threshold"), "threshold"))
         self.sigma = float(as_positive(_scalar(sigma, "sigma"), "sigma"))
-        self.budget_left = int(as_count(_scalar(budget, "budget"), "budget", minimum=1))
-        if self.budget_left >= 2**63:
+        b = _scalar(budget, "budget")
+        if math.isfinite(b) and b >= 2**63:
             raise ValueError(f"budget must be below 2**63, got {budget!r}")
+        self.budget_left = _whole(b, "budget", 1)
         self._rng = make_rng(seed)
         self._noisy_threshold = self.threshold + self._rng.laplace(0.0, 2 * self.sigma)
 
@@ -432,8 +444,8 @@ def boosting_attack(
     >>> {m: round(float(v[0]), 2) for m, v in r.reported.items()}
     {'naive': 0.72, 'ladder': 0.53, 'parameter-free': 0.53, 'thresholdout': 0.53}
     """
-    n = int(as_count(n, "n", minimum=2))
-    queries = int(as_count(queries, "queries", minimum=1))
+    n = _whole(n, "n", 2)
+    queries = _whole(queries, "queries", 1)
     if n * queries > 200_000_000:
         raise ValueError(
             f"n * queries = {n * queries:,} exceeds 200,000,000 (memory); use fewer queries or items"
@@ -446,7 +458,7 @@ def boosting_attack(
     cps = as_count(checkpoints, "checkpoints", minimum=1)
     if cps.ndim != 1 or cps.size == 0 or np.any(np.diff(cps) <= 0) or cps[-1] > queries:
         raise ValueError("checkpoints must increase strictly and not exceed queries")
-    train_rows = n if train_rows is None else int(as_count(train_rows, "train_rows", minimum=2))
+    train_rows = n if train_rows is None else _whole(train_rows, "train_rows", 2)
     gen = make_rng(seed)
     y = gen.integers(0, 2, size=n, dtype=np.int8)
     U = gen.integers(0, 2, size=(queries, n), dtype=np.int8)  # holdout predictions
@@ -531,8 +543,8 @@ def attack_expected_accuracy(n, queries) -> float:
     >>> round(attack_expected_accuracy(4000, 4000), 3)
     0.715
     """
-    n = int(as_count(n, "n", minimum=1))
-    k = int(as_count(queries, "queries", minimum=1))
+    n = _whole(n, "n", 1)
+    k = _whole(queries, "queries", 1)
     if k > 10_000_000:
         raise ValueError(f"queries must be at most 10,000,000, got {k}")
     w = np.arange(n // 2 + 1, n + 1)
@@ -575,35 +587,35 @@ def naive_error_bound(n, queries, delta: float = 0.05) -> float:
     >>> round(naive_error_bound(4000, 1), 4), round(naive_error_bound(4000, 100), 3)
     (0.0215, 0.322)
     """
-    n = int(as_count(_scalar(n, "n"), "n", minimum=1))
-    k = int(as_count(_scalar(queries, "queries"), "queries", minimum=1))
-    if k >= _MAX_QUERIES:
-        raise ValueError(f"queries must be below 2**62, got {queries!r}")
+    n = _whole(n, "n", 1)
+    k = _whole(queries, "queries", 1)
     d = _delta(delta)
     return math.sqrt(((k - 1) * math.log(n + 1) + math.log(2 * k / d)) / (2 * n))
 
 
 def ladder_transcripts(queries, step: float) -> float:
-    r"""Natural log of the number of answer sequences the fixed Ladder can give.
+    r"""Natural log of a count bounding the answer sequences the fixed Ladder can give.
 
     The released scores are multiples of ``\eta`` in ``[0, 1]`` (``G`` values,
     ``G = round(1/\eta) + 1``) and strictly decrease at each release, the first
     submission always being released.  A sequence of ``k`` answers with ``j``
     releases is fixed by which of submissions ``2..k`` released (``C(k-1, j-1)``
-    ways) and by the ``j`` decreasing values (``C(G, j)`` ways):
+    ways) and by the ``j`` decreasing values (at most ``C(G, j)`` ways), so there
+    are at most
 
     .. math::
 
-        T = \sum_{j=1}^{G} \binom{k-1}{j-1}\binom{G}{j}.
+        T = \sum_{j=1}^{G} \binom{k-1}{j-1}\binom{G}{j}
+
+    sequences (a few of them need a negative loss and never occur: the value 0
+    right after the value ``\eta``; the tests count them by enumeration).
 
     Examples
     --------
     >>> round(math.exp(ladder_transcripts(3, 0.5)), 6)   # G = 3: 3 + 2*3 + 1*1
     10.0
     """
-    k = int(as_count(_scalar(queries, "queries"), "queries", minimum=1))
-    if k >= _MAX_QUERIES:
-        raise ValueError(f"queries must be below 2**62, got {queries!r}")
+    k = _whole(queries, "queries", 1)
     eta = float(as_probability(_scalar(step, "step"), "step"))
     G = int(round(1.0 / eta)) + 1
     j = np.arange(1, min(G, k) + 1, dtype=float)
@@ -643,8 +655,8 @@ def ladder_error_bound(n, queries, step: float, delta: float = 0.05) -> float:
     >>> round(ladder_error_bound(100_000, 10_000, 0.02), 3)
     0.06
     """
-    n = int(as_count(_scalar(n, "n"), "n", minimum=1))
-    k = int(as_count(_scalar(queries, "queries"), "queries", minimum=1))
+    n = _whole(n, "n", 1)
+    k = _whole(queries, "queries", 1)
     d = _delta(delta)
     log_t = ladder_transcripts(k, step)
     return math.sqrt((log_t + math.log(2 * k / d)) / (2 * n)) + float(step)
@@ -668,7 +680,7 @@ def queries_supported(n, epsilon: float, delta: float = 0.05, method: str = "nai
     >>> queries_supported(100_000, 0.05), queries_supported(100_000, 0.05, method="ladder")
     (43, 877)
     """
-    n = int(as_count(_scalar(n, "n"), "n", minimum=1))
+    n = _whole(n, "n", 1)
     eps = float(as_probability(_scalar(epsilon, "epsilon"), "epsilon"))
     d = _delta(delta)
     if method == "non-adaptive":
