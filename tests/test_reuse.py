@@ -225,3 +225,13 @@ def test_ladder_rejects_a_change_of_holdout_size():
     board.submit([0, 1, 0])
     with pytest.raises(ValueError, match="one entry per holdout item"):
         board.submit([0, 1])
+
+
+def test_winner_bias_against_simulation():
+    rng = np.random.default_rng(8)
+    best = rng.binomial(500, 0.7, size=(20_000, 30)).max(axis=1) / 500
+    se = best.std() / math.sqrt(best.size)
+    assert reuse.winner_bias(500, 30, 0.7) == pytest.approx(best.mean() - 0.7, abs=4 * se)
+    assert reuse.winner_bias(500, 1, 0.7) == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(ValueError, match="models"):
+        reuse.winner_bias(500, 0)

@@ -405,21 +405,21 @@ def simulate_coverage(
     naive = np.empty((reps, 2))
     nested = np.empty((reps, 2))
     folds = np.empty((reps, k))
-    for r in range(reps):
-        X, y = problem.sample(n, seed=gen)
-        X_new, y_new = problem.sample(eval_rows, seed=gen)
-        X, X_new = X[:, cols], X_new[:, cols]
-        with single_thread():
+    with single_thread():  # entered once: the functions called below nest inside it
+        for r in range(reps):
+            X, y = problem.sample(n, seed=gen)
+            X_new, y_new = problem.sample(eval_rows, seed=gen)
+            X, X_new = X[:, cols], X_new[:, cols]
             _, (pred,) = predict_splits(estimator, X, y, [(np.arange(n), np.arange(0))], X_new)
-        err_xy[r] = np.mean(pred != y_new)
-        ci = naive_cv_interval(estimator, X, y, k=k, alpha=alpha, seed=gen)
-        naive[r] = ci.low, ci.high
-        err_cv[r] = ci.estimate
-        folds[r] = ci.fold_scores
-        ci = nested_cv_interval(
-            estimator, X, y, k=nested_k, reps=nested_reps, alpha=alpha, seed=gen
-        )
-        nested[r] = ci.low, ci.high
+            err_xy[r] = np.mean(pred != y_new)
+            ci = naive_cv_interval(estimator, X, y, k=k, alpha=alpha, seed=gen)
+            naive[r] = ci.low, ci.high
+            err_cv[r] = ci.estimate
+            folds[r] = ci.fold_scores
+            ci = nested_cv_interval(
+                estimator, X, y, k=nested_k, reps=nested_reps, alpha=alpha, seed=gen
+            )
+            nested[r] = ci.low, ci.high
     err = float(err_xy.mean())
     coverage, se = {}, {}
     for name, iv in (("naive", naive), ("nested", nested)):

@@ -201,13 +201,32 @@ def fit(estimator, X_train, y_train):
         return clone(estimator).fit(X_train, y_train)
 
 
+_THREAD_LIMIT_DEPTH = 0
+
+
 @contextmanager
 def single_thread():
-    """Run the enclosed fits with one BLAS/OpenMP thread (enter once around a loop: it is slow)."""
+    """Run the enclosed fits with one BLAS/OpenMP thread.
+
+    Entering threadpoolctl's limit costs milliseconds, so nested uses (a simulation
+    calling functions that limit threads themselves) enter it only once.
+    """
+    global _THREAD_LIMIT_DEPTH
+    if _THREAD_LIMIT_DEPTH:
+        _THREAD_LIMIT_DEPTH += 1
+        try:
+            yield
+        finally:
+            _THREAD_LIMIT_DEPTH -= 1
+        return
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1):
-        yield
+        _THREAD_LIMIT_DEPTH = 1
+        try:
+            yield
+        finally:
+            _THREAD_LIMIT_DEPTH = 0
 
 
 def _plain_knn(estimator) -> int | None:

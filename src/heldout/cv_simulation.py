@@ -128,7 +128,8 @@ class TestSimulation(Result):
     Unpacks as ``rejection, se``: dicts from the keys of :data:`TESTS` to the
     share of data sets on which the test rejected at level ``alpha`` and its
     Monte Carlo standard error ``sqrt(r (1 - r) / reps)``.  ``p_values`` holds
-    every p-value; ``true_gap`` the mean over data sets of B's true error minus
+    every p-value; ``five_by_two`` the ``(reps, 5, 2)`` score differences of the
+    5x2 design (A minus B, fold order); ``true_gap`` the mean over data sets of B's true error minus
     A's for the models each design fits (positive: A better), and
     ``true_gap_se`` its standard error.
     """
@@ -143,6 +144,7 @@ class TestSimulation(Result):
     alpha: float = extra(0.05)
     reps: int = extra(0)
     n: int = extra(0)
+    five_by_two: np.ndarray = extra(None)
 
 
 def _p_value(test, *args, **kwargs) -> float:
@@ -204,6 +206,7 @@ def simulate_tests(
     gen = make_rng(seed)
     ca, cb = problem.columns_a, problem.columns_b
     p = {key: np.empty(reps) for key in TESTS}
+    five_d = np.empty((reps, 5, 2))
     gaps: dict[str, list[float]] = {d: [] for d in ("kfold", "resampled", "5x2", "split")}
     # one number per data set and design: the mean over its splits of B's true error minus A's
 
@@ -253,6 +256,7 @@ def simulate_tests(
             p["mcnemar"][r] = cv.mcnemar_split(*right[i[0]]).p_value
             gaps["split"].append(gap[i[0]])
             i = by["5x2"]
+            five_d[r] = (sa[i] - sb[i]).reshape(5, 2)
             p["5x2cv"][r] = _p_value(cv.five_by_two_t, sa[i], sb[i])
             p["5x2cv-f"][r] = _p_value(cv.five_by_two_f, sa[i], sb[i])
     rejection = {key: float(np.mean(v <= alpha)) for key, v in p.items()}
@@ -274,4 +278,5 @@ def simulate_tests(
         alpha=alpha,
         reps=reps,
         n=n,
+        five_by_two=five_d,
     )

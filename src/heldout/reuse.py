@@ -60,6 +60,7 @@ __all__ = [
     "naive_error_bound",
     "queries_supported",
     "thresholdout",
+    "winner_bias",
 ]
 
 #: Mechanisms of :func:`boosting_attack`.
@@ -369,7 +370,8 @@ class AttackResult(Result):
     mechanism to the accuracy the holdout reports for that final submission
     (for the Ladders, the released best accuracy after it).  ``holdout`` gives
     the final submission's actual holdout accuracy and ``selected`` how many
-    submissions the attacker had kept.  On pure-noise labels every classifier's
+    submissions the attacker had kept; ``holdout_answers`` how many of the
+    random submissions Thresholdout answered from the holdout.  On pure-noise labels every classifier's
     true accuracy is exactly 1/2, so ``reported - 0.5`` is the overfitting.
     """
 
@@ -378,6 +380,7 @@ class AttackResult(Result):
     holdout: dict = extra(None)
     selected: dict = extra(None)
     n: int = extra(0)
+    holdout_answers: int | None = extra()
 
 
 def _majority(votes: np.ndarray, count: int) -> np.ndarray:
@@ -470,6 +473,7 @@ def boosting_attack(
         V = gen.integers(0, 2, size=(queries, train_rows), dtype=np.int8)
         acc_tr = (V == y_tr).mean(axis=1)
     reported, holdout, selected = {}, {}, {}
+    used = None
     budget_value = queries + len(cps) if budget is None else budget
     for mech in mechanisms:
         if mech == "naive":
@@ -519,10 +523,14 @@ def boosting_attack(
             rep.append(shown)
             hold.append(final_acc)
             sel.append(count)
+        if mech == "thresholdout":
+            used = budget_value - state.budget_left
         reported[mech] = np.array(rep)
         holdout[mech] = np.array(hold)
         selected[mech] = np.array(sel)
-    return AttackResult(cps, reported, holdout=holdout, selected=selected, n=n)
+    return AttackResult(
+        cps, reported, holdout=holdout, selected=selected, n=n, holdout_answers=used
+    )
 
 
 def attack_expected_accuracy(n, queries) -> float:
@@ -557,6 +565,32 @@ def attack_expected_accuracy(n, queries) -> float:
     g = g + np.where(m % 2 == 0, 0.5 * stats.binom.pmf(m // 2, m, q), 0.0)
     g[0] = 0.5
     return float((pm * g).sum())
+
+
+def winner_bias(n, models, accuracy: float = 0.5) -> float:
+    r"""Expected holdout accuracy of the best of ``models`` equally good models, minus their accuracy.
+
+    Even without adaptivity, picking the best score among ``m`` models of the
+    same true accuracy ``p``, each scored on its own ``n`` holdout items, reports
+    ``E[\max_i K_i]/n - p`` too much, with ``K_i ~ Binomial(n, p)`` independent
+    (shared items make the scores dependent and the bias somewhat smaller).  Computed exactly:
+    ``E[\max K] = \sum_{w \ge 1} P(\max K \ge w) = \sum_{w=1}^{n} (1 - F(w-1)^m)``.
+    For large ``n`` it is about ``\sqrt{2 \ln m}`` standard errors.
+
+    Examples
+    --------
+    >>> round(winner_bias(4000, 1), 12), round(winner_bias(4000, 100), 4)
+    (0.0, 0.0198)
+    """
+    n = _whole(n, "n", 1)
+    m = _whole(models, "models", 1)
+    p = float(as_probability(_scalar(accuracy, "accuracy"), "accuracy", closed=True))
+    if n > 10_000_000:
+        raise ValueError(f"n must be at most 10,000,000, got {n}")
+    w = np.arange(1, n + 1)
+    log_cdf = stats.binom.logcdf(w - 1, n, p)
+    tail = -np.expm1(m * log_cdf)  # P(max >= w), accurate near 0 and 1
+    return float(tail.sum() / n - p)
 
 
 # =========================================================================== the bounds
