@@ -177,7 +177,7 @@ def test_queries_supported_is_the_last_k_within_epsilon():
     assert reuse.queries_supported(4000, eps, method="non-adaptive") == math.floor(
         0.025 * math.exp(2 * 4000 * eps**2)
     )
-    assert reuse.queries_supported(n, eps, method="non-adaptive") == 2**62  # "at least"
+    assert reuse.queries_supported(n, eps, method="non-adaptive") == reuse.QUERY_CAP  # "at least"
     big = reuse.queries_supported(10**6, eps, method="ladder")
     assert big > 10**12 and reuse.queries_supported(10**6, eps) < 1000
     assert reuse.queries_supported(100, 0.01) == 0
@@ -235,3 +235,7 @@ def test_winner_bias_against_simulation():
     assert reuse.winner_bias(500, 1, 0.7) == pytest.approx(0.0, abs=1e-12)
     with pytest.raises(ValueError, match="models"):
         reuse.winner_bias(500, 0)
+
+
+def test_queries_supported_reaches_its_cap():
+    assert reuse.queries_supported(10**6, 0.1, method="ladder") == reuse.QUERY_CAP == 2**60

@@ -15,8 +15,11 @@ errors are equal; weakening view B gives alternatives of known direction.
 :func:`simulate_tests` draws ``reps`` data sets and, on each, runs every
 test of :mod:`heldout.cv` on its own resampling design (:data:`TESTS`);
 it returns the p-values, the rejection rates with their Monte Carlo standard
-errors, and the true errors of the fitted models (closed form for linear
-models, :meth:`TwoViews.error`), so that each test's effect size is known.
+errors and, with ``track_truth=True``, the true gap between the learners'
+errors (every fitted model scored on fresh rows), so that each test's effect
+size is known.  A k-nearest-neighbour learner (Dietterich used the first
+nearest neighbour) takes the fast path of :func:`heldout.cv_scores.predict_splits`;
+any other scikit-learn classifier works, more slowly.
 
 scikit-learn is imported inside the functions (through :mod:`heldout.cv_scores`).
 """
@@ -186,6 +189,10 @@ def simulate_tests(
 
     Under the null (equal separations) every rejection is a type I error; the
     Monte Carlo standard error of a rate ``r`` is ``sqrt(r (1 - r) / reps)``.
+
+    With ``track_truth=True`` every fitted model is also scored on ``eval_rows``
+    fresh rows drawn for each data set, and ``true_gap`` reports, per test, the
+    mean over data sets of B's true error minus A's at that design's training size.
 
     Examples
     --------

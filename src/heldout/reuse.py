@@ -50,6 +50,7 @@ __all__ = [
     "Ladder",
     "LadderResult",
     "MECHANISMS",
+    "QUERY_CAP",
     "Thresholdout",
     "ThresholdoutResult",
     "attack_expected_accuracy",
@@ -67,6 +68,9 @@ __all__ = [
 MECHANISMS = ("naive", "ladder", "parameter-free", "thresholdout")
 
 _MAX_QUERIES = 2**62
+
+#: Where :func:`queries_supported` stops searching (exactly representable as a float).
+QUERY_CAP = 2**60
 
 
 def _scalar(value, name: str) -> float:
@@ -705,7 +709,7 @@ def queries_supported(n, epsilon: float, delta: float = 0.05, method: str = "nai
     (:func:`ladder_error_bound`); ``"non-adaptive"``: queries fixed in advance,
     ``k \le (\delta/2)\,e^{2 n \varepsilon^2}`` (Hoeffding and a union bound).
     Returns 0 when not even one query meets ``epsilon``; the search stops at
-    ``2^{62}`` (returned as is: "at least that many").
+    :data:`QUERY_CAP`, ``2^{60}`` (returned as is: "at least that many").
 
     Examples
     --------
@@ -719,7 +723,7 @@ def queries_supported(n, epsilon: float, delta: float = 0.05, method: str = "nai
     d = _delta(delta)
     if method == "non-adaptive":
         log_k = math.log(d / 2) + 2 * n * eps**2
-        return int(min(math.floor(math.exp(min(log_k, 43.0))), _MAX_QUERIES)) if log_k >= 0 else 0
+        return int(min(math.floor(math.exp(min(log_k, 43.0))), QUERY_CAP)) if log_k >= 0 else 0
     if method == "naive":
 
         def bound(k, _):
@@ -739,10 +743,10 @@ def queries_supported(n, epsilon: float, delta: float = 0.05, method: str = "nai
         if bound(1, s) > eps:
             continue
         lo, hi = 1, 2
-        while hi < _MAX_QUERIES and bound(hi, s) <= eps:
-            lo, hi = hi, min(hi * 2, _MAX_QUERIES)
-        if hi >= _MAX_QUERIES and bound(hi, s) <= eps:
-            return _MAX_QUERIES
+        while hi < QUERY_CAP and bound(hi, s) <= eps:
+            lo, hi = hi, min(hi * 2, QUERY_CAP)
+        if hi >= QUERY_CAP and bound(hi, s) <= eps:
+            return QUERY_CAP
         while hi - lo > 1:  # bound(lo) <= eps < bound(hi)
             mid = (lo + hi) // 2
             if bound(mid, s) <= eps:
