@@ -117,6 +117,14 @@ def _common(X, y, k, alpha, n_min_per_fold=2):
     return Xa, ya, k, alpha
 
 
+def _normal_interval(estimate: float, se: float, alpha: float, **fields) -> CVInterval:
+    """``estimate -/+ z_{1 - alpha/2} se`` as a :class:`CVInterval`."""
+    z = float(stats.norm.isf(alpha / 2))
+    return CVInterval(
+        estimate - z * se, estimate + z * se, estimate=estimate, se=se, alpha=alpha, **fields
+    )
+
+
 def naive_cv_interval(
     estimator, X, y, *, k: int = 10, alpha: float = 0.05, loss="zero_one", seed=None
 ) -> CVInterval:
@@ -177,14 +185,11 @@ def naive_cv_interval(
     n = e.size
     est = float(e.mean())
     se = float(e.std(ddof=1) / np.sqrt(n))
-    z = float(stats.norm.isf(alpha / 2))
-    return CVInterval(
-        est - z * se,
-        est + z * se,
-        estimate=est,
-        se=se,
+    return _normal_interval(
+        est,
+        se,
+        alpha,
         method="naive",
-        alpha=alpha,
         err_cv=est,
         fold_scores=np.array([f.mean() for f in per_fold]),
     )
@@ -312,15 +317,11 @@ def nested_cv_interval(
     se = float(np.sqrt(max(mse, 0.0) * (k - 1) / k))
     se = min(max(se, se_naive), np.sqrt(k) * se_naive)
     bias = (1.0 + (k - 2) / k) * (err_ncv - err_cv)
-    est = err_ncv - bias
-    z = float(stats.norm.isf(alpha / 2))
-    return CVInterval(
-        est - z * se,
-        est + z * se,
-        estimate=est,
-        se=se,
+    return _normal_interval(
+        err_ncv - bias,
+        se,
+        alpha,
         method="nested",
-        alpha=alpha,
         err_cv=err_cv,
         err_ncv=err_ncv,
         bias=bias,

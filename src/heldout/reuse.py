@@ -43,6 +43,7 @@ from scipy import special, stats
 from heldout._checks import as_count, as_positive, as_probability
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
+from heldout.cv_scores import number
 
 __all__ = [
     "AttackResult",
@@ -73,13 +74,7 @@ _MAX_QUERIES = 2**62
 QUERY_CAP = 2**60
 
 
-def _scalar(value, name: str) -> float:
-    if np.ndim(value) != 0:
-        raise ValueError(f"{name} must be a single number, got an array of shape {np.shape(value)}")
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
+_scalar = number  # a single number, else ValueError naming the argument
 
 
 def _whole(value, name: str, minimum: int = 0) -> int:
@@ -577,7 +572,7 @@ def winner_bias(n, models, accuracy: float = 0.5) -> float:
     Even without adaptivity, picking the best score among ``m`` models of the
     same true accuracy ``p``, each scored on its own ``n`` holdout items, reports
     ``E[\max_i K_i]/n - p`` too much, with ``K_i ~ Binomial(n, p)`` independent
-    (shared items make the scores dependent and the bias somewhat smaller).  Computed exactly:
+    (models whose mistakes are positively correlated have dependent scores and a smaller bias).  Computed exactly:
     ``E[\max K] = \sum_{w \ge 1} P(\max K \ge w) = \sum_{w=1}^{n} (1 - F(w-1)^m)``.
     For large ``n`` it is about ``\sqrt{2 \ln m}`` standard errors.
 
