@@ -17,8 +17,7 @@ test of :mod:`heldout.cv` on its own resampling design (:data:`TESTS`);
 it returns the p-values, the rejection rates with their Monte Carlo standard
 errors and, with ``track_truth=True``, the true gap between the learners'
 errors (every fitted model scored on fresh rows), so that each test's effect
-size is known.  A k-nearest-neighbour learner (Dietterich used the first
-nearest neighbour) takes the fast path of :func:`heldout.cv_scores.predict_splits`;
+size is known.  A k-nearest-neighbour learner takes the fast path of :func:`heldout.cv_scores.predict_splits`;
 any other scikit-learn classifier works, more slowly.
 
 scikit-learn is imported inside the functions (through :mod:`heldout.cv_scores`).
