@@ -193,7 +193,15 @@ def fit_predict(estimator, X_train, y_train, X_test) -> np.ndarray:
 
 
 def fit(estimator, X_train, y_train):
-    """A fitted clone of ``estimator`` (scikit-learn's finiteness checks skipped: inputs are checked once)."""
+    """A fitted clone of ``estimator`` (scikit-learn's finiteness checks skipped: inputs are checked once).
+
+    Examples
+    --------
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> model = fit(GaussianNB(), np.array([[0.0], [1.0]]), np.array([0, 1]))
+    >>> model.predict(np.array([[0.9]])).tolist()
+    [1]
+    """
     import sklearn
     from sklearn.base import clone
 
@@ -210,6 +218,12 @@ def single_thread():
 
     Entering threadpoolctl's limit costs milliseconds, so nested uses (a simulation
     calling functions that limit threads themselves) enter it only once.
+
+    Examples
+    --------
+    >>> with single_thread():
+    ...     with single_thread():  # nested: free
+    ...         pass
     """
     global _THREAD_LIMIT_DEPTH
     if _THREAD_LIMIT_DEPTH:
