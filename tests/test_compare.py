@@ -11,8 +11,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
-from statsmodels.stats.contingency_tables import mcnemar
-from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportions_ztest
 
 from heldout import _beta_compare as _BC
@@ -162,7 +160,13 @@ def test_prob_greater_beta_large_parameters(a1, b1, a2, b2):
 
 @pytest.mark.parametrize(
     "a1,b1,a2,b2",
-    [(0.5, 10.5, 10.5, 0.5), (0.3, 1.7, 2.5, 3.5), (0.5, 100.5, 1.5, 99.5), (0.5, 0.5, 0.5, 0.5), (96.5, 4.5, 98.5, 2.5)],
+    [
+        (0.5, 10.5, 10.5, 0.5),
+        (0.3, 1.7, 2.5, 3.5),
+        (0.5, 100.5, 1.5, 99.5),
+        (0.5, 0.5, 0.5, 0.5),
+        (96.5, 4.5, 98.5, 2.5),
+    ],
 )
 def test_prob_greater_beta_small_non_integer_parameters(a1, b1, a2, b2):
     with mp.workdps(30):
@@ -170,7 +174,9 @@ def test_prob_greater_beta_small_non_integer_parameters(a1, b1, a2, b2):
 
         def f(x):
             return (
-                x ** (x1 - 1) * (1 - x) ** (y1 - 1) / mp.beta(x1, y1)
+                x ** (x1 - 1)
+                * (1 - x) ** (y1 - 1)
+                / mp.beta(x1, y1)
                 * mp.betainc(x2, y2, 0, x, regularized=True)
             )
 
@@ -183,7 +189,9 @@ def test_prob_greater_beta_is_vectorised():
     a = rng.integers(1, 5000, 300).astype(float) + rng.choice([0.0, 0.5], 300)
     b = rng.integers(1, 5000, 300).astype(float)
     vec = C.prob_greater_beta(a, b, a[::-1], b[::-1])
-    one = [C.prob_greater_beta(x, y, z, w) for x, y, z, w in zip(a, b, a[::-1], b[::-1], strict=True)]
+    one = [
+        C.prob_greater_beta(x, y, z, w) for x, y, z, w in zip(a, b, a[::-1], b[::-1], strict=True)
+    ]
     assert vec.shape == (300,)
     assert vec == pytest.approx(one, abs=1e-13)
     grid = C.prob_better(np.arange(90, 101)[:, None], 100, np.arange(90, 101)[None, :], 100)
@@ -449,7 +457,9 @@ def test_fisher_test_does_not_hang_at_huge_n():
     # issue 19: the two-sided p-value summed the whole support; now bisection
     for n in (10**6, 10**9, 4 * 10**9):
         ka, kb = n // 10, n // 10 + int(np.sqrt(n) / 3)
-        done, two = _finishes_within(lambda: C.fisher_test(ka, n, kb, n, "two-sided"), 60)
+        done, two = _finishes_within(
+            lambda ka=ka, n=n, kb=kb: C.fisher_test(ka, n, kb, n, "two-sided"), 60
+        )
         assert done
         one = C.fisher_test(ka, n, kb, n, "less")
         # symmetric enough at this size that two-sided = 2 x one-sided; the normal
