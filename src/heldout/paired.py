@@ -235,14 +235,19 @@ def diff_interval(only_a_correct, only_b_correct, n, alpha: float = 0.05, method
     with ``T`` the statistic of :func:`_tango_stat`; its end points are found by
     bisection (``T`` decreases in ``delta``).  It needs only ``b``, ``c`` and ``n``, stays
     inside [-1, 1], is not degenerate when ``b = c = 0``, and its coverage is close to
-    the nominal level even for small ``n`` (see :func:`diff_coverage`; it falls a little
-    short at some small-``n`` configurations, as every non-exact interval does).
+    the nominal level even for small ``n``.  Where it undercovers: exact coverage
+    (:func:`diff_coverage`) over ``n`` from 10 to 2,000 and disagreement rates from 0.05 %
+    to 100 % never falls below 93 % at the 95 % level; the worst cases (about 93.5 %) have
+    a handful of expected disagreements, e.g. ``n = 100`` with ``p10 = 0.05``,
+    ``p01 = 0.02``, or ``n = 50`` with ``p10 = p01 = 0.5``.  With very few disagreements it
+    overcovers.
     Newcombe's hybrid score interval (:cite:`newcombe1998`, method 10) performs
     similarly; Tango's is used here because it inverts the same statistic as
     :func:`noninferiority_test` and :func:`equivalence_test`.
 
     ``method="wald"``: ``(b - c)/n +- z sqrt(b + c - (b - c)^2/n) / n``, shown for
-    comparison; it undercovers badly when disagreements are few.
+    comparison; it undercovers badly when disagreements are few (coverage below 20 % on
+    the same grid).
 
     Parameters
     ----------
@@ -439,19 +444,36 @@ def _critical(m: np.ndarray, level: float) -> np.ndarray:
 
 
 class _Table:
-    """A function of the number of disagreements m = 0, 1, 2, ..., tabulated on demand."""
+    """A function of the number of disagreements ``m``, tabulated on the range asked for."""
+
+    _MAX_SPAN = 20_000_000
 
     def __init__(self, fn):
-        self.fn, self.values = fn, np.empty(0)
+        self.fn, self.lo, self.values = fn, 0, np.empty(0)
 
     def __call__(self, m: np.ndarray) -> np.ndarray:
         idx = np.asarray(m, dtype=np.int64)
-        top = int(idx.max()) if idx.size else 0
-        if top >= self.values.size:
-            size = max(top + 1, 2 * self.values.size, 64)
-            new = np.arange(self.values.size, size, dtype=float)
-            self.values = np.concatenate([self.values, self.fn(new)])
-        return self.values[idx]
+        want_lo, want_hi = int(idx.min()), int(idx.max()) + 1
+        hi = self.lo + self.values.size
+        if self.values.size == 0 or want_lo < self.lo or want_hi > hi:
+            new_lo = want_lo if self.values.size == 0 else min(want_lo, self.lo)
+            new_hi = want_hi if self.values.size == 0 else max(want_hi, hi)
+            if new_hi - new_lo > self._MAX_SPAN:
+                raise ValueError(
+                    "this size needs more than 20 million disagreements; "
+                    "use the normal approximation (n_normal)"
+                )
+            parts = []
+            if self.values.size == 0:
+                parts = [self.fn(np.arange(new_lo, new_hi, dtype=float))]
+            else:
+                if new_lo < self.lo:
+                    parts.append(self.fn(np.arange(new_lo, self.lo, dtype=float)))
+                parts.append(self.values)
+                if new_hi > hi:
+                    parts.append(self.fn(np.arange(hi, new_hi, dtype=float)))
+            self.lo, self.values = new_lo, np.concatenate(parts)
+        return self.values[idx - self.lo]
 
 
 def _upper_tail(u, m, theta):
@@ -670,15 +692,20 @@ def paired_size(
     theta, level = _power_parts(p10, p01, d, alpha, alternative)
     if power <= level:
         raise ValueError(f"power must exceed the test's level ({level}), got {power}")
+    n_normal, n_unpaired = _normal_sizes(pa, pb, d, power, alpha, alternative)
+    if n_normal * d > 5_000_000:
+        raise ValueError(
+            f"the models are too close: about {n_normal:,} items ({n_normal * d:,.0f} "
+            "disagreements) would be needed, beyond the exact computation's range"
+        )
 
     rej = _Table(lambda m: _upper_tail(_critical(m, level), m, theta))
-    ump = _Table(lambda m: _randomised(m, level, theta))
 
     def exact(ns):
         return _mixture(np.atleast_1d(np.asarray(ns, dtype=np.int64)), d, rej)
 
     def upper(n):
-        return _mixture(np.array([n]), d, ump)[0]
+        return _mixture(np.array([n]), d, lambda m: _randomised(m, level, theta))[0]
 
     start = _first_at_least(upper, power)
     # scan the exact power upward from the first n the upper bound allows
@@ -701,10 +728,11 @@ def paired_size(
     s_star = min(float(attained.min()), level - np.sqrt(2.0 / (np.pi * m_cap)))
     if s_star <= 0:
         raise ValueError("cannot bound the saw-tooth of the exact power at this level")
-    low = _Table(lambda m: np.where(m >= m_star, _randomised(m, s_star, theta), 0.0))
 
     def lower(n):
-        return _mixture(np.array([n]), d, low)[0]
+        return _mixture(
+            np.array([n]), d, lambda m: np.where(m >= m_star, _randomised(m, s_star, theta), 0.0)
+        )[0]
 
     horizon = _first_at_least(lower, power, start=n_first)
     ns = np.arange(n_first, horizon + 1)
@@ -712,7 +740,6 @@ def paired_size(
     below = np.flatnonzero(pw < power)
     n_stable = int(ns[below[-1]] + 1) if below.size else n_first
     n_stable = min(n_stable, horizon)
-    n_normal, n_unpaired = _normal_sizes(pa, pb, d, power, alpha, alternative)
     at = (
         float(pw[n_stable - n_first])
         if n_stable - n_first < pw.size
