@@ -230,8 +230,13 @@ def diff_interval(only_a_correct, only_b_correct, n, alpha: float = 0.05, method
 
     ``method="tango"`` (default) is Tango's score interval (:cite:`tango1998`): the set of
     ``delta`` whose score test is not rejected, ``{delta: |T(delta)| <= z_{1 - alpha/2}}``,
-    with ``T`` the statistic of :func:`_tango_stat`; its end points are found by
-    bisection (``T`` decreases in ``delta``).  It needs only ``b``, ``c`` and ``n``, stays
+    with Tango's score statistic
+
+    ``T(delta) = (b - c - n delta) / sqrt(n (2 p01 + delta (1 - delta)))``,
+
+    ``p01`` the maximum-likelihood estimate of P(only B right) under ``p_A - p_B = delta``
+    (the positive root of ``2n p^2 + (-b - c + (2n - b + c) delta) p - c delta (1 - delta)``);
+    its end points are found by bisection (``T`` decreases in ``delta``).  It needs only ``b``, ``c`` and ``n``, stays
     inside [-1, 1], is not degenerate when ``b = c = 0``, and its coverage is close to
     the nominal level even for small ``n``.  Where it undercovers: exact coverage
     (:func:`diff_coverage`) over ``n`` from 10 to 2,000 and disagreement rates from 0.05 %
