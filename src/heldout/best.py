@@ -32,10 +32,11 @@ import numpy as np
 
 from heldout._result import Result
 from heldout.config import rng as make_rng
-from heldout.paired import mcnemar_exact
+from heldout.paired import first_at_least, mcnemar_exact
 from heldout.predictions import (
     _choice,
     _count,
+    _probabilities,
     _probability,
     _scalar,
     as_correct,
@@ -302,14 +303,9 @@ def prob_best_paired(correct, *, prior: float = 0.0, draws: int = 20_000, seed=N
 
 
 def _accuracies(accuracies, *, minimum: int = 2) -> np.ndarray:
-    try:
-        acc = np.asarray(accuracies, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"accuracies must be a list of numbers, got {accuracies!r}") from None
+    acc = _probabilities(accuracies, "accuracies")
     if acc.ndim != 1 or acc.size < minimum:
         raise ValueError(f"accuracies must list at least {minimum} models, got {accuracies!r}")
-    if np.any(np.isnan(acc)) or np.any((acc <= 0) | (acc >= 1)):
-        raise ValueError("accuracies must lie strictly between 0 and 1")
     return acc
 
 
@@ -618,17 +614,7 @@ def pick_best_size_paired(
     def chance(n: int) -> float:
         return _pick_rate(acc, n, shared, reps, np.random.default_rng(base))
 
-    lo, hi = 0, 1
-    while chance(hi) < power:
-        lo, hi = hi, 2 * hi
-        if hi > 10**9:
-            raise ValueError("the required size exceeds 10**9 items")
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if chance(mid) >= power:
-            hi = mid
-        else:
-            lo = mid
+    hi = first_at_least(chance, power)
     prob = chance(hi)
     return PickBestSize(
         hi,

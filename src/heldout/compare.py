@@ -42,10 +42,11 @@ import numpy as np
 from scipy import special
 
 from heldout._beta_compare import prob_greater as _prob_greater
+from heldout._checks import broadcast
 from heldout._result import Result
 from heldout._saddle import binom_cdf, binom_logpmf
 from heldout.config import rng as _make_rng
-from heldout.predictions import _choice, _count, _counts, _probability, _scalar
+from heldout.predictions import _choice, _count, _counts, _probabilities, _probability, _scalar
 
 # (the names re-exported at the end, from the modules they moved to, are documented there)
 __all__ = [
@@ -89,13 +90,7 @@ def _count_pair(k, m, k_name: str, m_name: str) -> tuple[np.ndarray, np.ndarray]
     """Counts ``k`` out of totals ``m``: whole, ``0 <= k <= m``, ``m >= 1``, below 2**63, broadcast."""
     k_arr = _counts(k, k_name)
     m_arr = _counts(m, m_name, minimum=1)
-    try:
-        k_arr, m_arr = np.broadcast_arrays(k_arr, m_arr)
-    except ValueError:
-        raise ValueError(
-            f"{k_name} and {m_name} have shapes {np.shape(k_arr)} and {np.shape(m_arr)}, "
-            "which do not broadcast"
-        ) from None
+    k_arr, m_arr = broadcast(**{k_name: k_arr, m_name: m_arr})
     if np.any(k_arr > m_arr):
         raise ValueError(f"{k_name} must not exceed {m_name} (a count cannot exceed its total)")
     return k_arr, m_arr
@@ -110,19 +105,6 @@ def _positive(value, name: str) -> np.ndarray:
         raise ValueError(f"{name} must not be empty")
     if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
         raise ValueError(f"{name} must be positive and finite (no NaN)")
-    return arr
-
-
-def _probabilities(value, name: str) -> np.ndarray:
-    """An array of numbers strictly between 0 and 1 (not empty, no NaN)."""
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number or an array of numbers") from None
-    if arr.size == 0:
-        raise ValueError(f"{name} must not be empty")
-    if np.any(np.isnan(arr)) or np.any((arr <= 0) | (arr >= 1)):
-        raise ValueError(f"{name} must lie strictly between 0 and 1")
     return arr
 
 
@@ -254,12 +236,7 @@ def mc_draws_needed(prob, se):
     >>> mc_draws_needed(0.2, 0.001)
     160000
     """
-    try:
-        p = np.asarray(prob, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError("prob must be a number or an array of numbers") from None
-    if p.size == 0 or np.any(np.isnan(p)) or np.any((p < 0) | (p > 1)):
-        raise ValueError("prob must lie between 0 and 1 (no NaN, not empty)")
+    p = _probabilities(prob, "prob", closed=True)
     se = _positive(se, "se")
     out = np.ceil(p * (1.0 - p) / se**2 * (1.0 - 1e-12))
     if np.any(out >= 2**63):
@@ -726,20 +703,9 @@ def required_size_exact(
         raise ValueError(
             f"power must exceed 1/(models+1) = {1 / (m + 1):.3g} (a random pick), got {power!r}"
         )
-    lo, hi = 0, 1
-    while pick_best_probability(p, g, hi, m) < power:
-        lo, hi = hi, hi * 2
-        if hi > n_max:
-            raise ValueError(
-                f"the size exceeds n_max={n_max:,} for accuracy={p}, gap={g}, power={power}"
-            )
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if pick_best_probability(p, g, mid, m) >= power:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    from heldout.paired import first_at_least
+
+    return first_at_least(lambda n: pick_best_probability(p, g, n, m), power, n_max=n_max)
 
 
 # ---------------------------------------------------------------------------
@@ -848,14 +814,9 @@ def simulate_pick_best(accuracies, n, *, reps: int = 10_000, seed=None) -> float
     >>> round(simulate_pick_best([0.96, 0.95], 4000, reps=4000, seed=0), 2)
     0.99
     """
-    try:
-        acc = np.asarray(accuracies, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"accuracies must be a list of numbers, got {accuracies!r}") from None
+    acc = _probabilities(accuracies, "accuracies")
     if acc.ndim != 1 or acc.size < 2:
         raise ValueError(f"accuracies must list at least two models, got {accuracies!r}")
-    if np.any(np.isnan(acc)) or np.any((acc <= 0) | (acc >= 1)):
-        raise ValueError("accuracies must lie strictly between 0 and 1")
     if np.any(acc[1:] >= acc[0]):
         raise ValueError("accuracies[0] must be strictly the largest (the truly best model)")
     n = _count(n, "n", minimum=1)
@@ -889,12 +850,7 @@ def required_size_paired(gap, disagreement, *, power: float = 0.95):
     2703
     """
     g = _positive(gap, "gap")
-    try:
-        d = np.asarray(disagreement, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError("disagreement must be a number or an array of numbers") from None
-    if d.size == 0 or np.any(np.isnan(d)) or np.any((d < 0) | (d > 1)):
-        raise ValueError("disagreement must lie between 0 and 1 inclusive")
+    d = _probabilities(disagreement, "disagreement", closed=True)
     power = _probability(power, "power")
     if power <= 0.5:
         raise ValueError(f"power must exceed 0.5, got {power!r}")

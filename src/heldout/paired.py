@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from heldout._checks import broadcast
 from heldout._result import Result
 from heldout._saddle import binom_cdf, binom_logpmf, binom_sf
 from heldout.predictions import _choice, _count, _counts, _probability, _scalar
@@ -41,6 +42,7 @@ __all__ = [
     "diff_interval",
     "disagreements",
     "equivalence_test",
+    "first_at_least",
     "mcnemar_exact",
     "mcnemar_power",
     "noninferiority_test",
@@ -143,13 +145,7 @@ def mcnemar_exact(only_a_correct, only_b_correct, alternative: str = "two-sided"
     _choice(alternative, "alternative", _ALTERNATIVES)
     b = _counts(only_a_correct, "only_a_correct")
     c = _counts(only_b_correct, "only_b_correct")
-    try:
-        b, c = np.broadcast_arrays(b, c)
-    except ValueError:
-        raise ValueError(
-            f"only_a_correct and only_b_correct have shapes {b.shape} and {c.shape}, "
-            "which do not broadcast"
-        ) from None
+    b, c = broadcast(only_a_correct=b, only_b_correct=c)
     d = (b + c).astype(float)
     lower = _binom_half_cdf(b, d)
     upper = 1.0 - _binom_half_cdf(b - 1, d)
@@ -202,10 +198,7 @@ def _pair_counts(only_a_correct, only_b_correct, n):
     b = _counts(only_a_correct, "only_a_correct").astype(float)
     c = _counts(only_b_correct, "only_b_correct").astype(float)
     m = _counts(n, "n", minimum=1).astype(float)
-    try:
-        b, c, m = np.broadcast_arrays(b, c, m)
-    except ValueError:
-        raise ValueError("only_a_correct, only_b_correct and n do not broadcast") from None
+    b, c, m = broadcast(only_a_correct=b, only_b_correct=c, n=m)
     if np.any(b + c > m):
         raise ValueError("only_a_correct + only_b_correct must not exceed n (the items)")
     return b, c, m
@@ -330,6 +323,18 @@ def diff_coverage(p_only_a, p_only_b, n, alpha: float = 0.05, method: str = "tan
     return float(np.sum(prob * hit))
 
 
+def _margin_test_args(only_a_correct, only_b_correct, n, margin, alpha, who: str):
+    """Checked ``(alpha, margin, b, c, n)`` of a score test with a margin (single counts)."""
+    alpha = _alpha(alpha)
+    margin = _scalar(margin, "margin")
+    if not 0.0 < margin < 1.0:
+        raise ValueError(f"margin must be strictly between 0 and 1, got {margin!r}")
+    b, c, m = _pair_counts(only_a_correct, only_b_correct, n)
+    if b.ndim:
+        raise ValueError(f"{who} takes single counts, not arrays")
+    return alpha, margin, b, c, m
+
+
 @dataclass(frozen=True)
 class NoninferiorityTest(Result):
     """Score test that B is not worse than A by ``margin`` or more."""
@@ -359,13 +364,9 @@ def noninferiority_test(
     >>> round(t.p_value, 4), t.reject
     (0.0026, True)
     """
-    alpha = _alpha(alpha)
-    margin = _scalar(margin, "margin")
-    if not 0.0 < margin < 1.0:
-        raise ValueError(f"margin must be strictly between 0 and 1, got {margin!r}")
-    b, c, m = _pair_counts(only_a_correct, only_b_correct, n)
-    if b.ndim:
-        raise ValueError("noninferiority_test takes single counts, not arrays")
+    alpha, margin, b, c, m = _margin_test_args(
+        only_a_correct, only_b_correct, n, margin, alpha, "noninferiority_test"
+    )
     t = float(_tango_stat(margin, b, c, m))
     p = float(special.ndtr(t))
     return NoninferiorityTest(t, p, bool(p <= alpha), float((b - c) / m), margin)
@@ -400,13 +401,9 @@ def equivalence_test(
     >>> round(e.p_value, 4), e.reject
     (0.0003, True)
     """
-    alpha = _alpha(alpha)
-    margin = _scalar(margin, "margin")
-    if not 0.0 < margin < 1.0:
-        raise ValueError(f"margin must be strictly between 0 and 1, got {margin!r}")
-    b, c, m = _pair_counts(only_a_correct, only_b_correct, n)
-    if b.ndim:
-        raise ValueError("equivalence_test takes single counts, not arrays")
+    alpha, margin, b, c, m = _margin_test_args(
+        only_a_correct, only_b_correct, n, margin, alpha, "equivalence_test"
+    )
     p_upper = float(special.ndtr(_tango_stat(margin, b, c, m)))
     p_lower = float(special.ndtr(-_tango_stat(-margin, b, c, m)))
     ci = diff_interval(b, c, m, alpha=2 * alpha) if alpha < 0.5 else diff_interval(b, c, m, 0.999)
@@ -564,14 +561,23 @@ def _randomised(m, level, theta):
     return _upper_tail(u, m, theta) + gamma * at_theta
 
 
-def _first_at_least(fn, target: float, start: int = 1) -> int:
-    """Smallest n >= start with fn(n) >= target for a nondecreasing fn (doubling, bisection)."""
+def first_at_least(fn, target: float, *, start: int = 1, n_max: int = _N_MAX) -> int:
+    """Smallest whole ``n >= start`` with ``fn(n) >= target``, for a nondecreasing ``fn``.
+
+    Doubling, then bisection: about ``2 log2(n)`` calls.  ``ValueError`` when the answer
+    exceeds ``n_max`` (every size search of the package is bounded this way).
+
+    Examples
+    --------
+    >>> first_at_least(lambda n: n * n, 50)
+    8
+    """
     lo, hi = start - 1, max(start, 1)
     while fn(hi) < target:
         lo, hi = hi, hi * 2
-        if hi > _N_MAX:
+        if hi > n_max:
             raise ValueError(
-                f"the required size exceeds {_N_MAX:,} items; the models are too close to tell apart"
+                f"the required size exceeds {n_max:,} items; the models are too close to tell apart"
             )
     while hi - lo > 1:
         mid = (lo + hi) // 2
@@ -706,7 +712,7 @@ def paired_size(
     def upper(n):
         return _mixture(np.array([n]), d, lambda m: _randomised(m, level, theta))[0]
 
-    start = _first_at_least(upper, power)
+    start = first_at_least(upper, power)
     # scan the exact power upward from the first n the upper bound allows
     n_first, block = None, max(64, start // 8)
     lo = start
@@ -733,7 +739,7 @@ def paired_size(
             np.array([n]), d, lambda m: np.where(m >= m_star, _randomised(m, s_star, theta), 0.0)
         )[0]
 
-    horizon = _first_at_least(lower, power, start=n_first)
+    horizon = first_at_least(lower, power, start=n_first)
     ns = np.arange(n_first, horizon + 1)
     pw = np.concatenate([exact(ns[i : i + 4096]) for i in range(0, ns.size, 4096)])
     below = np.flatnonzero(pw < power)
@@ -825,7 +831,7 @@ def pick_size(acc_a, acc_b, disagreement, power: float = 0.95) -> PickSize:
     d_ind = pa * (1 - pb) + pb * (1 - pa)
 
     def size(dd):
-        return _first_at_least(lambda n: pick_probability(n, pa, pb, dd), power)
+        return first_at_least(lambda n: pick_probability(n, pa, pb, dd), power)
 
     gap = abs(p10 - p01)
     z = float(special.ndtri(power))

@@ -98,6 +98,22 @@ def _counts(value, name: str, *, minimum: int = 0) -> np.ndarray:
     return arr.astype(np.int64)
 
 
+def _probabilities(value, name: str, *, closed: bool = False) -> np.ndarray:
+    """An array of numbers strictly between 0 and 1, or in [0, 1] if ``closed`` (not empty, no NaN)."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number or an array of numbers, got {value!r}") from None
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    if closed:
+        if np.any(np.isnan(arr)) or np.any((arr < 0) | (arr > 1)):
+            raise ValueError(f"{name} must lie between 0 and 1 inclusive")
+    elif np.any(np.isnan(arr)) or np.any((arr <= 0) | (arr >= 1)):
+        raise ValueError(f"{name} must lie strictly between 0 and 1")
+    return arr
+
+
 def _choice(value, name: str, options: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in options:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}; got {value!r}")
