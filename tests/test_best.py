@@ -11,6 +11,7 @@ import pytest
 from scipy import special
 
 from heldout import best as B
+from heldout.predictions import pattern_counts
 from heldout import compare as C
 
 ALPHA = 0.05
@@ -67,6 +68,28 @@ def test_best_set_two_models_is_mcnemar():
     lagging = 1 if b > c else 0
     assert res.p_values[lagging] == pytest.approx(exact, abs=4 * np.sqrt(exact / 40_000) + 1e-4)
     assert res.in_set[1 - lagging]
+
+
+def test_gaussian_multipliers_agree_with_sign_flips_when_disagreements_are_many():
+    correct = B.simulate_correct([0.80, 0.79, 0.78, 0.76], 4000, shared=0.5, seed=9)
+    flip = B.best_set(correct, draws=20_000, seed=1)
+    gauss = B.best_set(correct, draws=20_000, method="gaussian", seed=1)
+    assert gauss.p_values == pytest.approx(flip.p_values, abs=0.02)
+    # many models, more than 4,096 distinct patterns: the Gaussian version is used
+    many = B.simulate_correct(np.full(14, 0.6), 20_000, shared=0.1, seed=2)
+    assert pattern_counts(many).counts.size > 4096
+    res = B.best_set(many, draws=500, seed=3)
+    assert res.in_set.sum() >= 10  # equal models: almost all kept
+
+
+def test_prob_best_paired_with_a_dirichlet_prior():
+    correct = B.simulate_correct([0.93, 0.92, 0.90], 500, shared=0.8, seed=10)
+    flat = B.prob_best_paired(correct, draws=50_000, seed=1)
+    prior = B.prob_best_paired(correct, prior=0.5, draws=50_000, seed=1)
+    assert prior.prob.sum() == pytest.approx(1.0)
+    # a little prior mass on all 8 patterns pulls towards a tie, but only a little
+    assert np.all(np.abs(prior.prob - flat.prob) < 0.1)
+    assert prior.prob.max() <= flat.prob.max() + 4 * flat.se.max()
 
 
 def test_false_claims_reproduce_the_issue():
