@@ -11,8 +11,8 @@ import pytest
 from scipy import special
 
 from heldout import best as B
-from heldout.predictions import pattern_counts
 from heldout import compare as C
+from heldout.predictions import pattern_counts
 
 ALPHA = 0.05
 
