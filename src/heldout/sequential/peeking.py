@@ -1,0 +1,139 @@
+"""How often intervals miss the truth when they are checked again and again.
+
+Two experiments of the chapter :doc:`/notebooks/label_until_sure`:
+
+* :func:`fixed_interval_miss` — label in batches, recompute a fixed-size
+  Clopper-Pearson interval :cite:`clopper1934` after every batch: the chance
+  that it *ever* excludes the true accuracy grows with the number of looks
+  (without bound, by the law of the iterated logarithm, though slowly).  It is
+  computed exactly by dynamic programming over the number correct (the counts
+  an interval excludes are the two tails at each look), and by simulation.
+* :func:`sequence_miss` — the same question for a confidence sequence
+  checked after every label, by simulation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from heldout.bounds import interval
+from heldout.config import rng as make_rng
+from heldout.sequential import _inputs
+from heldout.sequential.confidence import confidence_sequence
+
+__all__ = ["fixed_interval_miss", "sequence_miss"]
+
+#: Largest number of (run, label) cells simulated at once.
+_CELLS = 1 << 21
+
+
+def _common(accuracy, looks, batch, alpha):
+    _inputs.scalar(accuracy, "accuracy")
+    p = float(_inputs.as_probability(accuracy, "accuracy"))
+    k = int(_inputs.pool(looks, name="looks"))
+    b = int(_inputs.pool(batch, name="batch"))
+    a = _inputs.alpha_(alpha)
+    if k * b > 10_000_000:
+        raise ValueError(f"looks * batch must be at most 10,000,000 labels, got {k * b:,}")
+    return p, k, b, a
+
+
+def fixed_interval_miss(
+    accuracy: float,
+    looks: int,
+    batch: int = 10,
+    alpha: float = 0.05,
+    *,
+    reps: int | None = None,
+    seed=None,
+) -> np.ndarray:
+    """Chance that a fixed-size interval recomputed after each batch has excluded the truth.
+
+    Labels arrive in batches of ``batch``; after batch :math:`j` (``j * batch``
+    labels) the two-sided Clopper-Pearson interval at level ``1 - alpha`` is
+    computed from all labels so far.  Entry ``j - 1`` of the result is the
+    probability that at least one of the first ``j`` intervals excluded
+    ``accuracy``.  Each interval alone excludes it with probability at most
+    ``alpha``; the union over looks does not.
+
+    With ``reps=None`` the probabilities are exact: a dynamic programme over the
+    number correct carries the probability of each count that no interval has
+    excluded yet, convolved with the binomial distribution of each new batch.
+    With ``reps`` it is estimated from that many simulated runs (an independent
+    check).
+
+    Examples
+    --------
+    >>> miss = fixed_interval_miss(0.8, looks=50, batch=10)
+    >>> round(float(miss[0]), 4) <= 0.05, round(float(miss[-1]), 3)
+    (True, 0.237)
+    """
+    p, k, b, a = _common(accuracy, looks, batch, alpha)
+    ns = b * np.arange(1, k + 1)
+    if reps is not None:
+        r = int(_inputs.pool(reps, name="reps"))
+        gen = make_rng(seed)
+        ever = np.zeros((r, k), dtype=bool)
+        rows = max(1, _CELLS // k)
+        for start in range(0, r, rows):
+            counts = np.cumsum(gen.binomial(b, p, size=(min(rows, r - start), k)), axis=1)
+            low, high = interval(counts, ns, 1 - a, "clopper-pearson")
+            ever[start : start + rows] = np.logical_or.accumulate((low > p) | (high < p), axis=1)
+        return ever.mean(axis=0)
+    batch_pmf = stats.binom.pmf(np.arange(b + 1), b, p)
+    alive = np.ones(1)  # P(S = s and no miss yet), s = 0..n
+    missed = np.empty(k)
+    for j, n in enumerate(ns):
+        alive = np.convolve(alive, batch_pmf)
+        low, high = interval(np.arange(n + 1), n, 1 - a, "clopper-pearson")
+        alive = np.where((low > p) | (high < p), 0.0, alive)
+        missed[j] = 1.0 - alive.sum()
+    return missed
+
+
+def sequence_miss(
+    accuracy: float,
+    n: int,
+    alpha: float = 0.05,
+    method: str = "betting",
+    *,
+    reps: int = 1000,
+    pool: int | None = None,
+    seed=None,
+) -> np.ndarray:
+    """Simulated chance that a confidence sequence has excluded the truth by each label.
+
+    Runs ``reps`` sequences of ``n`` labels (independent Bernoulli(``accuracy``)
+    outcomes, or with ``pool`` a random order of a pool of ``pool`` items of
+    which ``round(accuracy * pool)`` are correct, the truth then being the pool's
+    own accuracy), computes :func:`~heldout.sequential.confidence.confidence_sequence` on each and returns, for
+    each ``t``, the share of runs whose sequence excluded the truth at some step
+    up to ``t``.  The sequence promises at most ``alpha`` at ``t = n`` (and at
+    every horizon).
+
+    Examples
+    --------
+    >>> miss = sequence_miss(0.8, 500, 0.05, reps=200, seed=1)
+    >>> float(miss[-1]) <= 0.05
+    True
+    """
+    p, steps, _, a = _common(accuracy, n, 1, alpha)
+    r = int(_inputs.pool(reps, name="reps"))
+    size = _inputs.pool(pool, steps)
+    gen = make_rng(seed)
+    if size is not None:
+        ones = int(round(p * size))
+        p = ones / size
+        items = (np.arange(size) < ones).astype(float)
+    ever = np.zeros((r, steps), dtype=bool)
+    rows = max(1, _CELLS // steps)
+    for start in range(0, r, rows):
+        m = min(rows, r - start)
+        if size is None:
+            x = (gen.random((m, steps)) < p).astype(float)
+        else:
+            x = gen.permuted(np.tile(items, (m, 1)), axis=1)[:, :steps]
+        low, high = confidence_sequence(x, a, method, pool=size)
+        ever[start : start + m] = np.logical_or.accumulate((low > p) | (high < p), axis=1)
+    return ever.mean(axis=0)
