@@ -131,3 +131,24 @@ def logit_beta_logpdf(t, a, b) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         - bd0(b, ny, shift)
     )
     return log_h, nx / n, ny / n
+
+
+def binom_cdf(k, n, p) -> np.ndarray:
+    """``P(Binomial(n, p) <= k)`` for any size: ``I_{1-p}(n - k, k + 1)``.
+
+    (scipy's ``bdtr`` turns ``n`` into a 32-bit integer and returns NaN above 2**31.)
+    """
+    k, n, p = (np.asarray(v, dtype=float) for v in (k, n, p))
+    k = np.floor(k)
+    inside = (k >= 0) & (k < n)
+    val = special.betainc(np.where(inside, n - k, 1.0), np.where(inside, k + 1.0, 1.0), 1.0 - p)
+    return np.where(k < 0, 0.0, np.where(k >= n, 1.0, val))
+
+
+def binom_sf(k, n, p) -> np.ndarray:
+    """``P(Binomial(n, p) > k)`` for any size: ``I_p(k + 1, n - k)``."""
+    k, n, p = (np.asarray(v, dtype=float) for v in (k, n, p))
+    k = np.floor(k)
+    inside = (k >= 0) & (k < n)
+    val = special.betainc(np.where(inside, k + 1.0, 1.0), np.where(inside, n - k, 1.0), p)
+    return np.where(k < 0, 1.0, np.where(k >= n, 0.0, val))

@@ -43,7 +43,7 @@ from scipy import special
 
 from heldout._beta_compare import prob_greater as _prob_greater
 from heldout._result import Result
-from heldout._saddle import binom_logpmf
+from heldout._saddle import binom_cdf, binom_logpmf
 from heldout.config import rng as _make_rng
 from heldout.predictions import _choice, _count, _counts, _probability, _scalar
 
@@ -702,6 +702,8 @@ def pick_best_probability(accuracy, gap, n, models=1):
     if g <= 0:
         raise ValueError(f"gap must be positive, got {gap!r}")
     n = _count(n, "n", minimum=1)
+    if n > 2**53:
+        raise ValueError(f"n must be at most 2**53 (exact in double precision), got {n}")
     m = _count(models, "models", minimum=1)
     if g >= p:
         raise ValueError(
@@ -710,9 +712,13 @@ def pick_best_probability(accuracy, gap, n, models=1):
     q = p - g
     # only scores within 12 standard deviations of the best model's mean matter (tail < 1e-30)
     half = 12.0 * np.sqrt(n * p * (1.0 - p)) + 10.0
-    k = np.arange(max(0, int(n * p - half)), min(n, int(np.ceil(n * p + half))) + 1, dtype=float)
-    px = np.exp(binom_logpmf(k, n, p))
-    below = np.where(k >= 1, special.bdtr(np.maximum(k - 1, 0), n, q), 0.0)
+    lo, hi = max(0, int(n * p - half)), min(n, int(np.ceil(n * p + half)))
+    # beyond 40,001 lattice points the summand is smooth on the scale of the standard
+    # deviation, so every step-th point, weighted by step, gives the sum (Euler-Maclaurin)
+    step = max(1, -(-(hi - lo) // 40_000))
+    k = np.arange(lo, hi + 1, step, dtype=float)
+    px = np.exp(binom_logpmf(k, n, p)) * step
+    below = binom_cdf(k - 1, n, q)
     at = np.exp(binom_logpmf(k, n, q))
     big = m + 1
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):

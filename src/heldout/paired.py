@@ -27,7 +27,7 @@ import numpy as np
 from scipy import special
 
 from heldout._result import Result
-from heldout._saddle import binom_logpmf
+from heldout._saddle import binom_cdf, binom_logpmf, binom_sf
 from heldout.predictions import _choice, _count, _counts, _probability, _scalar
 
 __all__ = [
@@ -116,9 +116,7 @@ def disagreements(correct_a, correct_b) -> Disagreements:
 
 def _binom_half_cdf(k, m):
     """``P(Binomial(m, 1/2) <= k)`` (0 for ``k < 0``)."""
-    k = np.asarray(k, dtype=float)
-    m = np.asarray(m).astype(np.int64)  # scipy wants whole-number trials as integers
-    return np.where(k < 0, 0.0, special.bdtr(np.maximum(k, 0.0), m, 0.5))
+    return binom_cdf(k, m, 0.5)
 
 
 def mcnemar_exact(only_a_correct, only_b_correct, alternative: str = "two-sided"):
@@ -478,11 +476,7 @@ class _Table:
 
 def _upper_tail(u, m, theta):
     """``P(Binomial(m, theta) >= u)``."""
-    u = np.asarray(u, dtype=float)
-    trials = np.asarray(m).astype(np.int64)
-    return np.where(
-        u <= 0, 1.0, np.where(u > m, 0.0, special.bdtrc(np.maximum(u - 1, 0), trials, theta))
-    )
+    return binom_sf(np.asarray(u, dtype=float) - 1.0, m, theta)
 
 
 def _mixture(ns, d, per_m):
@@ -756,7 +750,7 @@ def paired_size(
 def _pick_given_m(m, theta):
     """``P(B > m/2) + P(B = m/2)/2`` for ``B ~ Binomial(m, theta)`` (majority, ties halved)."""
     half = np.floor(m / 2.0)
-    strictly = special.bdtrc(half, np.asarray(m).astype(np.int64), theta)  # P(B > floor(m/2))
+    strictly = binom_sf(half, m, theta)  # P(B > floor(m/2))
     even = (m % 2 == 0) & (m > 0)
     tie = np.where(even, np.exp(binom_logpmf(half, m, theta)), 0.0)
     return np.where(m == 0, 0.5, strictly + 0.5 * tie)
