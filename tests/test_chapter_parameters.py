@@ -72,3 +72,50 @@ def test_variational_split_follows_the_coefficients():
     tests = [math.floor(rows * share), math.ceil(rows * share)]
     best = min(tests, key=lambda t: c_test / t + c_train / (rows - t))
     assert glued["test_rows"] == f"{best:,}"
+
+
+@pytest.mark.slow
+def test_beta_posterior_follows_the_counts():
+    glued = run_with("beta_posterior", {"k_a": 170, "k_b": 188, "n": 200})
+    # independent: scipy's two-sided Fisher test on the 2x2 table; the article's 96/100 vs 98/100
+    # gives 0.68 ("not significant")
+    p = stats.fisher_exact([[170, 188], [30, 12]]).pvalue
+    assert p < 0.05
+    assert glued["fisher_two"] == f"{p:.4f}"
+    assert glued["fisher_word"] == "significant"
+    assert glued["post_a"] == "171" and glued["post_b"] == "31"  # uniform prior: Beta(k + 1, n - k + 1)
+
+
+@pytest.mark.slow
+def test_regression_metrics_follows_scale_and_bias():
+    glued = run_with("regression_metrics", {"bias": 0.0, "scale": 2.0})
+    # independent: with B = 0 the article's variance is (2 + 1/s^2) times the right one
+    assert glued["ratio_m"] == f"{2 + 1 / 2.0**2:.3g}"  # 3.91 with the worked example's s, B
+    assert glued["true_mse"] == f"{2.0**2:.4f}"
+
+
+def _quick_mnist_cached(monkeypatch) -> None:
+    from heldout import ledger
+
+    monkeypatch.setenv("HELDOUT_QUICK", "1")
+    try:
+        ledger.mnist_results()
+    except ledger.MnistUnavailable as exc:  # the quick build fills the cache
+        pytest.skip(f"no cached quick-profile MNIST predictions: {exc}")
+
+
+@pytest.mark.slow
+@pytest.mark.mnist
+def test_mnist_comparison_follows_the_candidates(monkeypatch):
+    _quick_mnist_cached(monkeypatch)
+    glued = run_with("mnist_comparison", {"candidates": "svc_rbf svc_poly3 cnn"})
+    assert glued["mn_nmodels"] == "3"
+    assert glued["mn_npairs"] == f"{math.comb(3, 2)}"  # 55 pairs with the article's 11 models
+
+
+@pytest.mark.slow
+@pytest.mark.mnist
+def test_mnist_engineering_follows_retrain(monkeypatch):
+    _quick_mnist_cached(monkeypatch)
+    glued = run_with("mnist_engineering", {"retrain": False})
+    assert glued["eng_same_word"] == "was not run"
