@@ -19,7 +19,7 @@ not independent: their training sets overlap, and so the naive paired
 * :func:`five_by_two_f`: Alpaydin's combined 5x2cv *F*-test
   (:cite:`alpaydin1999`);
 * :func:`mcnemar_split`: McNemar's test on the items of one held-out split
-  (:cite:`mcnemar1947`), through :func:`heldout.compare.mcnemar_exact`;
+  (:cite:`mcnemar1947`), through :func:`heldout.paired.mcnemar_exact`;
 * :func:`compare`: one entry point choosing among them with ``method=``
   (what ``heldout cv-compare`` calls).
 
@@ -383,7 +383,7 @@ def mcnemar_split(
     Both learners are trained once on the same training part and scored item
     by item on the same test part.  Only the items on which they disagree
     count: ``b`` items only A got right, ``c`` only B.  With ``method="exact"``
-    the p-value is :func:`heldout.compare.mcnemar_exact` (``b`` is
+    the p-value is :func:`heldout.paired.mcnemar_exact` (``b`` is
     Binomial(``b + c``, 1/2) under the null); with ``method="chi2"`` it is the
     continuity-corrected statistic Dietterich used (:cite:`dietterich1998`),
 

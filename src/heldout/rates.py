@@ -323,7 +323,7 @@ def accuracy_difference(
 
     which keeps close to its level down to small samples (the plain Wald interval
     does not); the p-value is McNemar's exact test
-    (:func:`heldout.compare.mcnemar_exact`, :cite:`mcnemar1947`).  ``pred_a`` and
+    (:func:`heldout.paired.mcnemar_exact`, :cite:`mcnemar1947`).  ``pred_a`` and
     ``pred_b`` are predicted labels of any kind (binary or classes).
 
     Examples
