@@ -20,12 +20,17 @@ export HELDOUT_CACHE_DIR ?= $(CURDIR)/_build/.heldout-cache
 JB_STRICT := build . -W -n --keep-going
 
 .PHONY: help venv book test lint unit quickbook browser bench clean distclean lab
+.PHONY: pdf quickpdf tex rerun
 
 help:
 	@echo "make book   build the whole book (full experiments) into _build/html"
 	@echo "make test   lint, unit and property tests, every chapter in the quick profile, strict build,"
 	@echo "            then the browser test of the quick build (installs Debian's chromium if missing)"
-	@echo "make bench  run the benchmarks in benchmarks/"
+	@echo "            and the check of its PDF (installs Debian's TeX packages if missing)"
+	@echo "make pdf    build the whole book as one PDF (installs Debian's TeX packages if missing)"
+	@echo "make rerun CHAPTER=test_set_bound PARAMS=\"k=10 m=200\" [QUICK=1]"
+	@echo "            rerun one chapter with your own numbers; prints its verdicts"
+	@echo "make bench  run the benchmarks in benchmarks/ and print a table of their targets"
 	@echo "make lab    open the notebooks in JupyterLab"
 	@echo "make clean  remove build outputs (keeps .venv and the execution cache: make distclean for all)"
 
@@ -46,7 +51,8 @@ book: $(STAMP)
 	$(BIN)/jupyter-book $(JB_STRICT)
 	@echo "Built: $(CURDIR)/_build/html/index.html"
 
-test: $(STAMP) lint unit quickbook browser
+# quickbook runs before unit: the rerun tests read the unchanged chapters' values from its cache.
+test: $(STAMP) lint quickbook unit browser quickpdf
 	@echo "make test: all checks passed"
 
 lint: $(STAMP)
@@ -75,8 +81,44 @@ browser: $(STAMP) quickbook
 	$(BIN)/python tests/browser/check_book.py --html _build/quick/_build/html \
 	  --screenshots _build/screenshots --chromium $(CHROMIUM)
 
+# The book as one PDF through Jupyter Book's LaTeX route (Sphinx's LaTeX writer, XeLaTeX,
+# latexmk; see the latex section of _config.yml and book/_ext/heldout_latex.py).  Debian's
+# TeX packages are installed when missing (needs root or sudo; the first time takes about
+# 4 minutes).  `make pdf` builds the full profile (it shares `make book`'s execution cache);
+# `make test` builds the quick profile's PDF and checks it against its HTML build.
+TEX_PACKAGES := texlive-xetex latexmk texlive-latex-extra texlive-fonts-recommended \
+  texlive-plain-generic texlive-science tex-gyre fonts-freefont-otf poppler-utils
+PDF_CHECK := $(BIN)/python tests/pdf/check_pdf.py
+
+tex:
+	@if command -v dpkg-query >/dev/null; then \
+	  missing=; for p in $(TEX_PACKAGES); do \
+	    [ "$$(dpkg-query -W -f='$${db:Status-Status}' $$p 2>/dev/null)" = installed ] || missing="$$missing $$p"; done; \
+	  if [ -n "$$missing" ]; then echo "installing Debian's TeX packages (about 4 minutes):$$missing"; \
+	    $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq --no-install-recommends $$missing >/dev/null; fi; \
+	else for c in xelatex latexmk makeindex pdftotext pdfinfo pdfimages; do command -v $$c >/dev/null || \
+	  { echo "make pdf needs $$c: install TeX Live (XeLaTeX, latexmk) and poppler"; exit 1; }; done; fi
+
+pdf: $(STAMP) tex
+	$(BIN)/jupyter-book $(JB_STRICT) --builder pdflatex
+	@echo "PDF: $(CURDIR)/_build/latex/heldout.pdf"
+	@if [ -f _build/html/index.html ]; then $(PDF_CHECK) --pdf _build/latex/heldout.pdf --html _build/html; fi
+
+quickpdf: $(STAMP) tex quickbook
+	HELDOUT_QUICK=1 $(BIN)/jupyter-book $(JB_STRICT) --builder pdflatex --path-output _build/quick
+	@echo "Quick PDF: $(CURDIR)/_build/quick/_build/latex/heldout.pdf"
+	$(PDF_CHECK) --pdf _build/quick/_build/latex/heldout.pdf --html _build/quick/_build/html
+
+# Rerun one chapter with other values for the inputs of its `parameters` cell, headless:
+# the executed notebook goes to _build/rerun/, the values its text would show are printed.
+rerun: $(STAMP)
+	@test -n "$(CHAPTER)" || { echo 'usage: make rerun CHAPTER=test_set_bound PARAMS="k=10 m=200" [QUICK=1]'; exit 2; }
+	$(BIN)/heldout rerun $(CHAPTER) $(PARAMS) $(if $(QUICK),--quick)
+
+# Every benchmark, then one table of their TARGET lines (figure, target, met or missed).
 bench: $(STAMP)
-	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	$(BIN)/python benchmarks/run_all.py
 
 lab: $(STAMP)
 	$(BIN)/python -m pip install --quiet jupyterlab
@@ -84,6 +126,7 @@ lab: $(STAMP)
 
 clean:
 	rm -rf _build/html _build/quick/_build/html _build/screenshots .pytest_cache .ruff_cache
+	rm -rf _build/latex _build/quick/_build/latex _build/rerun
 	find . -name __pycache__ -not -path './.venv/*' -prune -exec rm -rf {} +
 
 distclean: clean

@@ -405,3 +405,54 @@ def test_posterior_above_against_mpmath(x, n, p0):
 def test_bad_input_raises_value_error_naming_the_argument(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+# ----------------------------------------------------------------- huge n (issue 19)
+def test_critical_count_at_large_n_matches_scipy():
+    n, p0, alpha = 10**9, 0.9, 0.05
+    c = A.critical_count(n, p0, alpha)
+    assert stats.binom.sf(c - 1, n, p0) <= alpha < stats.binom.sf(c - 2, n, p0)
+
+
+@pytest.mark.parametrize("n", [10**15, 10**18, 2**63 - 1])
+def test_critical_count_accept_and_power_answer_at_once_at_huge_n(n):
+    import time
+
+    start = time.process_time()
+    c = A.critical_count(n, 0.9, 0.05)
+    z = (c - n * 0.9) / math.sqrt(n * 0.09)
+    assert z == pytest.approx(stats.norm.isf(0.05), abs=1e-4)
+    res = A.accept(int(0.9 * n), n, 0.9)
+    assert not res.passes_exact and 0 < res.p_value_exact < 1
+    assert 0 <= A.pass_probability(0.9 + 1e-9, n, 0.9) <= 1
+    assert time.process_time() - start < 10  # the walk from the normal guess used to hang
+
+
+def test_class_sample_size_brute_force_and_huge_inputs():
+    for n_class, rho, g in [(10, 0.05, 0.95), (37, 0.3, 0.8), (1, 0.5, 0.99)]:
+        got = A.class_sample_size(n_class, rho, g)
+        assert (
+            stats.binom.sf(n_class - 1, got, rho) >= g > stats.binom.sf(n_class - 1, got - 1, rho)
+        )
+    big = A.class_sample_size(10**12, 0.01, 0.95)
+    assert stats.binom.sf(10**12 - 1, big, 0.01) >= 0.95
+    with pytest.raises(ValueError, match="^the size exceeds 2"):
+        A.class_sample_size(10**17, 0.01, 0.95)
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: A.exact_size(0.8, 1e-12, 0.05), "margin"),
+        (lambda: A.normal_size(0.8, 1e-12, 0.05), "the size exceeds"),
+        (lambda: A.power_size_normal(0.8, 0.8 + 1e-12), "the size exceeds"),
+        (lambda: A.power_size_exact(0.8, 0.8 + 1e-9), "true_accuracy"),
+        (lambda: A.accept([830], 1000, 0.8), "correct"),
+        (lambda: A.accept(830, 1000, 0.8, alpha=[0.05]), "alpha"),
+        (lambda: A.critical_count(10, 0.8, test="bogus"), "test"),
+        (lambda: A.simulate_pass_rate(0.9, 100, 0.8, reps=10**12), "reps"),
+    ],
+)
+def test_refusals_name_the_argument(call, name):
+    with pytest.raises(ValueError, match=f"^{name}"):
+        call()

@@ -312,11 +312,178 @@ def test_broadcasting_and_scalar_return():
         (lambda: b.upper_bound(1, 3, 0.05, method="bogus"), "method"),
         (lambda: b.coverage(0.5, 0, 0.05), "m"),
         (lambda: b.exact_upper("many", 3, 0.05), "k"),
+        # counts of 2**63 or more used to wrap around to -2**63 (issue 19)
+        (lambda: b.exact_upper(1e300, 10, 0.05), "k"),
+        (lambda: b.exact_upper(2**63, 2**63, 0.05), "k"),
+        (lambda: b.kl_upper(3, 2**64, 0.05), "m"),
+        (lambda: b.exact_upper(3, 1e19, 0.05), "m"),
+        (lambda: b.interval(11, 10), "k"),
+        (lambda: b.exact_upper([], [], 0.05), "k"),
+        (lambda: b.exact_upper([1, 2], [3, 4, 5], 0.05), "k"),
+        (lambda: b.exact_upper(None, 3, 0.05), "k"),
+        (lambda: b.exact_upper(1, 3, [0.1, np.nan]), "delta"),
+        (lambda: b.exact_upper(1, 3, 0.05 + 0j), "delta"),
+        (lambda: b.coverage(0.5, [10, 20]), "m"),
+        (lambda: b.coverage(0.5, 10**9), "m"),
+        (lambda: b.appendix_c_bound([3], 10), "k"),
+        (lambda: b.appendix_c_bound(3, 10**5, fixed=True), "m"),
+        (lambda: b.normal_upper(1, 3, ddof=2), "ddof"),
+        (lambda: b.hoeffding_upper(1, 3, clip="yes"), "clip"),
+        (lambda: b.chernoff_tail(1, 3, 0.5, form="exact"), "form"),
     ],
 )
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name}\b"):
         call()
+
+
+def test_errors_of_the_article_program_are_value_errors_too():
+    with pytest.raises(ValueError, match=r"^list index out of range \(m=1000: the article's"):
+        b.appendix_c_bound(260, 1000, 0.05)
+
+
+# ----------------------------------------------------------------- 40-digit grid (issue 19)
+def _reference_rows():
+    import csv
+    from pathlib import Path
+
+    path = Path(__file__).parent / "data" / "exact_bound_reference.csv"
+    with path.open() as fh:
+        rows = list(csv.DictReader(fh))
+    side = np.array([r["side"] for r in rows])
+    m = np.array([int(r["m"]) for r in rows])
+    k = np.array([int(r["k"]) for r in rows])
+    delta = np.array([float(r["delta"]) for r in rows])
+    root = [mp.mpf(r["root"]) for r in rows]
+    return side, m, k, delta, root
+
+
+def test_exact_bounds_match_the_40_digit_grid():
+    """Every a = 1..2000 at m = 1e8 and 1e9 (where SciPy's inverse fails) and 400 random cases.
+
+    References: tests/data/exact_bound_reference.csv, written by
+    tests/data/make_exact_bound_reference.py (exact integer binomial sums, Newton's method
+    in mpmath; no SciPy).
+    """
+    side, m, k, delta, root = _reference_rows()
+    assert side.size == 8400 and set(np.unique(m[:8000])) == {10**8, 10**9}
+    upper = side == "upper"
+    got = np.where(upper, b.exact_upper(k, m, delta), b.exact_lower(k, m, delta))
+    ref = np.array([float(r) for r in root])
+    rel = np.abs(got / ref - 1)
+    assert rel.max() <= 1e-12, (rel.max(), int(rel.argmax()))
+    # the guard matters: SciPy's inverse alone is grossly wrong somewhere on this grid
+    from scipy import special
+
+    a_low = np.maximum(k, 1).astype(float)
+    raw = np.where(
+        upper,
+        special.betainccinv(k + 1.0, (m - k).astype(float), delta),
+        special.betaincinv(a_low, (m - k + 1).astype(float), delta),
+    )
+    assert np.nanmax(np.abs(raw / ref - 1)) > 0.5
+
+
+def test_reference_grid_spot_check():
+    """A few rows of the stored grid recomputed from scratch by its generator (30 digits)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parent / "data" / "make_exact_bound_reference.py"
+    spec = importlib.util.spec_from_file_location("make_exact_bound_reference", path)
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    side, m, k, delta, root = _reference_rows()
+    with mp.workdps(60):
+        for i in (0, 1, 1998, 1999, 5999, 8100, 8399):
+            again = gen.root(str(side[i]), int(m[i]), int(k[i]), float(delta[i]), 0.5 / m[i])
+            assert abs(again / root[i] - 1) < mp.mpf("1e-28"), i
+
+
+@pytest.mark.parametrize("m", [10**8, 10**9])
+def test_exact_bounds_are_monotone_in_k_at_huge_m(m):
+    k = np.arange(0, 2001)
+    upper = b.exact_upper(k, m, 0.05)
+    lower = b.exact_lower(k, m, 0.05)
+    assert np.all(np.diff(upper) > 0) and np.all(np.diff(lower) > 0)
+    assert np.all(lower <= k / m) and np.all(k / m <= upper)
+    assert np.all(lower[1:] < upper[:-1] + 1)  # no crossing: lower(k) < upper(k)
+    assert np.all(lower < upper)
+
+
+def test_audit_case_is_ordered():
+    """``heldout bound --errors 1000 --n 1000000000`` printed a lower bound above the upper."""
+    k, m = 1000, 10**9
+    low, high = b.clopper_pearson(k, m, 0.95)
+    assert low < k / m < high
+    assert b.exact_lower(k, m) < k / m < b.exact_upper(k, m)
+    # two-sided 95 %: each tail at 2.5 %, checked against the exact integer binomial sum
+    with mp.workdps(40):
+        assert abs(_tail_sum_int(k, m, high) - mp.mpf("0.025")) < mp.mpf("1e-13")
+        assert abs(1 - _tail_sum_int(k - 1, m, low) - mp.mpf("0.025")) < mp.mpf("1e-13")
+
+
+def _tail_sum_int(k: int, m: int, p: float) -> mp.mpf:
+    """P(X <= k) for X ~ Binomial(m, p) by the term ratio recurrence in mpmath (huge m)."""
+    p = mp.mpf(p)
+    term = (1 - p) ** m
+    total = term
+    for i in range(k):
+        term = term * (m - i) / (i + 1) * p / (1 - p)
+        total += term
+    return total
+
+
+@pytest.mark.parametrize("m", [10**9, 10**12, 10**15, 10**18])
+@pytest.mark.parametrize("frac", [1e-9, 1e-4, 0.3])
+def test_kl_bounds_are_on_the_safe_side(m, frac):
+    """kl_lower never above its root, kl_upper never below, both within 1e-12 (40 digits)."""
+    k = max(1, int(frac * m))
+
+    def kl(p):
+        return q * mp.log(q / p) + (1 - q) * mp.log((1 - q) / (1 - p))
+
+    def bisect(a, c, rising):  # 200 halvings at 80 digits: the root to far below 1e-40
+        for _ in range(200):
+            mid = (a + c) / 2
+            if (kl(mid) > budget) == rising:
+                c = mid
+            else:
+                a = mid
+        return (a + c) / 2
+
+    with mp.workdps(80):
+        q = mp.mpf(k) / m
+        budget = mp.log(20) / m
+        lo_root = bisect(mp.mpf(0) + q * mp.mpf("1e-30"), q, rising=False)
+        hi_root = bisect(q, mp.mpf(1) - mp.mpf("1e-30"), rising=True)
+    lo, hi = b.kl_lower(k, m, 0.05), b.kl_upper(k, m, 0.05)
+    assert lo <= lo_root and lo >= float(lo_root) * (1 - 1e-12)
+    assert hi >= hi_root and hi <= float(hi_root) * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("m", [10**9, 3 * 10**12, 10**18, 2**63 - 1])
+def test_wilson_interval_in_floating_point_up_to_huge_m(m):
+    """``4 m**2`` overflowed int64 above m = 1.5e9; reference: the formula in mpmath."""
+    k = m // 3
+    low, high = b.interval(k, m, 0.95, method="wilson")
+    with mp.workdps(50):
+        z = mp.sqrt(2) * mp.erfinv(mp.mpf("0.95"))
+        mm, ph = mp.mpf(m), mp.mpf(k) / m
+        centre = (ph + z**2 / (2 * mm)) / (1 + z**2 / mm)
+        half = z * mp.sqrt(ph * (1 - ph) / mm + z**2 / (4 * mm**2)) / (1 + z**2 / mm)
+    assert low == pytest.approx(float(centre - half), rel=1e-12)
+    assert high == pytest.approx(float(centre + half), rel=1e-12)
+    assert low < k / m < high
+
+
+def test_jeffreys_interval_is_checked_like_the_exact_bounds():
+    from scipy import stats
+
+    k, m = np.array([1, 5, 40, 999]), np.array([10, 100, 1000, 10**6])
+    low, high = b.interval(k, m, 0.9, method="jeffreys")
+    assert np.allclose(low, stats.beta.ppf(0.05, k + 0.5, m - k + 0.5), rtol=1e-10)
+    assert np.allclose(high, stats.beta.ppf(0.95, k + 0.5, m - k + 0.5), rtol=1e-10)
 
 
 # ----------------------------------------------------------------- coverage

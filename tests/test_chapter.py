@@ -106,3 +106,15 @@ def test_result_unpacks_names_and_freezes():
         r.low = 0.2  # type: ignore[misc]
     arr = _Interval(np.array([0.1]), np.float64(0.5))
     assert arr.to_dict() == {"low": [0.1], "high": 0.5, "method": "exact"}
+
+
+def test_table_alignment_per_column():
+    text = str(chapter.table([[1, "a"]], columns=["n", "t"], align="rl"))
+    assert text.splitlines()[1] == "|--:|:--|"
+    assert (
+        str(chapter.table([[1, "a"]], columns=["n", "t"], align="c")).splitlines()[1] == "|:-:|:-:|"
+    )
+    with pytest.raises(ValueError, match="align"):
+        chapter.table([[1, "a"]], columns=["n", "t"], align="lrr")
+    with pytest.raises(ValueError, match="align"):
+        chapter.table([[1, "a"]], columns=["n", "t"], align="xx")

@@ -61,7 +61,7 @@ def _exit_code(argv) -> int:
         (["--c-test", "0", "--c-train", "0"], "c_test"),
         (["--c-test", "1.6", "--c-train", "79", "--rows", "1"], "rows"),
         (["--c-test", "1.6", "--c-train", "79", "--rows", "-5"], "rows"),
-        (["--c-test", "nan", "--c-train", "79"], "c_test"),
+        (["--c-test", "nan", "--c-train", "79"], "--c-test"),
         (["--c-test", "abc", "--c-train", "79"], "c-test"),
         (["--c-train", "79"], "c-test"),
     ],

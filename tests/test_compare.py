@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import threading
 
 import mpmath as mp
 import numpy as np
@@ -10,10 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
-from statsmodels.stats.contingency_tables import mcnemar
-from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportions_ztest
 
+from heldout import _beta_compare as _BC
 from heldout import compare as C
 
 
@@ -62,19 +62,141 @@ def test_prob_better_matches_mpmath(ka, na, kb, nb, prior):
     assert C.prob_better(ka, na, kb, nb, prior=prior) == pytest.approx(ref, abs=1e-10)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     st.integers(1, 300),
     st.integers(1, 300),
     st.integers(1, 300),
     st.integers(1, 300),
 )
-def test_closed_form_sum_agrees_with_quadrature(a1, b1, a2, b2):
-    # two independent routes: the finite sum (integer parameters) and adaptive quadrature
-    exact = C.prob_greater_beta(a1, b1, a2, b2)
-    quad = C._prob_greater_quad(float(a1), float(b1), float(a2), float(b2))
-    assert exact == pytest.approx(quad, abs=1e-10)
-    assert exact + C.prob_greater_beta(a2, b2, a1, b1) == pytest.approx(1.0, abs=1e-12)
+def test_finite_sum_agrees_with_quadrature(a1, b1, a2, b2):
+    # two independent routes inside the package: the finite sum (whole parameters) and
+    # the logit-scale quadrature with saddle-point densities
+    args = [np.array([float(v)]) for v in (a1, b1, a2, b2)]
+    total, covered = _BC._closed_form(*args)
+    assert covered[0]
+    with np.errstate(all="ignore"):
+        quad = _BC._block(*args)
+    assert total[0] == pytest.approx(quad[0], abs=2e-12)
+    assert C.prob_greater_beta(a1, b1, a2, b2) + C.prob_greater_beta(
+        a2, b2, a1, b1
+    ) == pytest.approx(1.0, abs=1e-12)
+
+
+def _mp_closed_form(a1, b1, a2, b2, dps=40):
+    """P(X1 > X2) from the finite sum with the fewest terms, in 40-digit arithmetic.
+
+    P(X2 > X1) = sum_{i < a2} t_i, t_0 = B(a1, b1 + b2) / B(a1, b1),
+    t_{i+1} / t_i = (a1 + i)(b2 + i) / ((a1 + b1 + b2 + i)(1 + i)).
+    """
+
+    def g(a1, b1, a2, b2):
+        a1, b1, b2 = mp.mpf(a1), mp.mpf(b1), mp.mpf(b2)
+        t = mp.beta(a1, b1 + b2) / mp.beta(a1, b1)
+        s = t
+        for i in range(1, int(a2)):
+            t *= (a1 + i - 1) / (a1 + b1 + b2 + i - 1) * (b2 + i - 1) / i
+            s += t
+        return s
+
+    whole = [float(v).is_integer() for v in (a1, b1, a2, b2)]
+    forms = []
+    if whole[0]:
+        forms.append((a1, lambda: g(a2, b2, a1, b1)))
+    if whole[3]:
+        forms.append((b2, lambda: g(b1, a1, b2, a2)))
+    if whole[2]:
+        forms.append((a2, lambda: 1 - g(a1, b1, a2, b2)))
+    if whole[1]:
+        forms.append((b1, lambda: 1 - g(b2, a2, b1, a1)))
+    with mp.workdps(dps):
+        return float(min(forms, key=lambda f: f[0])[1]())
+
+
+def _random_cases(seed, count):
+    """Parameters log-uniform in [0.2, 1e9], half with close means; b2 a small whole number
+    (so that the 40-digit reference is a short sum)."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    for _ in range(count):
+        a1, b1 = 10 ** rng.uniform(-0.7, 9, size=2)
+        if rng.random() < 0.7:
+            n2 = (a1 + b1) * 10 ** rng.uniform(-1, 1)
+            m = np.clip(a1 / (a1 + b1) * (1 + rng.normal(0, 3) / np.sqrt(a1 + 1)), 1e-9, 1 - 1e-9)
+            a2 = max(m * n2, 0.2)
+        else:
+            a2 = 10 ** rng.uniform(-0.7, 9)
+        cases.append((a1, b1, a2, float(rng.integers(1, 150))))
+    return cases
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_prob_greater_beta_matches_40_digit_reference_up_to_1e9(seed):
+    # issue 19: the quadrature path (forced: no finite sum) against 40-digit mpmath
+    cases = _random_cases(seed, 60)
+    args = [np.array(v) for v in zip(*cases, strict=True)]
+    with np.errstate(all="ignore"):
+        quad = _BC._block(*args)
+    ref = np.array([_mp_closed_form(*c) for c in cases])
+    assert np.max(np.abs(quad - ref)) < 1e-12
+    # and the public, vectorised function (which may take either route)
+    assert np.max(np.abs(C.prob_greater_beta(*args) - ref)) < 1e-12
+
+
+@pytest.mark.parametrize(
+    "a1,b1,a2,b2",
+    [
+        (1e6, 1e6, 1e6 + 1500, 1e6 - 1500),  # the issue's size
+        (9.7e8, 30, 9.4e8, 31),
+        (1e9, 40, 8e8, 35),
+        (7, 3e8, 9, 3e8),  # scipy's betainc errs by 6e-10 near here
+        (4091, 111, 4071, 131),
+    ],
+)
+def test_prob_greater_beta_large_parameters(a1, b1, a2, b2):
+    ref = _mp_closed_form(a1, b1, a2, b2)
+    assert C.prob_greater_beta(a1, b1, a2, b2) == pytest.approx(ref, abs=2e-12)
+
+
+@pytest.mark.parametrize(
+    "a1,b1,a2,b2",
+    [
+        (0.5, 10.5, 10.5, 0.5),
+        (0.3, 1.7, 2.5, 3.5),
+        (0.5, 100.5, 1.5, 99.5),
+        (0.5, 0.5, 0.5, 0.5),
+        (96.5, 4.5, 98.5, 2.5),
+    ],
+)
+def test_prob_greater_beta_small_non_integer_parameters(a1, b1, a2, b2):
+    with mp.workdps(30):
+        x1, y1, x2, y2 = (mp.mpf(v) for v in (a1, b1, a2, b2))
+
+        def f(x):
+            return (
+                x ** (x1 - 1)
+                * (1 - x) ** (y1 - 1)
+                / mp.beta(x1, y1)
+                * mp.betainc(x2, y2, 0, x, regularized=True)
+            )
+
+        ref = float(mp.quad(f, [0, 0.001, 0.01, 0.1, 0.5, 0.9, 0.99, 0.999, 1]))
+    assert C.prob_greater_beta(a1, b1, a2, b2) == pytest.approx(ref, abs=1e-11)
+
+
+def test_prob_greater_beta_is_vectorised():
+    rng = np.random.default_rng(7)
+    a = rng.integers(1, 5000, 300).astype(float) + rng.choice([0.0, 0.5], 300)
+    b = rng.integers(1, 5000, 300).astype(float)
+    vec = C.prob_greater_beta(a, b, a[::-1], b[::-1])
+    one = [
+        C.prob_greater_beta(x, y, z, w) for x, y, z, w in zip(a, b, a[::-1], b[::-1], strict=True)
+    ]
+    assert vec.shape == (300,)
+    assert vec == pytest.approx(one, abs=1e-13)
+    grid = C.prob_better(np.arange(90, 101)[:, None], 100, np.arange(90, 101)[None, :], 100)
+    assert grid.shape == (11, 11)
+    assert np.allclose(grid + grid.T, 1.0, atol=1e-12)
 
 
 def test_prob_better_broadcasts_and_orders():
@@ -150,33 +272,6 @@ def test_article_chi2_halving():
     assert C.chi2_test(98, 100, 96, 100) == pytest.approx(1 - two / 2)
 
 
-def test_disagreements_brute_force():
-    rng = np.random.default_rng(3)
-    a = rng.random(500) < 0.9
-    b = rng.random(500) < 0.85
-    only_a = sum(1 for x, y in zip(a, b, strict=True) if x and not y)
-    only_b = sum(1 for x, y in zip(a, b, strict=True) if y and not x)
-    assert C.disagreements(a, b) == (only_a, only_b)
-    assert C.disagreements(a.astype(int), b.astype(float)) == (only_a, only_b)
-
-
-@settings(max_examples=30, deadline=None)
-@given(st.integers(0, 80), st.integers(0, 80))
-def test_mcnemar_matches_statsmodels_and_binomtest(b, c):
-    two = C.mcnemar_exact(b, c)
-    ref = mcnemar([[10, b], [c, 10]], exact=True).pvalue
-    assert two == pytest.approx(ref, rel=1e-9)
-    if b + c > 0:
-        assert C.mcnemar_exact(b, c, "greater") == pytest.approx(
-            stats.binomtest(b, b + c, 0.5, alternative="greater").pvalue, rel=1e-9
-        )
-        assert C.mcnemar_exact(b, c, "less") == pytest.approx(
-            stats.binomtest(b, b + c, 0.5, alternative="less").pvalue, rel=1e-9
-        )
-    else:
-        assert C.mcnemar_exact(b, c, "less") == 1.0
-
-
 @pytest.mark.parametrize("b,c", [(0, 0), (3, 7), (12, 4), (40, 41)])
 def test_paired_prob_better(b, c):
     # uniform prior: the binomial identity
@@ -225,15 +320,6 @@ def test_best_bounds_bracket_the_exact_value():
     assert bb.article_sum.max() > 1  # the article's bound can exceed 1
 
 
-def test_holm_and_bonferroni_match_statsmodels():
-    rng = np.random.default_rng(4)
-    for size in (1, 2, 5, 12, 40):
-        p = rng.random(size) ** 3
-        p[: size // 3] = p[0]  # ties
-        assert C.holm(p) == pytest.approx(multipletests(p, method="holm")[1], abs=1e-12)
-        assert C.bonferroni(p) == pytest.approx(multipletests(p, method="bonferroni")[1], abs=1e-12)
-
-
 def test_required_size_article_numbers():
     # the article: 0.25 / 0.01^2 = 2500 and "around 10000" for p = 0.99, sigma = 0.1%
     assert C.required_size(0.5, 0.01) == 2500
@@ -278,18 +364,20 @@ def test_article_size_resolves_gap_with_about_76_percent():
 def test_simulate_power_null_and_alternative():
     # under the null (equal accuracies) the exact tests keep their level
     null = C.simulate_power(0.9, 0.9, 0.06, 1000, alpha=0.05, reps=4000, seed=11)
-    assert null["mcnemar"] <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 4000)
-    assert null["fisher"] <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 4000)
+    assert null.mcnemar <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 4000)
+    assert null.fisher <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 4000)
+    with pytest.warns(DeprecationWarning):
+        assert null["mcnemar"] == null.mcnemar  # the old dict interface still works
     # with few disagreements the paired test is far more powerful
     alt = C.simulate_power(0.92, 0.90, 0.04, 1000, alpha=0.05, reps=4000, seed=12)
-    assert alt["mcnemar"] > alt["fisher"] + 0.2
+    assert alt.mcnemar > alt.fisher + 0.2
     # normal-approximation power of the one-sided McNemar test (d = 40, b ~ Bin(40, 0.75))
     d, share = 0.04 * 1000, 0.75
     approx = stats.norm.sf(
         (stats.norm.isf(0.05) * 0.5 * np.sqrt(d) - (share - 0.5) * d)
         / np.sqrt(d * share * (1 - share))
     )
-    assert alt["mcnemar"] == pytest.approx(approx, abs=0.1)
+    assert alt.mcnemar == pytest.approx(approx, abs=0.1)
 
 
 def test_paired_cell_probs():
@@ -307,23 +395,91 @@ def test_paired_cell_probs():
         (lambda: C.prob_better(96, 100, -1, 100), "correct_b"),
         (lambda: C.prob_better(96, 100, 98, 100, prior="flat"), "prior"),
         (lambda: C.prob_better(100, 100, 98, 100, prior="haldane"), "improper"),
+        (lambda: C.prob_better([], 100, 98, 100), "correct_a"),
+        (lambda: C.prob_better(96, 2**63, 98, 100), "n_a"),
+        (lambda: C.prob_better(1e300, 1e300, 98, 100), "correct_a"),
+        (lambda: C.prob_better(float("nan"), 100, 98, 100), "correct_a"),
+        (lambda: C.prob_greater_beta([], 1, 1, 1), "a1"),
+        (lambda: C.prob_greater_beta(1, float("nan"), 1, 1), "b1"),
+        (lambda: C.prob_greater_beta(1, 1, -2, 1), "a2"),
+        (lambda: C.prob_greater_beta([1, 2], 1, [1, 2, 3], 1), "broadcast"),
+        (lambda: C.prob_better_mc([96, 97], 100, 98, 100), "correct_a"),
+        (lambda: C.prob_better_mc(96, 100, 98, 100, draws=0), "draws"),
         (lambda: C.fisher_test(96, 100, 98, 100, alternative="bigger"), "alternative"),
+        (lambda: C.fisher_test(96, 100, 98, 2**63), "n_b"),
+        (lambda: C.fisher_test(10**11, 10**12, 10**11, 10**12), "1e10"),
         (lambda: C.chi2_test(96, 100, 98.5, 100), "correct_b"),
+        (lambda: C.chi2_test(96, 100, [], 100), "correct_b"),
+        (lambda: C.paired_prob_better([], 3), "only_a_correct"),
         (lambda: C.mcnemar_exact(-2, 3), "only_a_correct"),
+        (lambda: C.mcnemar_exact(2, 2**63), "only_b_correct"),
         (lambda: C.disagreements([1, 0, 1], [1, 0]), "same shape"),
         (lambda: C.disagreements([1, 2], [1, 0]), "correct_a"),
+        (lambda: C.disagreements([], []), "correct_a"),
         (lambda: C.prob_best([96], 100), "correct"),
+        (lambda: C.prob_best([96, 98], [100, 100, 100]), "broadcast"),
         (lambda: C.holm([0.1, 1.2]), "pvalues"),
+        (lambda: C.holm([]), "pvalues"),
+        (lambda: C.holm([0.1, float("nan")]), "pvalues"),
         (lambda: C.required_size(1.5, 0.01), "accuracy"),
         (lambda: C.required_size(0.9, -0.01), "gap"),
+        (lambda: C.required_size([], 0.01), "accuracy"),
+        (lambda: C.required_size(0.5, 1e-300), "overflows"),
         (lambda: C.required_size_exact(0.9, 0.01, power=0.4), "power"),
-        (lambda: C.prob_better_mc(96, 100, 98, 100, draws=0), "draws"),
+        (lambda: C.required_size_exact([0.9, 0.8], 0.01), "accuracy"),
+        (lambda: C.required_size_exact(0.9, 0.01, models=[1, 2]), "models"),
+        (lambda: C.required_size_exact(0.9, 0.01, models=2**63), "models"),
+        (lambda: C.pick_best_probability(0.9, 0.01, [10, 20]), "n"),
+        (lambda: C.pick_best_probability(0.9, 0.01, float("nan")), "n"),
         (lambda: C.paired_cell_probs(0.9, 0.8, 0.05), "disagreement"),
+        (lambda: C.simulate_power(0.9, 0.9, 0.05, 100, alpha=1.5), "alpha"),
+        (lambda: C.simulate_power(0.9, 0.9, 0.05, 100, alpha=0), "alpha"),
+        (lambda: C.simulate_pick_best([0.9], 100), "accuracies"),
+        (lambda: C.mc_draws_needed(0.5, []), "se"),
+        (lambda: C.required_size_paired(0.01, [0.1, float("nan")]), "disagreement"),
     ],
 )
 def test_bad_input_names_argument(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def _finishes_within(fn, seconds):
+    """Run fn in a thread; True when it returned within ``seconds`` (a hang fails the test)."""
+    out = {}
+    worker = threading.Thread(target=lambda: out.setdefault("value", fn()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    return "value" in out, out.get("value")
+
+
+def test_fisher_test_does_not_hang_at_huge_n():
+    # issue 19: the two-sided p-value summed the whole support; now bisection
+    for n in (10**6, 10**9, 4 * 10**9):
+        ka, kb = n // 10, n // 10 + int(np.sqrt(n) / 3)
+        done, two = _finishes_within(
+            lambda ka=ka, n=n, kb=kb: C.fisher_test(ka, n, kb, n, "two-sided"), 60
+        )
+        assert done
+        one = C.fisher_test(ka, n, kb, n, "less")
+        # symmetric enough at this size that two-sided = 2 x one-sided; the normal
+        # approximation (continuity-corrected chi-squared) agrees to four digits
+        assert two == pytest.approx(2 * one, rel=1e-4)
+        assert one == pytest.approx(C.chi2_test(ka, n, kb, n, "less"), rel=1e-3)
+
+
+def test_moved_names_stay_importable_from_compare():
+    from heldout import best, multiple, paired, predictions
+
+    assert C.mcnemar_exact is paired.mcnemar_exact
+    assert C.disagreements is paired.disagreements
+    assert C.holm is multiple.holm and C.bonferroni is multiple.bonferroni
+    assert C.best_set is best.best_set and C.prob_best_paired is best.prob_best_paired
+    assert C.correctness is predictions.correctness
+    b, c = C.disagreements([1, 1, 0], [0, 1, 1])  # result objects still unpack
+    assert (b, c) == (1, 1)
+    for name in C.__all__:
+        assert hasattr(C, name)
 
 
 def test_required_size_paired_by_simulation():

@@ -521,14 +521,7 @@ SCANNED = (
 #: this list at merge.  A new copy fails the test, and so does an entry that is gone.
 KNOWN_RETYPED = {
     ("notebooks/acceptance_testing.ipynb", "accept-500"),
-    ("notebooks/beta_posterior.ipynb", "compare-prob"),
-    ("notebooks/beta_posterior.ipynb", "mnist-acc-svc_rbf"),
-    ("notebooks/beta_posterior.ipynb", "mnist-fisher-svc"),
-    ("notebooks/beta_posterior.ipynb", "posterior-mean"),
-    ("notebooks/beta_posterior.ipynb", "posterior-sd"),
     ("notebooks/hoeffding_sizing.ipynb", "hoeffding-size"),
-    ("notebooks/mnist_comparison.ipynb", "mnist-fisher-cnn"),
-    ("notebooks/mnist_comparison.ipynb", "mnist-sd-linear_svc"),
     ("notebooks/test_set_bound.ipynb", "bound-chernoff"),
     ("notebooks/test_set_bound.ipynb", "bound-exact"),
     ("notebooks/test_set_bound.ipynb", "bound-occam"),

@@ -386,3 +386,53 @@ def test_logistic_regression_does_not_memorise():
 def test_bad_input_raises_value_error_naming_the_argument(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+# ----------------------------------------------------------------- huge N (issue 19)
+@pytest.mark.parametrize(
+    ("rows", "test_rows"),
+    [(10**18, 1), (10**18, 2), (10**18, 5 * 10**17), (10**9, 10**6), (10**6, 999), (2**63 - 1, 3)],
+)
+def test_log10_subsets_is_exact_for_huge_n(rows, test_rows):
+    with mpmath.workdps(40):
+        ref = mpmath.log10(mpmath.binomial(rows, test_rows))
+    assert lost.log10_subsets(rows, test_rows) == pytest.approx(float(ref), rel=1e-14)
+
+
+def test_prob_drawn_and_batches_needed_at_n_1e18():
+    """They returned 1.0 and 1 at N = 1e18 (gammaln lost every digit); the true values:"""
+    with mpmath.workdps(60):
+        c = mpmath.binomial(10**18, 2)
+        p_ref = 1 - (1 - 1 / c) ** (10**9)
+        c1 = mpmath.mpf(10**18)
+        k_ref = mpmath.ceil(mpmath.log(mpmath.mpf("0.5")) / mpmath.log(1 - 1 / c1))
+    assert lost.prob_test_set_drawn(10**18, 2, 10**9) == pytest.approx(float(p_ref), rel=1e-13)
+    assert lost.batches_needed(10**18, 1) == pytest.approx(float(k_ref), rel=1e-14)
+    with pytest.raises(ValueError, match=r"^the number of batches exceeds 2\*\*63 - 1 for rows"):
+        lost.batches_needed(10**18, 5 * 10**17)
+    assert lost.batches_needed(10**18, 5 * 10**17, log10=True) == pytest.approx(
+        lost.log10_subsets(10**18, 5 * 10**17) + math.log10(math.log(2)), rel=1e-15
+    )
+
+
+def test_fresh_expected_width_strided_sum_matches_the_full_sum():
+    """Above 4096 counts in the window every s-th count is summed; the summand is smooth."""
+    from heldout.bounds import interval
+
+    m, pi = 2_000_000, 0.9
+    j = np.arange(int(m * pi - 12_000), int(m * pi + 12_000))
+    lo, hi = interval(j, m, 0.95)
+    full = float(np.sum(stats.binom.pmf(j, m, pi) * (hi - lo)))
+    assert lost.fresh_expected_width(m, pi) == pytest.approx(full, rel=1e-10)
+
+
+@pytest.mark.parametrize("m", [10**12, 10**15, 10**18, 2**63 - 1])
+def test_fresh_expected_width_at_huge_n_is_the_normal_width(m):
+    """At huge m the Clopper-Pearson width is 2 z sqrt(pi (1 - pi) / m) to O(1/m)."""
+    import time
+
+    start = time.process_time()
+    width = lost.fresh_expected_width(m, 0.9)
+    assert time.process_time() - start < 10  # it used to run out of memory
+    want = 2 * stats.norm.isf(0.025) * math.sqrt(0.9 * 0.1 / m)
+    assert width == pytest.approx(want, rel=1e-5)

@@ -196,18 +196,93 @@ def test_binomial_size_for_a_stated_p_matches_bruteforce():
     assert first <= stable <= m_h
 
 
-def test_binomial_worst_case_over_grid_matches_bruteforce():
-    t, eps = 0.1, 0.05
-    m_h = hoeffding_size(1, t, eps)
-    ps = np.linspace(0, 0.5, 201)
-    m = np.arange(1, m_h + 1)[:, None]
-    worst = (
-        stats.binom.sf(np.floor(m * (ps + t) + 1e-9), m, ps)
-        + stats.binom.cdf(np.ceil(m * (ps - t) - 1e-9) - 1, m, ps)
-    ).max(axis=1)
-    failing = np.flatnonzero(worst > eps)
-    assert binomial_size(t, eps) == failing[-1] + 2
-    assert binomial_size(t, eps) >= binomial_size(t, eps, 0.5)
+def _brute_sup(m: int, t: Fraction, eps: float, grid: int) -> float:
+    """sup over p of P(|K/m - p| > t) by brute force: a dense grid of p in [0, 1] plus the
+    points 1e-12 on either side of every p where m (p +- t) is a whole number; the
+    probabilities are plain sums of C(m, k) p^k (1 - p)^(m - k) in floating point and the
+    thresholds exact rationals."""
+    eta = Fraction(1, 10**12)
+    ps = {Fraction(i, grid) for i in range(grid + 1)}
+    for j in range(-m, 2 * m + 1):
+        for edge in (Fraction(j, m) - t, Fraction(j, m) + t):
+            for q in (edge - eta, edge, edge + eta):
+                if 0 <= q <= 1:
+                    ps.add(q)
+    ps = sorted(ps)
+    k = np.arange(m + 1)
+    comb = np.array([math.comb(m, i) for i in k], dtype=float)
+    # |k/m - p| > t  <=>  k >= floor(m (p + t)) + 1  or  k <= ceil(m (p - t)) - 1, exactly
+    up = np.array([math.floor(m * (q + t)) + 1 for q in ps])[:, None]
+    down = np.array([math.ceil(m * (q - t)) - 1 for q in ps])[:, None]
+    far = (k >= up) | (k <= down)
+    pf = np.array([float(q) for q in ps])[:, None]
+    pmf = comb * pf**k * (1 - pf) ** (m - k)
+    return float(np.max(np.sum(pmf * far, axis=1)))
+
+
+@pytest.mark.parametrize(("t", "eps", "grid"), [("0.2", 0.1, 2000), ("0.1", 0.05, 400)])
+def test_binomial_worst_case_matches_bruteforce_over_p(t, eps, grid):
+    """The worst case is the supremum over every p, never one row short (issue 19).
+
+    The former grid of 201 values of p missed the supremum: at t = 0.02, eps = 0.05 its
+    stable size was 2424 rows, one short of the true 2425.
+    """
+    m_h = hoeffding_size(1, float(t), eps)
+    sup = np.array([_brute_sup(m, Fraction(t), eps, grid) for m in range(1, m_h + 1)])
+    failing = np.flatnonzero(sup > eps) + 1
+    stable = int(failing[-1]) + 1
+    first = int(np.flatnonzero(sup <= eps)[0]) + 1
+    assert binomial_size(float(t), eps) == stable
+    assert binomial_size(float(t), eps, stable=False) == first
+    assert binomial_size(float(t), eps) >= binomial_size(float(t), eps, 0.5)
+
+
+def test_the_grid_worst_case_was_one_row_short():
+    """At t = 0.02, eps = 0.05 the former 201-point grid of p gave 2424 rows; 2424 fails.
+
+    Witness, independent of heldout: scipy.stats.binom at every left limit
+    p = j/m - t (where P(K > m (p + t)) jumps down) finds a p with P > eps at m = 2424.
+    """
+    m, t = 2424, 0.02
+    j = np.arange(math.floor(m * t) + 1, math.floor(m * (0.5 + t)) + 1)
+    pj = j / m - t
+    c = math.floor(2 * m * t + 1e-9) + 1  # P(K <= j - c) is the lower part of the left limit
+    left = stats.binom.sf(j - 1, m, pj) + stats.binom.cdf(j - c, m, pj)
+    assert left.max() > 0.05
+    assert binomial_size(0.02, 0.05) == 2425
+
+
+def test_binomial_size_at_tiny_tolerance_answers_or_refuses_quickly():
+    """``heldout size binomial --tolerance 0.0001`` ran for minutes (issue 19)."""
+    import time
+
+    start = time.process_time()
+    n = binomial_size(1e-4, 0.05, 0.1)
+    first = binomial_size(1e-4, 0.05, 0.1, stable=False)
+    with pytest.raises(ValueError, match=r"^tolerance=0\.0001, epsilon=0\.05 \(worst case"):
+        binomial_size(1e-4, 0.05)
+    assert time.process_time() - start < 30  # a hang guard, not a benchmark
+
+    # independent check near the answers with scipy.stats.binom
+    def dev(m):
+        m = np.asarray(m)
+        return stats.binom.sf(np.floor(m * 0.1001 + 1e-6), m, 0.1) + stats.binom.cdf(
+            np.ceil(m * 0.0999 - 1e-6) - 1, m, 0.1
+        )
+
+    assert dev(n - 1) > 0.05 and np.all(dev(np.arange(n, n + 3000)) <= 0.05)
+    assert dev(first) <= 0.05 and np.all(dev(np.arange(first - 3000, first)) > 0.05)
+
+
+def test_sizes_that_overflow_are_refused():
+    with pytest.raises(ValueError, match="^the size exceeds 2\\*\\*63 - 1"):
+        hoeffding_size(1e4, 1e-6, 0.05)
+    with pytest.raises(ValueError, match="^the size exceeds"):
+        bernstein_size(1e7, 1e4, 1e-9, 0.05)
+    with pytest.raises(ValueError, match="^the size exceeds"):
+        normal_size(1.0, 1e-12, 0.05)
+    with pytest.raises(ValueError, match="^the size exceeds"):
+        empirical_bernstein_size(1.0, 2.0, 1e-12, 0.05)
 
 
 def test_binomial_is_far_below_hoeffding_for_rare_errors():

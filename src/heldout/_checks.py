@@ -4,39 +4,326 @@ Every public function validates its arguments with these helpers, so that bad
 input raises one kind of error (``ValueError``) with a message that names the
 argument, says what was wrong and what is expected.  The command line turns
 these messages into one line on stderr and exit code 2.
+
+What every helper refuses, with a ``ValueError`` naming the argument: text,
+``None`` and other non-numbers, complex numbers, ragged nested lists, empty
+arrays (unless ``allow_empty=True``), NaN, and (where a finite value is needed)
+infinities.  ``scalar=True`` also refuses arrays and returns a plain Python
+``int`` or ``float``.  Counts are exact integers below ``2**63`` (a float such as
+``1e300`` or a Python integer ``2**63`` is refused rather than wrapped around to
+``-2**63``).
+
+Helpers (all keyword options are keyword-only):
+
+``as_count(value, name, *, minimum=0, maximum=None, scalar=False, allow_empty=False)``
+    Whole numbers (``38`` or ``38.0``) ``>= minimum``, as ``int64`` (or ``int``).
+``as_counts(k, m, k_name="k", m_name="m", *, scalar=False)``
+    A count ``k`` out of a total ``m``: ``0 <= k <= m``, ``m >= 1``, broadcast together.
+``as_probability(value, name, *, closed=False, scalar=False, allow_empty=False)``
+    A number in ``(0, 1)`` (``[0, 1]`` if ``closed``).
+``as_positive(value, name, *, allow_zero=False, maximum=None, scalar=False, allow_empty=False)``
+    A finite number ``> 0`` (``>= 0`` if ``allow_zero``).
+``as_real(value, name, *, scalar=False, allow_empty=False)``
+    Any finite number.
+``as_choice(value, name, choices)``
+    One of a few strings (``method="exact"``...).
+``as_flag(value, name)``
+    ``True`` or ``False`` (also numpy booleans), as a Python ``bool``.
+``as_size(raw, name="the size", *, minimum=1, hint="ask for a larger tolerance or probability")``
+    A computed size (a float from a formula) rounded up *by the caller* and turned into
+    ``int64``: refuses sizes that do not fit (``"the size exceeds 2**63 - 1 ..."``)
+    instead of wrapping to ``-9223372036854775808``.
+``check_work(units, limit, what)``
+    Refuses a computation that would take more than ``limit`` units (memory or time).
+``broadcast(**named)``
+    Broadcast named arrays; the error names them and their shapes.
+``show(value)``
+    How a value is quoted in a message: plain Python numbers, never ``array(0.6)``.
+``scalar_or_array(arr)``
+    A Python ``float`` for a 0-d array, the array otherwise.
+
+Examples
+--------
+>>> as_count(38.0, "k")
+array(38)
+>>> as_count(1e300, "k")
+Traceback (most recent call last):
+...
+ValueError: k must be less than 2**63 (a count that fits in 64 bits), got 1e+300
+>>> as_probability([0.1, 0.2], "alpha", scalar=True)
+Traceback (most recent call last):
+...
+ValueError: alpha must be a single number, got an array of shape (2,): [0.1, 0.2]
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+#: Largest count the package accepts (counts are stored as int64).
+MAX_COUNT = 2**63 - 1
+_TWO63 = 9.223372036854775808e18  # 2**63 as a float: floats >= this do not fit in int64
 
-def _arr(value, name: str) -> np.ndarray:
+__all__ = [
+    "MAX_COUNT",
+    "as_choice",
+    "as_count",
+    "as_counts",
+    "as_flag",
+    "as_positive",
+    "as_probability",
+    "as_real",
+    "as_size",
+    "broadcast",
+    "check_work",
+    "scalar_or_array",
+    "show",
+]
+
+
+# --------------------------------------------------------------------------- quoting values
+def show(value) -> str:
+    """Quote ``value`` for an error message: plain numbers, short lists, never numpy reprs.
+
+    >>> show(np.asarray(0.6)), show(np.float64(2.5)), show(np.arange(3)), show(np.zeros(100))
+    ('0.6', '2.5', '[0, 1, 2]', 'an array of shape (100,)')
+    """
+    if isinstance(value, np.ndarray):
+        if value.ndim == 0:
+            return show(value.item())
+        if value.size <= 6 and value.dtype.kind in "biuf":
+            return str(value.tolist())
+        return f"an array of shape {value.shape}"
+    if isinstance(value, np.generic):
+        return show(value.item())
+    if isinstance(value, bool | int | float | complex | str | bytes) or value is None:
+        text = repr(value)
+        return text if len(text) <= 60 else text[:57] + "..."
+    if isinstance(value, list | tuple):
+        try:
+            arr = np.asarray(value)
+        except (TypeError, ValueError, OverflowError):
+            arr = None
+        if arr is not None and arr.dtype.kind in "biuf":
+            return show(arr) if arr.size > 6 or arr.ndim != 1 else str(arr.tolist())
+        text = repr(value)
+        return text if len(text) <= 60 else text[:57] + "..."
+    return f"a {type(value).__name__}"
+
+
+def _fail(name: str, what: str, value) -> ValueError:
+    return ValueError(f"{name} must be {what}, got {show(value)}")
+
+
+# --------------------------------------------------------------------------- numbers
+def _numeric(value, name: str, *, scalar: bool, allow_empty: bool, what: str) -> np.ndarray:
+    """``value`` as a numeric (bool, int or float) array; refuses everything else."""
+    if isinstance(value, str | bytes | dict | set) or value is None:
+        raise _fail(name, what, value)
     try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number or an array of numbers, got {value!r}") from None
-    if np.any(np.isnan(arr)):
-        raise ValueError(f"{name} must not be NaN")
+        arr = np.asarray(value)
+    except (TypeError, ValueError, OverflowError):
+        raise _fail(name, what, value) from None
+    if arr.dtype.kind == "O":
+        # Python integers beyond 64 bits (or a mixture with them) arrive as objects
+        try:
+            arr = np.asarray(value, dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            raise _fail(name, what, value) from None
+    if arr.dtype.kind not in "biuf":
+        raise _fail(name, what, value)
+    if scalar and arr.ndim != 0:
+        raise ValueError(
+            f"{name} must be a single number, got an array of shape {arr.shape}: {show(value)}"
+        )
+    if arr.size == 0 and not allow_empty:
+        raise ValueError(f"{name} must not be empty, got {show(value)}")
+    if arr.dtype.kind == "f" and np.any(np.isnan(arr)):
+        raise ValueError(f"{name} must not be NaN, got {show(value)}")
     return arr
 
 
-def as_count(value, name: str, *, minimum: int = 0) -> np.ndarray:
+def _arr(value, name: str, *, allow_empty: bool = False) -> np.ndarray:
+    """``value`` as a float array, refusing non-numbers, empty arrays and NaN (infinities pass)."""
+    what = "a number or an array of numbers"
+    return _numeric(value, name, scalar=False, allow_empty=allow_empty, what=what).astype(float)
+
+
+def _out(arr: np.ndarray, scalar: bool):
+    return arr.item() if scalar else arr
+
+
+def as_count(
+    value,
+    name: str,
+    *,
+    minimum: int = 0,
+    maximum: int | None = None,
+    scalar: bool = False,
+    allow_empty: bool = False,
+):
     """Return ``value`` as an int64 array after checking it holds whole numbers >= ``minimum``.
 
-    Floats with whole values (``38.0``) are accepted; ``38.5``, negatives, NaN and
-    infinities raise ``ValueError`` naming ``name``.
+    Floats with whole values (``38.0``) are accepted; ``38.5``, negatives, NaN,
+    infinities and anything of ``2**63`` or more raise ``ValueError`` naming
+    ``name``.  With ``scalar=True`` the value must be a single number and a
+    Python ``int`` is returned.
     """
-    arr = _arr(value, name)
+    what = "a whole number (a count)" if scalar else "a whole number or an array of whole numbers"
+    arr = _numeric(value, name, scalar=scalar, allow_empty=allow_empty, what=what)
+    kind = arr.dtype.kind
+    if kind == "f":
+        if np.any(np.isinf(arr)):
+            raise ValueError(f"{name} must be finite, got {show(value)}")
+        if np.any(arr != np.floor(arr)):
+            raise ValueError(f"{name} must be a whole number (a count), got {show(value)}")
+        if np.any(arr >= _TWO63):
+            raise ValueError(
+                f"{name} must be less than 2**63 (a count that fits in 64 bits), got {show(value)}"
+            )
+        if np.any(arr < minimum):
+            raise ValueError(f"{name} must be at least {minimum}, got {show(value)}")
+        out = arr.astype(np.int64)
+    else:
+        if kind == "u" and np.any(arr > MAX_COUNT):
+            raise ValueError(
+                f"{name} must be less than 2**63 (a count that fits in 64 bits), got {show(value)}"
+            )
+        out = arr.astype(np.int64)
+        if np.any(out < minimum):
+            raise ValueError(f"{name} must be at least {minimum}, got {show(value)}")
+    if maximum is not None and np.any(out > maximum):
+        raise ValueError(f"{name} must be at most {maximum:,}, got {show(value)}")
+    return _out(out, scalar)
+
+
+def as_counts(
+    k, m, k_name: str = "k", m_name: str = "m", *, scalar: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """Check a count ``k`` out of a total ``m`` (``0 <= k <= m``, ``m >= 1``) and broadcast them."""
+    k_arr = as_count(k, k_name, scalar=scalar)
+    m_arr = as_count(m, m_name, minimum=1, scalar=scalar)
+    if scalar:
+        if k_arr > m_arr:
+            raise ValueError(
+                f"{k_name} must not exceed {m_name} (a count cannot be larger than its total), "
+                f"got {k_name}={show(k)} and {m_name}={show(m)}"
+            )
+        return k_arr, m_arr
+    k_arr, m_arr = broadcast(**{k_name: k_arr, m_name: m_arr})
+    if np.any(k_arr > m_arr):
+        raise ValueError(
+            f"{k_name} must not exceed {m_name} (a count cannot be larger than its total), "
+            f"got {k_name}={show(k)} and {m_name}={show(m)}"
+        )
+    return k_arr, m_arr
+
+
+def as_probability(
+    value, name: str, *, closed: bool = False, scalar: bool = False, allow_empty: bool = False
+):
+    """Return ``value`` as a float array after checking it lies in (0, 1), or [0, 1] if ``closed``."""
+    if closed:
+        what = "between 0 and 1 inclusive"
+    else:
+        what = "strictly between 0 and 1"
+    arr = _numeric(value, name, scalar=scalar, allow_empty=allow_empty, what=what).astype(float)
+    bad = ((arr < 0) | (arr > 1)) if closed else ((arr <= 0) | (arr >= 1))
+    if np.any(bad):
+        raise _fail(name, what, value)
+    return _out(arr, scalar)
+
+
+def as_positive(
+    value,
+    name: str,
+    *,
+    allow_zero: bool = False,
+    maximum: float | None = None,
+    scalar: bool = False,
+    allow_empty: bool = False,
+):
+    """Return ``value`` as a float array after checking it is finite and > 0 (>= 0 if ``allow_zero``)."""
+    sign = "non-negative" if allow_zero else "positive"
+    what = f"a finite {sign} number"
+    arr = _numeric(value, name, scalar=scalar, allow_empty=allow_empty, what=what).astype(float)
     if np.any(~np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    if np.any(arr != np.round(arr)):
-        raise ValueError(f"{name} must be a whole number (a count), got {value!r}")
-    if np.any(arr < minimum):
-        raise ValueError(f"{name} must be at least {minimum}, got {value!r}")
-    return arr.astype(np.int64)
+        raise ValueError(f"{name} must be finite, got {show(value)}")
+    if np.any(arr < 0) or (not allow_zero and np.any(arr == 0)):
+        raise _fail(name, sign, value)
+    if maximum is not None and np.any(arr > maximum):
+        raise ValueError(f"{name} must be at most {maximum:g}, got {show(value)}")
+    return _out(arr, scalar)
 
 
+def as_real(value, name: str, *, scalar: bool = False, allow_empty: bool = False):
+    """Return ``value`` as a float array after checking it is a finite number."""
+    what = "a finite number"
+    arr = _numeric(value, name, scalar=scalar, allow_empty=allow_empty, what=what).astype(float)
+    if np.any(~np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite, got {show(value)}")
+    return _out(arr, scalar)
+
+
+def as_choice(value, name: str, choices) -> str:
+    """Return ``value`` if it is one of ``choices`` (strings), else raise ``ValueError``.
+
+    >>> as_choice("exact", "method", ("exact", "normal"))
+    'exact'
+    """
+    if not isinstance(value, str) or value not in choices:
+        listed = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{name} must be one of {listed}, got {show(value)}")
+    return value
+
+
+def as_flag(value, name: str) -> bool:
+    """Return ``value`` as a Python ``bool``; anything but True/False raises ``ValueError``."""
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    raise ValueError(f"{name} must be True or False, got {show(value)}")
+
+
+def as_size(
+    raw,
+    name: str = "the size",
+    *,
+    minimum: int = 1,
+    hint: str = "ask for a larger tolerance or probability",
+):
+    """Turn a computed size (already rounded up) into int64, refusing sizes that do not fit.
+
+    ``raw`` is a float (array) from a formula; values below ``minimum`` become
+    ``minimum``.  A non-finite value or one of ``2**63`` or more raises
+    ``ValueError("the size exceeds 2**63 - 1 ...")`` instead of wrapping around; ``hint``
+    ends that message with what to change.
+    Returns a Python ``int`` for a 0-d input.
+
+    >>> as_size(1e30, "n")
+    Traceback (most recent call last):
+    ...
+    ValueError: the size exceeds 2**63 - 1 (n would be about 1e+30): ask for a larger tolerance or probability
+    """
+    arr = np.maximum(np.asarray(raw, dtype=float), minimum)
+    bad = ~(arr < _TWO63)  # also catches NaN and inf
+    if np.any(bad):
+        worst = float(np.max(np.where(np.isnan(arr), np.inf, arr)))
+        raise ValueError(f"the size exceeds 2**63 - 1 ({name} would be about {worst:.3g}): {hint}")
+    out = arr.astype(np.int64)
+    return int(out) if out.ndim == 0 else out
+
+
+def check_work(units: float, limit: float, what: str) -> None:
+    """Refuse a computation of more than ``limit`` units (array elements, search steps...).
+
+    ``what`` completes the sentence ``"... would need {units:,} {what}"`` and should
+    name the argument that makes the work large.
+    """
+    if not units <= limit:
+        raise ValueError(f"{what} would need {units:,.0f} steps, more than the limit {limit:,.0f}")
+
+
+# --------------------------------------------------------------------------- shapes
 def broadcast(**named) -> tuple[np.ndarray, ...]:
     """Broadcast the named arrays together.
 
@@ -51,44 +338,6 @@ def broadcast(**named) -> tuple[np.ndarray, ...]:
         what = ", ".join(names[:-1]) + " and " + names[-1]
         have = ", ".join(shapes[:-1]) + " and " + shapes[-1]
         raise ValueError(f"{what} have shapes {have}, which do not broadcast") from None
-
-
-def as_counts(k, m, k_name: str = "k", m_name: str = "m") -> tuple[np.ndarray, np.ndarray]:
-    """Check a count ``k`` out of a total ``m`` (``0 <= k <= m``, ``m >= 1``) and broadcast them."""
-    k_arr = as_count(k, k_name)
-    m_arr = as_count(m, m_name, minimum=1)
-    k_arr, m_arr = broadcast(**{k_name: k_arr, m_name: m_arr})
-    if np.any(k_arr > m_arr):
-        raise ValueError(
-            f"{k_name} must not exceed {m_name} (a count cannot be larger than its total), "
-            f"got {k_name}={k!r} and {m_name}={m!r}"
-        )
-    return k_arr, m_arr
-
-
-def as_probability(value, name: str, *, closed: bool = False) -> np.ndarray:
-    """Return ``value`` as a float array after checking it lies in (0, 1), or [0, 1] if ``closed``."""
-    arr = _arr(value, name)
-    if closed:
-        bad = (arr < 0) | (arr > 1)
-        what = "between 0 and 1 inclusive"
-    else:
-        bad = (arr <= 0) | (arr >= 1)
-        what = "strictly between 0 and 1"
-    if np.any(bad):
-        raise ValueError(f"{name} must be {what}, got {value!r}")
-    return arr
-
-
-def as_positive(value, name: str, *, allow_zero: bool = False) -> np.ndarray:
-    """Return ``value`` as a float array after checking it is finite and > 0 (>= 0 if ``allow_zero``)."""
-    arr = _arr(value, name)
-    if np.any(~np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    if np.any(arr < 0) or (not allow_zero and np.any(arr == 0)):
-        sign = "non-negative" if allow_zero else "positive"
-        raise ValueError(f"{name} must be {sign}, got {value!r}")
-    return arr
 
 
 def scalar_or_array(arr):

@@ -33,9 +33,21 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
-from heldout._checks import as_count, as_counts, as_positive, as_probability, scalar_or_array
+from heldout import _beta
+from heldout._checks import (
+    as_choice,
+    as_count,
+    as_counts,
+    as_positive,
+    as_probability,
+    as_size,
+    broadcast,
+    check_work,
+    scalar_or_array,
+    show,
+)
 
 __all__ = [
     "AcceptanceResult",
@@ -95,24 +107,15 @@ def _upper_tail(k, n, p) -> np.ndarray:
     """``P(X >= k)`` for ``X ~ Binomial(n, p)``, for any integer ``k`` (arrays broadcast).
 
     Uses the identity ``P(X >= k) = I_p(k, n - k + 1)`` (regularised incomplete
-    beta function) for ``1 <= k <= n``; it is 1 for ``k <= 0`` and 0 for ``k > n``.
+    beta function, or a binomial series where SciPy's loses digits: see
+    :func:`heldout._beta.binom_sf`); it is 1 for ``k <= 0`` and 0 for ``k > n``.
     """
-    k, n, p = np.broadcast_arrays(
-        np.asarray(k, dtype=float), np.asarray(n, dtype=float), np.asarray(p, dtype=float)
-    )
-    inside = (k >= 1) & (k <= n)
-    kk = np.where(inside, k, 1.0)
-    nn = np.where(inside, n, 1.0)
-    out = special.betainc(kk, nn - kk + 1.0, p)
-    out = np.where(k <= 0, 1.0, out)
-    return np.where(k > n, 0.0, out)
+    return _beta.binom_sf(np.asarray(k, dtype=float) - 1.0, n, p)
 
 
 def _kl(q, p) -> np.ndarray:
-    """Relative entropy KL(Bernoulli(q) || Bernoulli(p)), with 0 log 0 = 0."""
-    q = np.asarray(q, dtype=float)
-    p = np.asarray(p, dtype=float)
-    return special.xlogy(q, q / p) + special.xlogy(1.0 - q, (1.0 - q) / (1.0 - p))
+    """Relative entropy KL(Bernoulli(q) || Bernoulli(p)), with 0 log 0 = 0 (no cancellation)."""
+    return _beta.kl(q, p)
 
 
 def _check_margin(required: np.ndarray, margin) -> np.ndarray:
@@ -122,7 +125,7 @@ def _check_margin(required: np.ndarray, margin) -> np.ndarray:
     ):
         raise ValueError(
             f"margin must satisfy required + margin <= 1 (an accuracy above 1 is impossible), "
-            f"got margin={margin!r}"
+            f"got margin={show(margin)}"
         )
     return d
 
@@ -142,7 +145,7 @@ def z_value(alpha) -> float | np.ndarray:
     alpha : float or array
         Significance level, strictly between 0 and 1.
     """
-    return scalar_or_array(stats.norm.isf(_alpha(alpha)))
+    return scalar_or_array(_beta.norm_isf(_alpha(alpha)))
 
 
 def accuracy_sd(accuracy, n) -> float | np.ndarray:
@@ -175,10 +178,13 @@ def within_sd_probability(accuracy, n, k_sd=1.0) -> float | np.ndarray:
     p = as_probability(accuracy, "accuracy")
     m = as_count(n, "n", minimum=1)
     k = as_positive(k_sd, "k_sd")
-    half = k * np.sqrt(m * p * (1 - p))
-    lo = _ceil(m * p - half)
-    hi = _floor(m * p + half)
-    return scalar_or_array(_upper_tail(lo, m, p) - _upper_tail(hi + 1, m, p))
+    p, m, k = broadcast(accuracy=p, n=m, k_sd=k)
+    with np.errstate(all="ignore"):  # a huge k_sd puts both ends at infinity: probability 1
+        half = k * np.sqrt(m * p * (1 - p))
+        lo = _ceil(m * p - half)
+        hi = _floor(m * p + half)
+        out = _upper_tail(lo, m, p) - _upper_tail(hi + 1, m, p)
+    return scalar_or_array(np.clip(out, 0.0, 1.0))
 
 
 def safety_margin(required, n, alpha=0.05) -> float | np.ndarray:
@@ -199,7 +205,8 @@ def safety_margin(required, n, alpha=0.05) -> float | np.ndarray:
     """
     p0 = as_probability(required, "required")
     m = as_count(n, "n", minimum=1)
-    z = stats.norm.isf(_alpha(alpha))
+    z = _beta.norm_isf(_alpha(alpha))
+    p0, m, z = broadcast(required=p0, n=m, alpha=z)
     return scalar_or_array(z * np.sqrt(p0 * (1.0 - p0) / m))
 
 
@@ -238,9 +245,11 @@ def p_value_normal(correct, n, required, *, continuity: bool = False) -> float |
     """
     x, m = as_counts(correct, n, "correct", "n")
     p0 = as_probability(required, "required")
+    x, m, p0 = broadcast(correct=x, n=m, required=p0)
     shift = 0.5 if continuity else 0.0
-    z = (x - shift - m * p0) / np.sqrt(m * p0 * (1.0 - p0))
-    return scalar_or_array(stats.norm.sf(z))
+    mf = m.astype(float)
+    z = (x - shift - mf * p0) / np.sqrt(mf * p0 * (1.0 - p0))
+    return scalar_or_array(_beta.norm_sf(z))
 
 
 def p_value_exact(correct, n, required) -> float | np.ndarray:
@@ -254,7 +263,8 @@ def p_value_exact(correct, n, required) -> float | np.ndarray:
     """
     x, m = as_counts(correct, n, "correct", "n")
     p0 = as_probability(required, "required")
-    return scalar_or_array(_upper_tail(x, m, p0))
+    x, m, p0 = broadcast(correct=x, n=m, required=p0)
+    return scalar_or_array(np.clip(_upper_tail(x, m, p0), 0.0, 1.0))
 
 
 def critical_count(n, required, alpha=0.05, *, test: str = "exact") -> int | np.ndarray:
@@ -268,31 +278,51 @@ def critical_count(n, required, alpha=0.05, *, test: str = "exact") -> int | np.
 
     Returned as integers (a Python ``int`` for scalar input).
     """
+    as_choice(test, "test", ("exact", "normal"))
     m = as_count(n, "n", minimum=1)
     p0 = as_probability(required, "required")
     a = _alpha(alpha)
+    m, p0, a = broadcast(n=m, required=p0, alpha=a)
+    mf = m.astype(float)
     if test == "normal":
-        t = p0 + stats.norm.isf(a) * np.sqrt(p0 * (1.0 - p0) / m)
-        c = np.minimum(_floor(m * t) + 1, m + 1)
-    elif test == "exact":
-        m, p0, a = (x.ravel() for x in np.broadcast_arrays(m.astype(float), p0, a))
-        shape = np.broadcast_shapes(np.shape(n), np.shape(required), np.shape(alpha))
-        z = stats.norm.isf(a)
-        c = np.clip(np.ceil(m * p0 + z * np.sqrt(m * p0 * (1 - p0))), 1, m + 1)
-        # Walk the normal guess to the exact critical count; the tail P(X >= c) falls
-        # as c grows, so each element moves one way only, a few steps (skewness).
-        idx = np.arange(c.size)
-        while idx.size:
-            ci, mi, pi, ai = c[idx], m[idx], p0[idx], a[idx]
-            up = _upper_tail(ci, mi, pi) > ai  # c does not pass: go up
-            down = ~up & (ci > 1) & (_upper_tail(ci - 1, mi, pi) <= ai)  # c - 1 passes: go down
-            c[idx] = ci + up - down
-            idx = idx[up | down]
-        c = c.reshape(shape)
+        t = p0 + _beta.norm_isf(a) * np.sqrt(p0 * (1.0 - p0) / mf)
+        c = np.minimum(_floor(mf * t) + 1, mf + 1)
     else:
-        raise ValueError(f"test must be 'exact' or 'normal', got {test!r}")
+        c = _exact_critical(mf.ravel(), p0.ravel(), a.ravel()).reshape(m.shape)
     c = np.asarray(c).astype(np.int64)
     return int(c) if c.ndim == 0 else c
+
+
+def _exact_critical(m: np.ndarray, p0: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Smallest ``c`` with ``P(Bin(m, p0) >= c) <= a`` (flat float arrays).
+
+    Starts from the normal guess and walks a few steps (the tail falls as ``c`` grows, so
+    each element moves one way only); elements still moving after 16 steps (strong
+    skewness at huge ``m``) finish by bisection on ``[0, m + 1]``: at most 64 halvings.
+    """
+    z = _beta.norm_isf(a)
+    c = np.clip(np.ceil(m * p0 + z * np.sqrt(m * p0 * (1 - p0))), 1, m + 1)
+    idx = np.arange(c.size)
+    for _ in range(16):
+        if not idx.size:
+            return c
+        ci, mi, pi, ai = c[idx], m[idx], p0[idx], a[idx]
+        up = _upper_tail(ci, mi, pi) > ai  # c does not pass: go up
+        down = ~up & (ci > 1) & (_upper_tail(ci - 1, mi, pi) <= ai)  # c - 1 passes: go down
+        c[idx] = ci + up - down
+        idx = idx[up | down]
+    if idx.size:  # P(X >= lo) > a (lo = 0 always qualifies) and P(X >= hi) <= a
+        lo, hi = np.zeros(idx.size), m[idx] + 1.0
+        mi, pi, ai = m[idx], p0[idx], a[idx]
+        for _ in range(70):
+            if not np.any(hi - lo > 1):
+                break
+            mid = np.floor(lo + (hi - lo) / 2.0)
+            passes = _upper_tail(mid, mi, pi) <= ai
+            hi = np.where(passes, mid, hi)
+            lo = np.where(passes, lo, mid)
+        c[idx] = hi
+    return c
 
 
 @dataclass(frozen=True)
@@ -340,16 +370,10 @@ def accept(correct: int, n: int, required: float, alpha: float = 0.05) -> Accept
     alpha : float
         Significance level.
     """
-    for name, value in (("correct", correct), ("n", n), ("required", required), ("alpha", alpha)):
-        if np.ndim(value) != 0:
-            raise ValueError(
-                f"{name} must be a single number for accept(), got shape {np.shape(value)}"
-            )
-    x, m = as_counts(correct, n, "correct", "n")
-    p0 = as_probability(required, "required")
-    a = _alpha(alpha)
-    x, m, p0, a = int(x), int(m), float(p0), float(a)
-    z = float(stats.norm.isf(a))
+    x, m = as_counts(correct, n, "correct", "n", scalar=True)
+    p0 = as_probability(required, "required", scalar=True)
+    a = as_probability(alpha, "alpha", scalar=True)
+    z = float(_beta.norm_isf(a))
     sd = float(np.sqrt(p0 * (1 - p0) / m))
     margin = z * sd
     pn = float(p_value_normal(x, m, p0))
@@ -383,7 +407,11 @@ def actual_level(n, required, alpha=0.05, *, test: str = "normal") -> float | np
     """
     c = critical_count(n, required, alpha, test=test)
     return scalar_or_array(
-        _upper_tail(c, as_count(n, "n", minimum=1), as_probability(required, "required"))
+        np.clip(
+            _upper_tail(c, as_count(n, "n", minimum=1), as_probability(required, "required")),
+            0.0,
+            1.0,
+        )
     )
 
 
@@ -408,9 +436,10 @@ def normal_size(required, margin, alpha=0.05) -> int | np.ndarray:
     """
     p0 = as_probability(required, "required")
     d = _check_margin(p0, margin)
-    z = stats.norm.isf(_alpha(alpha))
-    n = np.maximum(_ceil(z**2 * p0 * (1 - p0) / d**2), 1).astype(np.int64)
-    return int(n) if n.ndim == 0 else n
+    z = _beta.norm_isf(_alpha(alpha))
+    p0, d, z = broadcast(required=p0, margin=d, alpha=z)
+    with np.errstate(all="ignore"):  # a size that overflows is refused by as_size
+        return as_size(_ceil(z**2 * p0 * (1 - p0) / d / d), "n")
 
 
 def _layout(horizon: np.ndarray, start: int, stop: int):
@@ -432,14 +461,20 @@ def _blocks(horizon: np.ndarray):
         start = stop
 
 
-def _check_search(horizon: np.ndarray, name: str, limit: int = _MAX_SEARCH) -> None:
-    """Refuse exact searches so long that a calculator would seem to hang."""
-    total = int(np.sum(horizon))
-    if total > limit:
+def _check_search(horizon: np.ndarray, name: str, limit: int = _MAX_SEARCH) -> np.ndarray:
+    """Refuse exact searches so long that a calculator would seem to hang; return int64 horizons.
+
+    ``horizon`` is a float array (it may hold ``inf`` when a margin is too small for its
+    relative entropy to be resolved): it is checked before any conversion to integers.
+    """
+    horizon = np.asarray(horizon, dtype=float)
+    total = float(np.sum(horizon))
+    if not total <= limit:
         raise ValueError(
             f"{name} is so close to the requirement that the exact search would check "
-            f"{total:,} test sizes (limit {limit:,}); use the normal-approximation size instead"
+            f"{total:,.0f} test sizes (limit {limit:,}); use the normal-approximation size instead"
         )
+    return horizon.astype(np.int64)
 
 
 def _first_stable(ok: np.ndarray, n: np.ndarray, offsets: np.ndarray):
@@ -512,8 +547,9 @@ def _margin_tails(p0: np.ndarray, q: np.ndarray, horizon: np.ndarray, start: int
 def _exact_size_both(p0, d, a) -> tuple[np.ndarray, np.ndarray]:
     """(first, stable) exact sizes for flat arrays of required, margin, alpha."""
     q = np.minimum(p0 + d, 1.0)
-    horizon = np.maximum(_ceil(np.log(1.0 / a) / _kl(q, p0)), 1).astype(np.int64)
-    _check_search(horizon, "margin")
+    with np.errstate(divide="ignore", over="ignore"):
+        horizon = np.maximum(_ceil(-np.log(a) / _kl(q, p0)), 1)
+    horizon = _check_search(horizon, "margin")
     first = np.empty(horizon.size, dtype=np.int64)
     stable = np.empty(horizon.size, dtype=np.int64)
     for start, stop in _blocks(horizon):
@@ -560,8 +596,7 @@ def exact_size(required, margin, alpha=0.05, *, rule: str = "stable") -> int | n
     rule : {"stable", "first", "both"}
         Which size to return; ``"both"`` returns ``(first, stable)`` from one search.
     """
-    if rule not in ("stable", "first", "both"):
-        raise ValueError(f"rule must be 'stable', 'first' or 'both', got {rule!r}")
+    as_choice(rule, "rule", ("stable", "first", "both"))
     p0 = as_probability(required, "required")
     d = _check_margin(p0, margin)
     a = _alpha(alpha)
@@ -632,7 +667,8 @@ def pass_probability(
     p = as_probability(true_accuracy, "true_accuracy", closed=True)
     m = as_count(n, "n", minimum=1)
     c = critical_count(m, required, alpha, test=test)
-    return scalar_or_array(_upper_tail(c, m, p))
+    p, m, c = broadcast(true_accuracy=p, n=m, critical=c)
+    return scalar_or_array(np.clip(_upper_tail(c, m, p), 0.0, 1.0))
 
 
 def simulate_pass_rate(
@@ -654,18 +690,18 @@ def simulate_pass_rate(
     """
     from heldout.config import rng as make_rng
 
-    p = float(as_probability(true_accuracy, "true_accuracy", closed=True))
-    m = int(as_count(n, "n", minimum=1))
-    p0 = float(as_probability(required, "required"))
-    a = float(_alpha(alpha))
-    r = int(as_count(reps, "reps", minimum=1))
+    as_choice(test, "test", ("exact", "normal"))
+    p = as_probability(true_accuracy, "true_accuracy", closed=True, scalar=True)
+    m = as_count(n, "n", minimum=1, scalar=True)
+    p0 = as_probability(required, "required", scalar=True)
+    a = as_probability(alpha, "alpha", scalar=True)
+    r = as_count(reps, "reps", minimum=1, scalar=True)
+    check_work(r, 50_000_000, "reps (simulated test sets)")
     x = make_rng(seed).binomial(m, p, size=r)
     if test == "exact":
         passed = _upper_tail(x, m, p0) <= a
-    elif test == "normal":
-        passed = x / m > p0 + stats.norm.isf(a) * np.sqrt(p0 * (1 - p0) / m)
     else:
-        raise ValueError(f"test must be 'exact' or 'normal', got {test!r}")
+        passed = x / m > p0 + _beta.norm_isf(a) * np.sqrt(p0 * (1 - p0) / m)
     return float(passed.mean())
 
 
@@ -684,7 +720,7 @@ def power_normal(true_accuracy, n, required, alpha=0.05) -> float | np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         zz = (p - t) / sd
     zz = np.where(sd == 0, np.where(p > t, np.inf, -np.inf), zz)
-    return scalar_or_array(stats.norm.cdf(zz))
+    return scalar_or_array(_beta.norm_cdf(zz))
 
 
 def power_size_normal(required, true_accuracy, alpha=0.05, power=0.8) -> int | np.ndarray:
@@ -701,13 +737,14 @@ def power_size_normal(required, true_accuracy, alpha=0.05, power=0.8) -> int | n
     p1 = as_probability(true_accuracy, "true_accuracy", closed=True)
     if np.any(p1 <= p0):
         raise ValueError(
-            f"true_accuracy must exceed required (the power is at most alpha otherwise), got {true_accuracy!r}"
+            f"true_accuracy must exceed required (the power is at most alpha otherwise), got {show(true_accuracy)}"
         )
-    za = stats.norm.isf(_alpha(alpha))
-    zb = stats.norm.ppf(as_probability(power, "power"))
-    n = (za * np.sqrt(p0 * (1 - p0)) + zb * np.sqrt(p1 * (1 - p1))) / (p1 - p0)
-    n = np.maximum(_ceil(np.where(n > 0, n, 0) ** 2), 1).astype(np.int64)
-    return int(n) if n.ndim == 0 else n
+    za = _beta.norm_isf(_alpha(alpha))
+    zb = special.ndtri(as_probability(power, "power"))
+    p0, p1, za, zb = broadcast(required=p0, true_accuracy=p1, alpha=za, power=zb)
+    with np.errstate(all="ignore"):  # a size that overflows is refused by as_size
+        n = (za * np.sqrt(p0 * (1 - p0)) + zb * np.sqrt(p1 * (1 - p1))) / (p1 - p0)
+        return as_size(_ceil(np.where(n > 0, n, 0) ** 2), "n")
 
 
 def _power_horizon(p0, p1, a, pw) -> np.ndarray:
@@ -720,7 +757,7 @@ def _power_horizon(p0, p1, a, pw) -> np.ndarray:
         np.log(1 / a)[:, None] / _kl(t, p0[:, None]),
         np.log(1 / (1 - pw))[:, None] / _kl(t, p1[:, None]),
     )
-    return (np.ceil(need.min(axis=1)) + 1).astype(np.int64)
+    return np.ceil(need.min(axis=1)) + 1
 
 
 def power_size_exact(
@@ -737,12 +774,11 @@ def power_size_exact(
     :math:`\\pi_0` and :math:`\\pi_1`, :math:`n \\ge \\max(\\ln(1/\\alpha)/\\mathrm{KL}(t\\Vert\\pi_0),
     \\ln(1/(1-\\text{power}))/\\mathrm{KL}(t\\Vert\\pi_1))` suffices).
     """
-    if rule not in ("stable", "first"):
-        raise ValueError(f"rule must be 'stable' or 'first', got {rule!r}")
+    as_choice(rule, "rule", ("stable", "first"))
     p0 = as_probability(required, "required")
     p1 = as_probability(true_accuracy, "true_accuracy", closed=True)
     if np.any(p1 <= p0):
-        raise ValueError(f"true_accuracy must exceed required, got {true_accuracy!r}")
+        raise ValueError(f"true_accuracy must exceed required, got {show(true_accuracy)}")
     a = _alpha(alpha)
     pw = as_probability(power, "power")
     p0, p1, a, pw = (x.ravel() for x in np.broadcast_arrays(p0, p1, a, pw))
@@ -750,8 +786,9 @@ def power_size_exact(
         np.shape(required), np.shape(true_accuracy), np.shape(alpha), np.shape(power)
     )
     p1c = np.minimum(p1, 1 - 1e-15)
-    horizon = _power_horizon(p0, p1c, a, pw)
-    _check_search(horizon, "true_accuracy", limit=_MAX_SEARCH // 4)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        horizon = _power_horizon(p0, p1c, a, pw)
+    horizon = _check_search(horizon, "true_accuracy", limit=_MAX_SEARCH // 4)
 
     def criterion(n, cell):
         c = critical_count(n, p0[cell], a[cell])
@@ -779,21 +816,33 @@ def class_sample_size(n_class, prevalence, assurance=0.95) -> int | np.ndarray:
     m = as_count(n_class, "n_class", minimum=1)
     rho = as_probability(prevalence, "prevalence")
     g = as_probability(assurance, "assurance")
-    m, rho, g = np.broadcast_arrays(m.astype(float), rho, g)
-    lo = np.maximum(m - 1, 0)  # P(Bin(N, rho) >= m) = 0 for N < m
-    hi = np.maximum(_ceil(m / rho), m)
-    while True:
-        bad = _upper_tail(m, hi, rho) < g
+    m, rho, g = broadcast(n_class=m, prevalence=rho, assurance=g)
+    mf = m.astype(float)
+    # normal start: N rho - z_g sqrt(N rho (1 - rho)) = n_class, a quadratic in sqrt(N)
+    zg, c = special.ndtri(g), np.sqrt(rho * (1.0 - rho))
+    root = (zg * c + np.sqrt(zg * zg * c * c + 4.0 * rho * mf)) / (2.0 * rho)
+    with np.errstate(over="ignore"):
+        guess = np.maximum(root * root, mf) * 1.001 + 16.0
+    hint = "n_class is too large for this prevalence"
+    hi = np.asarray(as_size(np.ceil(guess), "the total test size", hint=hint), dtype=np.int64)
+    for _ in range(64):  # doubling until the guess holds (it nearly always does at once)
+        bad = _upper_tail(mf, hi.astype(float), rho) < g
         if not bad.any():
             break
+        if np.any(hi[bad] >= 2**62):
+            raise ValueError(
+                f"the size exceeds 2**63 - 1 (the total test size would be above 2**62): {hint}"
+            )
         hi = np.where(bad, 2 * hi, hi)
-    while np.any(hi - lo > 1):
-        mid = np.floor((lo + hi) / 2)
-        good = _upper_tail(m, mid, rho) >= g
+    lo = m - 1  # P(Bin(N, rho) >= n_class) = 0 for N < n_class
+    for _ in range(70):  # integer bisection: the bracket is below 2**63
+        if not np.any(hi - lo > 1):
+            break
+        mid = lo + (hi - lo) // 2
+        good = _upper_tail(mf, mid.astype(float), rho) >= g
         hi = np.where(good, mid, hi)
         lo = np.where(good, lo, mid)
-    out = hi.astype(np.int64)
-    return int(out) if out.ndim == 0 else out
+    return int(hi) if hi.ndim == 0 else hi
 
 
 # ---------------------------------------------------------------------------
@@ -812,7 +861,8 @@ def posterior_above(correct, n, required, prior_a: float = 1.0, prior_b: float =
     p0 = as_probability(required, "required")
     a = as_positive(prior_a, "prior_a")
     b = as_positive(prior_b, "prior_b")
-    return scalar_or_array(stats.beta.sf(p0, a + x, b + m - x))
+    x, m, p0, a, b = broadcast(correct=x, n=m, required=p0, prior_a=a, prior_b=b)
+    return scalar_or_array(special.betaincc(a + x, b + (m - x), p0))
 
 
 def bayes_null_probability(correct, n, required, prior_null=0.5):
@@ -832,8 +882,10 @@ def bayes_null_probability(correct, n, required, prior_null=0.5):
     x, m = as_counts(correct, n, "correct", "n")
     p0 = as_probability(required, "required")
     w = as_probability(prior_null, "prior_null")
-    log_f0 = stats.binom.logpmf(x, m, p0)
+    x, m, p0, w = broadcast(correct=x, n=m, required=p0, prior_null=w)
+    log_f0 = _beta.binom_logpmf(x, m, p0)
     with np.errstate(divide="ignore"):
-        log_m1 = np.log(stats.beta.sf(p0, x + 1, m - x + 1)) - np.log1p(-p0) - np.log(m + 1.0)
+        tail = special.betaincc(x + 1.0, (m - x) + 1.0, p0)
+        log_m1 = np.log(tail) - np.log1p(-p0) - np.log1p(m.astype(float))
     # w f0 / (w f0 + (1 - w) m1) = 1 / (1 + exp(log((1-w) m1) - log(w f0)))
     return scalar_or_array(special.expit(np.log(w) + log_f0 - np.log1p(-w) - log_m1))

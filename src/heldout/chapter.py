@@ -251,10 +251,15 @@ def table(
             for j in range(len(header))
         ]
         letters = ["r" if n and body else "l" for n in numeric]
-    elif isinstance(align, str):
+    elif isinstance(align, str) and len(align) == 1:
         letters = [align] * len(header)
     else:
         letters = list(align)
+    if len(letters) != len(header) or not set(letters) <= {"l", "c", "r"}:
+        raise ValueError(
+            f"align must be one of 'l', 'c', 'r' or one such letter per column "
+            f"({len(header)}), got {align!r}"
+        )
     rule = {"l": ":--", "c": ":-:", "r": "--:"}
     lines = [
         "| " + " | ".join(str(h) for h in header) + " |",

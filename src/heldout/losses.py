@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from heldout._checks import _arr, as_count, as_probability, broadcast, scalar_or_array
+from heldout._checks import _arr, as_count, as_probability, broadcast, scalar_or_array, show
 from heldout.config import SEED
 
 __all__ = ["collared_deviance", "collared_deviance_range", "zero_one_loss", "classifier_pool"]
@@ -31,14 +31,14 @@ def _log_function(base):
     try:
         return _BASES[base]
     except (KeyError, TypeError):
-        raise ValueError(f"base must be 2, 'e' or 10, got {base!r}") from None
+        raise ValueError(f"base must be 2, 'e' or 10, got {show(base)}") from None
 
 
 def _check_mu(mu) -> np.ndarray:
     mu = as_probability(mu, "mu")
     if np.any(mu > 0.5):
         raise ValueError(
-            f"mu must be at most 1/2 (predictions are clipped to [mu, 1 - mu]), got {mu!r}"
+            f"mu must be at most 1/2 (predictions are clipped to [mu, 1 - mu]), got {show(mu)}"
         )
     return mu
 
@@ -159,7 +159,7 @@ def classifier_pool(
     """Fit a logistic regression on synthetic data and score a large pool with it.
 
     The data come from :func:`sklearn.datasets.make_classification` with
-    20 features (5 informative, 5 redundant), 5 % of labels flipped at random
+    20 features (5 informative, 5 redundant), 5 % of labels reassigned at random (``flip_y=0.05``, so about 2.5 % change)
     (so that some rows hit the collar), ``class_sep=2`` and ``random_state=seed``.  The first
     ``n_train`` rows train a :class:`sklearn.linear_model.LogisticRegression`;
     the remaining ``n_pool`` rows are the *population*: the chapter draws test

@@ -32,23 +32,25 @@ Methods of :func:`mse_interval`:
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
-from heldout._checks import as_count, as_positive, as_probability
-from heldout.config import SEED
+from heldout._checks import (
+    as_choice,
+    as_count,
+    as_positive,
+    as_probability,
+    as_real,
+    check_work,
+    show,
+)
+from heldout.config import rng as _rng
 
 METHODS = ("clt", "t", "bootstrap", "normal", "chi2", "article")
 
 
 def _residuals(y, yhat) -> np.ndarray:
-    try:
-        y_arr = np.asarray(y, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"y must be an array of numbers, got {y!r}") from None
-    try:
-        p_arr = np.asarray(yhat, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"yhat must be an array of numbers, got {yhat!r}") from None
+    y_arr = as_real(y, "y")
+    p_arr = as_real(yhat, "yhat")
     if y_arr.shape != p_arr.shape:
         raise ValueError(
             f"y and yhat must have the same shape, got {y_arr.shape} and {p_arr.shape}"
@@ -80,6 +82,7 @@ def mse_se(y, yhat, method: str = "clt"):
     ``B = mean(r)``, ``s2 = MSE - B^2`` (Gaussian residuals); ``"article"``:
     the article's ``sqrt(2 (MSE - B^2)(1 + 2 MSE) / N)`` as printed.
     """
+    as_choice(method, "method", ("clt", "normal", "article"))
     r = _residuals(y, yhat)
     n = r.shape[-1]
     sq = r**2
@@ -95,7 +98,7 @@ def mse_se(y, yhat, method: str = "clt"):
             else np.sqrt(2 * s2 * (1 + 2 * m) / n)
         )
     else:
-        raise ValueError(f"method must be 'clt', 'normal' or 'article', got {method!r}")
+        raise ValueError(f"method must be 'clt', 'normal' or 'article', got {show(method)}")
     return float(out) if np.ndim(out) == 0 else out
 
 
@@ -138,30 +141,31 @@ def mse_interval(
     -------
     (mse, lower, upper)
     """
-    level = float(as_probability(level, "level"))
+    as_choice(method, "method", METHODS)
+    level = as_probability(level, "level", scalar=True)
     r = _residuals(y, yhat)
     n = r.shape[-1]
     sq = r**2
     m = sq.mean(axis=-1)
-    z = stats.norm.isf((1 - level) / 2)
+    z = -special.ndtri((1 - level) / 2)
     if method == "clt":
         half = z * mse_se(y, yhat, "clt")
         lo, hi = m - half, m + half
     elif method == "t":
-        half = stats.t.isf((1 - level) / 2, n - 1) * mse_se(y, yhat, "clt")
+        half = special.stdtrit(n - 1, 1 - (1 - level) / 2) * mse_se(y, yhat, "clt")
         lo, hi = m - half, m + half
     elif method in ("normal", "article"):
         half = z * mse_se(y, yhat, method)
         lo, hi = m - half, m + half
     elif method == "chi2":
-        lo = n * m / stats.chi2.isf((1 - level) / 2, n)
-        hi = n * m / stats.chi2.ppf((1 - level) / 2, n)
+        lo = n * m / special.chdtri(n, (1 - level) / 2)
+        hi = n * m / special.chdtri(n, 1 - (1 - level) / 2)
     elif method == "bootstrap":
-        draws = int(as_count(draws, "draws", minimum=10))
-        rng = np.random.default_rng(SEED if seed is None else seed)
-        lo, hi = _bootstrap(sq, level, draws, rng)
+        draws = as_count(draws, "draws", minimum=10, scalar=True)
+        check_work(float(draws) * sq.size, 500_000_000, "draws times the residuals")
+        lo, hi = _bootstrap(sq, level, draws, _rng(seed))
     else:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        raise ValueError(f"method must be one of {METHODS}, got {show(method)}")
 
     def out(v):
         return float(v) if np.ndim(v) == 0 else v
@@ -182,9 +186,13 @@ def sample_residuals(
     -------
     (residuals, true_mse)
     """
-    scale = float(as_positive(scale, "scale"))
-    bias = float(np.asarray(bias, dtype=float))
-    rng = np.random.default_rng(SEED) if rng is None else rng
+    as_choice(kind, "kind", ("normal", "laplace", "t"))
+    scale = as_positive(scale, "scale", scalar=True)
+    bias = as_real(bias, "bias", scalar=True)
+    shape = tuple(as_count(np.atleast_1d(size), "size", minimum=1).tolist())
+    check_work(float(np.prod(shape)), 500_000_000, "size (residuals drawn)")
+    size = shape if np.ndim(size) else shape[0]
+    rng = _rng(rng)
     if kind == "normal":
         e, m2 = rng.standard_normal(size), 1.0
     elif kind == "laplace":
@@ -192,10 +200,10 @@ def sample_residuals(
     elif kind == "t":
         df = float(as_positive(df, "df"))
         if df <= 2:
-            raise ValueError(f"df must exceed 2 for a finite MSE, got {df!r}")
+            raise ValueError(f"df must exceed 2 for a finite MSE, got {show(df)}")
         e, m2 = rng.standard_t(df, size=size), df / (df - 2)
     else:
-        raise ValueError(f"kind must be 'normal', 'laplace' or 't', got {kind!r}")
+        raise ValueError(f"kind must be 'normal', 'laplace' or 't', got {show(kind)}")
     return bias + scale * e, bias**2 + scale**2 * m2
 
 
@@ -224,9 +232,12 @@ def mse_coverage(
     dict
         ``{method: {"coverage": c, "se": se, "width": w}}``.
     """
-    n = int(as_count(n, "n", minimum=2))
-    reps = int(as_count(reps, "reps", minimum=1))
-    rng = np.random.default_rng(SEED if seed is None else seed)
+    n = as_count(n, "n", minimum=2, scalar=True)
+    reps = as_count(reps, "reps", minimum=1, scalar=True)
+    check_work(float(n) * reps, 100_000_000, "n times reps")
+    for method in methods:
+        as_choice(method, "methods", METHODS)
+    rng = _rng(seed)
     r, true = sample_residuals(kind, (reps, n), bias=bias, scale=scale, df=df, rng=rng)
     zeros = np.zeros_like(r)
     res = {}

@@ -29,10 +29,21 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special, stats
+from scipy import special
 
-from heldout._checks import _arr, as_count, as_positive, as_probability, broadcast, scalar_or_array
-from heldout.config import SEED
+from heldout import _beta
+from heldout._checks import (
+    _arr,
+    as_count,
+    as_flag,
+    as_positive,
+    as_probability,
+    as_size,
+    broadcast,
+    check_work,
+    scalar_or_array,
+    show,
+)
 
 __all__ = [
     "hoeffding_bound",
@@ -48,6 +59,10 @@ __all__ = [
     "lattice_deviation_probability",
 ]
 
+# Rows of losses drawn at once by simulate_deviation (32 MB of indices), and in total.
+_ROW_BLOCK = 4_000_000
+_DRAW_LIMIT = 2_000_000_000
+
 # Relative slack used when a real number that should be an integer (a size, m (p + t))
 # is computed in floating point: 1e-14 is above the rounding error of the few double
 # operations involved (~1e-16 each) and below one unit for any count up to 1e13.
@@ -60,10 +75,16 @@ def _as_int(arr):
 
 
 def _ceil_size(raw):
-    """Smallest integer >= ``raw`` (and >= 1), forgiving floating-point noise above an integer."""
-    k = np.ceil(raw)
-    k = np.where((k - 1 >= raw * (1 - _SNAP)) & (k > 1), k - 1, k)
-    return _as_int(np.maximum(k, 1.0))
+    """Smallest integer >= ``raw`` (and >= 1), forgiving floating-point noise above an integer.
+
+    A size of ``2**63`` or more raises ``ValueError`` ("the size exceeds ...") rather than
+    wrapping around to a negative number.
+    """
+    raw = np.asarray(raw, dtype=float)
+    with np.errstate(invalid="ignore"):
+        k = np.ceil(raw)
+        k = np.where((k - 1 >= raw * (1 - _SNAP)) & (k > 1), k - 1, k)
+    return as_size(k, "n")
 
 
 def _broadcast(names_values: dict) -> list[np.ndarray]:
@@ -80,10 +101,12 @@ def _check_common(range_, tolerance, epsilon):
 def _check_variance(variance, range_, name="variance"):
     variance = as_positive(variance, name, allow_zero=True)
     # Popoviciu: a variable in [0, U] has variance at most U^2 / 4.
-    if np.any(variance > np.asarray(range_) ** 2 / 4 * (1 + 1e-12)):
+    with np.errstate(over="ignore"):
+        largest = np.asarray(range_) ** 2 / 4 * (1 + 1e-12)
+    if np.any(variance > largest):
         raise ValueError(
             f"{name} must be at most range_**2 / 4 (the largest variance of a loss in [0, range_]), "
-            f"got {name}={variance!r} with range_={range_!r}"
+            f"got {name}={show(variance)} with range_={show(range_)}"
         )
     return variance
 
@@ -117,7 +140,9 @@ def hoeffding_bound(n: ArrayLike, range_: ArrayLike, tolerance: ArrayLike) -> fl
     range_ = as_positive(range_, "range_")
     tolerance = as_positive(tolerance, "tolerance")
     n, range_, tolerance = _broadcast({"n": n, "range_": range_, "tolerance": tolerance})
-    return scalar_or_array(np.minimum(1.0, 2.0 * np.exp(-2.0 * n * tolerance**2 / range_**2)))
+    with np.errstate(all="ignore"):  # overflow to inf and underflow to 0 are both right here
+        ratio = (tolerance / range_) ** 2
+        return scalar_or_array(np.minimum(1.0, 2.0 * np.exp(-2.0 * n * ratio)))
 
 
 def hoeffding_size(range_: ArrayLike, tolerance: ArrayLike, epsilon: ArrayLike) -> int | np.ndarray:
@@ -154,7 +179,8 @@ def hoeffding_size(range_: ArrayLike, tolerance: ArrayLike, epsilon: ArrayLike) 
     36152
     """
     range_, tolerance, epsilon = _check_common(range_, tolerance, epsilon)
-    return _ceil_size(np.log(2.0 / epsilon) * range_**2 / (2.0 * tolerance**2))
+    with np.errstate(all="ignore"):  # a size that overflows is refused by _ceil_size
+        return _ceil_size(np.log(2.0 / epsilon) * (range_ / tolerance) ** 2 / 2.0)
 
 
 def hoeffding_tolerance(n: ArrayLike, range_: ArrayLike, epsilon: ArrayLike) -> float | np.ndarray:
@@ -221,8 +247,9 @@ def bernstein_size(
     variance, range_, tolerance, epsilon = _broadcast(
         {"variance": variance, "range_": range_, "tolerance": tolerance, "epsilon": epsilon}
     )
-    raw = np.log(2.0 / epsilon) * (2.0 * variance + 2.0 * range_ * tolerance / 3.0) / tolerance**2
-    return _ceil_size(raw)
+    with np.errstate(all="ignore"):  # a size that overflows is refused by _ceil_size
+        raw = np.log(2.0 / epsilon) * (2.0 * variance / tolerance + 2.0 * range_ / 3.0) / tolerance
+        return _ceil_size(raw)
 
 
 def empirical_bernstein_radius(
@@ -262,14 +289,19 @@ def empirical_bernstein_radius(
     epsilon = as_probability(epsilon, "epsilon")
     # the unbiased sample variance of values in [0, U] can reach U^2/4 * n/(n-1) <= U^2/2
     sample_variance = as_positive(sample_variance, "sample_variance", allow_zero=True)
-    if np.any(sample_variance > range_**2 / 2):
-        raise ValueError(f"sample_variance must be at most range_**2 / 2, got {sample_variance!r}")
+    with np.errstate(over="ignore"):
+        largest = range_**2 / 2
+    if np.any(sample_variance > largest):
+        raise ValueError(
+            f"sample_variance must be at most range_**2 / 2, got {show(sample_variance)}"
+        )
     n, sample_variance, range_, epsilon = _broadcast(
         {"n": n, "sample_variance": sample_variance, "range_": range_, "epsilon": epsilon}
     )
     log_term = np.log(4.0 / epsilon)
-    radius = np.sqrt(2.0 * sample_variance * log_term / n) + 7.0 * range_ * log_term / (
-        3.0 * (n - 1)
+    nf = n.astype(float)
+    radius = np.sqrt(2.0 * sample_variance * log_term / nf) + 7.0 * range_ * (
+        log_term / (3.0 * (nf - 1.0))
     )
     return scalar_or_array(radius)
 
@@ -315,16 +347,15 @@ def empirical_bernstein_size(
         return np.sqrt(2.0 * var * log_term / n) + 7.0 * u * log_term / (3.0 * (n - 1))
 
     # Upper bracket: each term <= t/2 once n >= 8 V L / t^2 and n - 1 >= 14 U L / (3 t).
-    hi = (
-        np.ceil(np.maximum(8.0 * var * log_term / t**2, 14.0 * u * log_term / (3.0 * t) + 1.0))
-        + 1.0
-    )
+    with np.errstate(all="ignore"):
+        raw = np.maximum(8.0 * (var / t) * (log_term / t), 14.0 * u * log_term / (3.0 * t) + 1.0)
+    hi = np.asarray(as_size(np.ceil(raw) + 1.0, "n", minimum=2), dtype=np.int64)
     lo = np.ones_like(hi)  # radius(lo) > t by convention (n = 1 is not allowed)
-    hi = np.maximum(hi, 2.0)
-    while np.any(hi - lo > 1):
-        mid = np.floor((lo + hi) / 2.0)
-        good = radius(np.maximum(mid, 2.0)) <= t
-        good &= mid >= 2
+    for _ in range(64):  # integer bisection: the bracket is below 2**63, so 63 halvings end it
+        if not np.any(hi - lo > 1):
+            break
+        mid = lo + (hi - lo) // 2
+        good = (radius(np.maximum(mid, 2).astype(float)) <= t) & (mid >= 2)
         hi = np.where(good, mid, hi)
         lo = np.where(good, lo, mid)
     return _as_int(hi)
@@ -360,8 +391,9 @@ def normal_size(variance: ArrayLike, tolerance: ArrayLike, epsilon: ArrayLike) -
     variance, tolerance, epsilon = _broadcast(
         {"variance": variance, "tolerance": tolerance, "epsilon": epsilon}
     )
-    z = stats.norm.isf(epsilon / 2.0)
-    return _ceil_size(z**2 * variance / tolerance**2)
+    z = _beta.norm_isf(epsilon / 2.0)
+    with np.errstate(all="ignore"):  # a size that overflows is refused by _ceil_size
+        return _ceil_size(z**2 * (variance / tolerance) / tolerance)
 
 
 # --------------------------------------------------------------------------- binomial
@@ -370,6 +402,15 @@ def normal_size(variance: ArrayLike, tolerance: ArrayLike, epsilon: ArrayLike) -
 def _snap(x):
     r = np.round(x)
     return np.where(np.abs(x - r) <= _SNAP * np.maximum(1.0, np.abs(x)), r, x)
+
+
+def _deviation(m, p, tolerance):
+    """Exact ``P(|K/m - p| > t)`` for float arrays (validated and broadcast by the caller)."""
+    with np.errstate(invalid="ignore"):
+        upper_edge = np.floor(_snap(m * (p + tolerance)))  # K > m (p + t) <=> K >= edge + 1
+        lower_edge = np.ceil(_snap(m * (p - tolerance)))  # K < m (p - t) <=> K <= edge - 1
+        prob = _beta.binom_sf(upper_edge, m, p) + _beta.binom_cdf(lower_edge - 1, m, p)
+    return np.clip(prob, 0.0, 1.0)
 
 
 def binomial_deviation_probability(
@@ -384,10 +425,11 @@ def binomial_deviation_probability(
 
     .. math:: P(K > m(p + t)) + P(K < m(p - t)),
 
-    computed with :mod:`scipy.stats.binom`.  A product ``m (p +- t)`` within a
-    relative ``1e-14`` of an integer is taken to be that integer, so that
-    decimal inputs such as ``p = 0.5, t = 0.1, m = 10`` count the boundary
-    value ``K = 6`` as *not* more than ``t`` away, as exact arithmetic would.
+    computed with the regularised incomplete beta function (and binomial series where
+    SciPy's loses digits).  A product ``m (p +- t)`` within a relative ``1e-14`` of an
+    integer is taken to be that integer, so that decimal inputs such as
+    ``p = 0.5, t = 0.1, m = 10`` count the boundary value ``K = 6`` as *not* more than
+    ``t`` away, as exact arithmetic would.
 
     Parameters
     ----------
@@ -402,19 +444,22 @@ def binomial_deviation_probability(
     -------
     float or ndarray
         The probability; arrays broadcast.
+
+    Examples
+    --------
+    >>> round(binomial_deviation_probability(100, 0.1, 0.05), 4)
+    0.0636
     """
     m = as_count(m, "m", minimum=1)
     p = as_probability(p, "p", closed=True)
     tolerance = as_positive(tolerance, "tolerance")
     m, p, tolerance = _broadcast({"m": m, "p": p, "tolerance": tolerance})
-    upper_edge = np.floor(_snap(m * (p + tolerance)))  # K > m (p + t)  <=>  K >= upper_edge + 1
-    lower_edge = np.ceil(_snap(m * (p - tolerance)))  # K < m (p - t)  <=>  K <= lower_edge - 1
-    prob = stats.binom.sf(upper_edge, m, p) + stats.binom.cdf(lower_edge - 1, m, p)
-    return scalar_or_array(np.clip(prob, 0.0, 1.0))
+    with np.errstate(all="ignore"):
+        return scalar_or_array(_deviation(m.astype(float), p, tolerance))
 
 
 def _chernoff_two_sided(m, p, tolerance):
-    """Chernoff (KL) bound on P(|K/m - p| >= t): exp(-m kl(p+t, p)) + exp(-m kl(p-t, p)).
+    """Chernoff (KL) bound on P(K >= m(p+t)) + P(K <= m(p-t)): sum of exp(-m KL(p+-t || p)).
 
     Rigorous for every m and p (Hoeffding 1963, Theorem 1); used only to skip the
     exact computation where the bound already shows the target is met.
@@ -422,45 +467,313 @@ def _chernoff_two_sided(m, p, tolerance):
 
     def tail(q):
         inside = (q >= 0) & (q <= 1)
-        q = np.clip(q, 0.0, 1.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            kl = special.rel_entr(q, p) + special.rel_entr(1 - q, 1 - p)
-        return np.where(inside, np.exp(-m * kl), 0.0)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            kl = _beta.kl(np.clip(q, 0.0, 1.0), p)
+            return np.where(inside, np.exp(-m * kl), 0.0)
 
     return tail(p + tolerance) + tail(p - tolerance)
 
 
-def _binomial_passes(ms, ps, tolerance, epsilon):
-    """For each m in ``ms``: is max over ``ps`` of P(|K/m - p| > t) <= epsilon?"""
-    mm, pp = np.broadcast_arrays(ms[:, None], ps[None, :])
-    prob = np.zeros(mm.shape)
-    # exact sums only where the Chernoff bound does not already settle it
-    need = _chernoff_two_sided(mm, pp, tolerance) > epsilon
-    prob[need] = binomial_deviation_probability(mm[need], pp[need], tolerance)
-    return prob.max(axis=1) <= epsilon
+# Largest number of binomial tails one binomial_size search may evaluate (about a second).
+_SEARCH_BUDGET = 1_000_000
 
 
-def _binomial_size_one(
-    tolerance: float, epsilon: float, p, stable: bool, p_grid: np.ndarray
-) -> int:
-    """Binomial size for one (tolerance, epsilon) pair; vectorised over blocks of m and over p.
+class _Budget:
+    """Counts the binomial tails a search evaluates and refuses to go past the limit."""
 
-    Hoeffding (U = 1) certifies every m >= m_max, so only 1 <= m < m_max is searched:
-    downwards for the last failing m (``stable``), upwards for the first passing m.
-    The scan stops at the first block that settles the answer.
+    def __init__(self, limit: int, what: str):
+        self.used, self.limit, self.what = 0, limit, what
+
+    def spend(self, n: int) -> None:
+        self.used += int(n)
+        if self.used > self.limit:
+            raise ValueError(
+                f"{self.what}: the exact search would evaluate more than {self.limit:,} "
+                "binomial tails; give a larger tolerance or a stated p, or use hoeffding_size"
+            )
+
+
+def _ge(u, m, p):
+    """``P(K >= u)`` for ``K ~ Binomial(m, p)``, any whole ``u`` (fast: one ``betainc``).
+
+    Where both beta parameters exceed a million SciPy's function degrades and the
+    saddle-point form of :func:`heldout._beta._saddlepoint_tails` is used instead.
     """
-    m_max = hoeffding_size(1.0, tolerance, epsilon)
-    ps = np.atleast_1d(p_grid if p is None else p)
-    block = max(1, min(512, 1_000_000 // ps.size))
-    starts = range(1, m_max, block)
-    for start in reversed(starts) if stable else starts:  # loop over blocks of m, stops early
-        ms = np.arange(start, min(m_max, start + block))
-        passes = _binomial_passes(ms, ps, tolerance, epsilon)
-        if stable and not passes.all():
-            return int(ms[np.flatnonzero(~passes)[-1]] + 1)
-        if not stable and passes.any():
-            return int(ms[np.argmax(passes)])
-    return 1 if stable else m_max
+    inner = (u >= 1.0) & (u <= m)
+    a, b = np.where(inner, u, 1.0), np.where(inner, m - u + 1.0, 1.0)
+    out = np.array(special.betainc(a, b, p), dtype=float)
+    huge = _beta._huge_region(a, b)
+    if huge.any():
+        out[huge] = _beta._saddlepoint_tails(a[huge], b[huge], p[huge])[0]
+    return np.where(u <= 0.0, 1.0, np.where(u > m, 0.0, out))
+
+
+def _le(lo, m, p):
+    """``P(K <= lo)`` as ``I_{1-p}(m - lo, lo + 1)`` (one ``betainc``; ``1 - p`` is exact enough here)."""
+    inner = (lo >= 0.0) & (lo < m)
+    a, b = np.where(inner, lo + 1.0, 1.0), np.where(inner, m - lo, 1.0)
+    out = np.array(special.betainc(b, a, 1.0 - p), dtype=float)
+    huge = _beta._huge_region(a, b)
+    if huge.any():
+        out[huge] = _beta._saddlepoint_tails(a[huge], b[huge], p[huge])[1]
+    return np.where(lo < 0.0, 0.0, np.where(lo >= m, 1.0, out))
+
+
+def _bound_ge(u, m, p):
+    """A cheap upper bound on ``P(K >= u)``: the smaller of Chernoff's and a geometric series.
+
+    Chernoff: ``exp(-m KL(u/m || p))`` for ``u > m p``.  Geometric: the ratios
+    ``P(K = i + 1) / P(K = i) = p (m - i) / ((i + 1)(1 - p))`` fall with ``i``, so
+    ``P(K >= u) <= P(K = u) / (1 - r)`` with ``r`` the first ratio, when ``r < 1``.
+    """
+    q = np.clip(u / m, 0.0, 1.0)
+    above = (u > m * p) & (u <= m)
+    chern = np.where(above, np.exp(-m * _beta.kl(q, p)), 1.0)
+    r = p * (m - u) / ((u + 1.0) * (1.0 - p))
+    geom = np.where(above & (r < 1.0), np.exp(_beta.binom_logpmf(u, m, p)) / (1.0 - r), 1.0)
+    return np.where(u > m, 0.0, np.where(u <= 0.0, 1.0, np.minimum(chern, geom)))
+
+
+def _bound_le(lo, m, p):
+    """The mirror of :func:`_bound_ge` for ``P(K <= lo)``."""
+    q = np.clip(lo / m, 0.0, 1.0)
+    below = (lo < m * p) & (lo >= 0.0)
+    chern = np.where(below, np.exp(-m * _beta.kl(q, p)), 1.0)
+    r = lo * (1.0 - p) / ((m - lo + 1.0) * p)
+    geom = np.where(below & (r < 1.0), np.exp(_beta.binom_logpmf(lo, m, p)) / (1.0 - r), 1.0)
+    return np.where(lo < 0.0, 0.0, np.where(lo >= m, 1.0, np.minimum(chern, geom)))
+
+
+def _tails(u, lo, m, pu, pl, eps, budget):
+    """``P_{pu}(K_{m_u} >= u) + P_{pl}(K_{m_l} <= lo)`` with ``m = (m_u, m_l)``, to compare with ``eps``.
+
+    Where the cheap bounds (:func:`_bound_ge`, :func:`_bound_le`) already sum to at most
+    ``eps`` that sum is returned (an upper bound, enough to decide against ``eps``);
+    elsewhere the exact sum (counted against ``budget``).  The searches only ask "above
+    ``eps``?" or use the value as an upper bound.
+    """
+    m_u, m_l = m
+    u, lo, m_u, m_l, pu, pl = np.broadcast_arrays(u, lo, m_u, m_l, pu, pl)
+    bound = _bound_ge(u, m_u, pu) + _bound_le(lo, m_l, pl)
+    out = np.array(bound, dtype=float)
+    need = np.flatnonzero(bound > eps)
+    if need.size:
+        budget.spend(2 * need.size)
+        out[need] = _ge(u[need], m_u[need], pu[need]) + _le(lo[need], m_l[need], pl[need])
+    return out
+
+
+def _dev_eps(m, p, t, eps, budget):
+    """The exact deviation probability where it may exceed ``eps`` (else an upper bound <= eps)."""
+    u = np.floor(_snap(m * (p + t))) + 1.0
+    lo = np.ceil(_snap(m * (p - t))) - 1.0
+    return _tails(u, lo, (m, m), p, p, eps, budget)
+
+
+def _box_upper(m1, m2, p1, p2, t, eps, budget):
+    """Upper bound on P(|K/m - p| > t) over sizes ``m1..m2`` and rates ``[p1, p2]`` (arrays).
+
+    The thresholds only move one way, ``u(m, p) = floor(m (p + t)) + 1 >= u(m1, p1)`` and
+    ``l(m, p) = ceil(m (p - t)) - 1 <= l(m2, p2)``, and ``P_p(K_m >= u)`` grows with ``m``
+    and ``p`` while ``P_p(K_m <= l)`` shrinks with both.  Hence
+    ``P_{p2}(K_{m2} >= u(m1, p1)) + P_{p1}(K_{m1} <= l(m2, p2))`` bounds every point.
+    """
+    u_min = np.floor(_snap(m1 * (p1 + t))) + 1.0
+    l_max = np.ceil(_snap(np.maximum(m2 * (p2 - t), m1 * (p2 - t)))) - 1.0
+    return _tails(u_min, l_max, (m2, m1), p2, p1, eps, budget)
+
+
+def _box_lower(m1, m2, p, t, eps, budget):
+    """Lower bound on P(|K/m - p| > t) over sizes ``m1..m2`` at one rate ``p`` (the mirror).
+
+    Where it is below ``eps`` the value returned may be any number at most ``eps``.
+    """
+    u_max = np.floor(_snap(m2 * (p + t))) + 1.0
+    l_min = np.ceil(_snap(np.minimum(m1 * (p - t), m2 * (p - t)))) - 1.0
+    return _tails(u_max, l_min, (m1, m2), p, p, eps, budget)
+
+
+# Largest number of candidate rates evaluated in one vectorised step.
+_CANDIDATES = 1_000_000
+
+
+def _box_sup(m, p1, p2, t, eps, budget):
+    """Exact supremum of P(|K/m - p| > t) over ``p`` in ``[p1, p2]``, one box per element.
+
+    On every stretch of ``p`` where both thresholds are fixed the probability is an
+    increasing tail plus a decreasing one whose slopes are ``m b(u-1)`` and ``-m b(l)``
+    (pmfs of ``Binomial(m - 1, p)``); their ratio grows with ``p``, so the function falls
+    then rises and its supremum sits at the ends of the stretches: the box ends, the
+    left limits at ``p = j/m - t`` in ``(p1, p2]`` (``P(K >= j) + P(K <= ceil(j - 2mt) - 1)``)
+    and the right limits at ``p = i/m + t`` in ``[p1, p2)``
+    (``P(K >= floor(i + 2mt) + 1) + P(K <= i)``).  Values at most ``eps`` are only bounds.
+    """
+    out = np.maximum(_dev_eps(m, p1, t, eps, budget), _dev_eps(m, p2, t, eps, budget))
+    j_lo = np.floor(_snap(m * (p1 + t))) + 1.0
+    j_hi = np.floor(_snap(m * (p2 + t)))
+    i_lo = np.maximum(np.ceil(_snap(m * (p1 - t))), 0.0)
+    i_hi = np.ceil(_snap(m * (p2 - t))) - 1.0
+    n_j = np.maximum(j_hi - j_lo + 1.0, 0.0).astype(np.int64)
+    n_i = np.maximum(i_hi - i_lo + 1.0, 0.0).astype(np.int64)
+    count = n_j + n_i
+    start = 0
+    while start < count.size:  # chunks of boxes holding at most _CANDIDATES candidates
+        csum = np.cumsum(count[start:])
+        stop = start + max(1, int(np.searchsorted(csum, _CANDIDATES, side="right")))
+        sl = slice(start, stop)
+        total = int(count[sl].sum())
+        if total:
+            box = np.repeat(np.arange(start, stop), count[sl])
+            offset = np.arange(total) - np.repeat(np.cumsum(count[sl]) - count[sl], count[sl])
+            upper = offset < n_j[box]  # the first n_j candidates of a box are left limits
+            mm = m[box]
+            k = np.where(upper, j_lo[box] + offset, i_lo[box] + offset - n_j[box])
+            pc = np.where(upper, k / mm - t, k / mm + t)
+            u = np.where(upper, k, np.floor(_snap(k + 2.0 * mm * t)) + 1.0)
+            lo = np.where(upper, np.ceil(_snap(k - 2.0 * mm * t)) - 1.0, k)
+            value = _tails(u, lo, (mm, mm), pc, pc, eps, budget)
+            best = np.full(stop - start, -np.inf)
+            np.maximum.at(best, box - start, value)
+            out[sl] = np.maximum(out[sl], best)
+        start = stop
+    return out
+
+
+def _witness(m, p1, p2, t, eps, budget):
+    """An exact value of P(|K/m - p| > t) at some ``p`` in ``[p1, p2]`` (a lower bound on the sup)."""
+    j = np.floor(_snap(m * (p2 + t)))
+    pj = j / m - t
+    inside = (pj > p1) & (pj <= p2)
+    pj = np.where(inside, pj, p2)
+    val = _tails(j, np.ceil(_snap(j - 2.0 * m * t)) - 1.0, (m, m), pj, pj, eps, budget)
+    return np.where(inside, val, _dev_eps(m, p2, t, eps, budget))
+
+
+def _initial_boxes(m_max: int, worst: bool, p: float | None):
+    """Blocks of sizes ``1..m_max - 1`` growing by 1/16 each (times 16 boxes of rate if worst)."""
+    edges = np.unique(np.round(np.geomspace(1.0, float(m_max), 2 + int(16 * np.log(m_max)))))
+    m1, m2 = edges[:-1], edges[1:] - 1.0
+    keep = m2 >= m1
+    m1, m2 = m1[keep], m2[keep]
+    if not worst:
+        return m1, m2, np.full(m1.shape, p), np.full(m1.shape, p)
+    pe = np.linspace(0.0, 0.5, 17)
+    return (
+        np.repeat(m1, 16),
+        np.repeat(m2, 16),
+        np.tile(pe[:-1], m1.size),
+        np.tile(pe[1:], m1.size),
+    )
+
+
+def _split(m1, m2, p1, p2, t, worst: bool):
+    """Halve every box along the side that loosens its bound most (sizes or rates).
+
+    Narrow blocks of sizes (at most 8) are split by size first: single sizes are
+    decided exactly over their whole box of rates.
+    """
+    width = m2 - m1
+    if worst:
+        by_m = (width > 0) & ((width <= 8) | (width * (p2 + t) >= m2 * (p2 - p1)))
+    else:
+        by_m = np.ones(m1.shape, dtype=bool)
+    mid_m = np.floor((m1 + m2) / 2.0)
+    mid_p = 0.5 * (p1 + p2)
+    lo = (m1, np.where(by_m, mid_m, m2), p1, np.where(by_m, p2, mid_p))
+    hi = (np.where(by_m, mid_m + 1.0, m1), m2, np.where(by_m, p1, mid_p), p2)
+    return tuple(np.concatenate([a, b]) for a, b in zip(lo, hi, strict=True))
+
+
+def _stable_search(m_max: int, t: float, eps: float, p, budget) -> int:
+    """One past the largest failing size below ``m_max`` (1 if none fails): branch and bound.
+
+    Boxes of (sizes x rates) whose :func:`_box_upper` is at most ``eps`` pass as a whole;
+    an exact value at a box's largest size (:func:`_witness`) that exceeds ``eps`` proves
+    that size fails, and every box below the largest such size is dropped; the others are
+    halved, all at once, until they pass or hold a single size, which is decided exactly
+    (:func:`_box_sup` over the box's rates, or the exact probability at a stated ``p``).
+    """
+    worst = p is None
+    m1, m2, p1, p2 = _initial_boxes(m_max, worst, p)
+    failing = 0.0  # the largest size known to fail
+    while m1.size:
+        keep = m2 > failing
+        m1, m2, p1, p2 = (np.maximum(m1[keep], failing + 1.0), m2[keep], p1[keep], p2[keep])
+        open_ = _box_upper(m1, m2, p1, p2, t, eps, budget) > eps
+        m1, m2, p1, p2 = m1[open_], m2[open_], p1[open_], p2[open_]
+        if not m1.size:
+            break
+        leaf = m1 == m2
+        value = np.empty(m1.shape)
+        if worst:
+            value[leaf] = _box_sup(m2[leaf], p1[leaf], p2[leaf], t, eps, budget)
+            value[~leaf] = _witness(m2[~leaf], p1[~leaf], p2[~leaf], t, eps, budget)
+        else:
+            value = _dev_eps(m2, p1, t, eps, budget)
+        fails = value > eps
+        if fails.any():
+            failing = max(failing, float(np.max(m2[fails])))
+        rest = ~leaf & (m2 > failing)
+        if not rest.any():
+            break
+        m1, m2, p1, p2 = _split(m1[rest], m2[rest], p1[rest], p2[rest], t, worst)
+    return int(failing) + 1
+
+
+def _first_search(m_max: int, t: float, eps: float, p, budget) -> int:
+    """The smallest size in ``1..m_max`` that meets ``eps`` (``m_max`` always does).
+
+    Blocks of sizes that :func:`_box_lower` shows to fail throughout (at the stated ``p``,
+    or at ``p = 1/2`` for the worst case) are dropped; an exact check at a block's smallest
+    size that passes bounds the answer from above, and blocks above it are dropped; the
+    rest are halved until single sizes are decided exactly.
+    """
+    worst = p is None
+    q = 0.5 if worst else p
+    m1, m2, _, _ = _initial_boxes(m_max, False, q)
+    passing = float(m_max)  # the smallest size known to pass
+    while m1.size:
+        keep = m1 < passing
+        m1, m2 = m1[keep], np.minimum(m2[keep], passing - 1.0)
+        open_ = ~(_box_lower(m1, m2, q, t, eps, budget) > eps)
+        m1, m2 = m1[open_], m2[open_]
+        if not m1.size:
+            break
+        if worst:
+            half = np.full(m1.shape, 0.5)
+            ok = ~(_box_sup(m1, np.zeros(m1.shape), half, t, eps, budget) > eps)
+        else:
+            ok = _dev_eps(m1, q, t, eps, budget) <= eps
+        if ok.any():
+            passing = min(passing, float(np.min(m1[ok])))
+        rest = (m2 > m1) & (m1 < passing)
+        if not rest.any():
+            break
+        a, b = m1[rest] + 1.0, m2[rest]  # m1 itself has just been decided
+        mid = np.floor((a + b) / 2.0)
+        m1 = np.concatenate([a, mid + 1.0])
+        m2 = np.concatenate([mid, b])
+        keep = m2 >= m1
+        m1, m2 = m1[keep], m2[keep]
+    return int(passing)
+
+
+def _binomial_size_one(tolerance: float, epsilon: float, p, stable: bool) -> int:
+    """Binomial size for one (tolerance, epsilon[, p]) triple.
+
+    Hoeffding (U = 1) certifies every m >= m_max, so only 1 <= m < m_max is searched.
+    """
+    m_max = int(hoeffding_size(1.0, tolerance, epsilon))
+    what = f"tolerance={tolerance:g}, epsilon={epsilon:g}" + (
+        " (worst case over p)" if p is None else f", p={p:g}"
+    )
+    budget = _Budget(_SEARCH_BUDGET, what)
+    if m_max <= 1:
+        return 1
+    with np.errstate(all="ignore"):
+        if stable:
+            return _stable_search(m_max, tolerance, epsilon, p, budget)
+        return _first_search(m_max, tolerance, epsilon, p, budget)
 
 
 def binomial_size(
@@ -469,14 +782,14 @@ def binomial_size(
     p: ArrayLike | None = None,
     *,
     stable: bool = True,
-    grid: int = 201,
+    grid: int | None = None,
 ) -> int | np.ndarray:
     r"""Exact size for 0-1 loss: smallest ``m`` with :math:`P(|K/m - p| > t) \le \varepsilon`.
 
     For 0-1 loss the number of test errors is exactly
     :math:`K \sim \mathrm{Binomial}(m, p)`, so no inequality is needed: the
     deviation probability is computed exactly with
-    :func:`binomial_deviation_probability` for every candidate ``m`` up to the
+    :func:`binomial_deviation_probability` for candidate sizes up to the
     Hoeffding size (with ``U = 1``), beyond which Hoeffding already certifies
     it.  Because ``K`` is discrete, that probability is not monotone in ``m``
     (it saw-tooths), so two sizes can be asked for:
@@ -485,6 +798,12 @@ def binomial_size(
       ``m' >= m`` meets the target (safe to round up);
     * ``stable=False``: the first ``m`` that meets it (a larger ``m`` may not).
 
+    The search is rigorous and fast: blocks of sizes (and, for the worst case, boxes
+    of rates) are settled at once by bounds that use only the monotonicity of the
+    binomial tails in ``m`` and ``p``; only sizes near the answer are computed one by
+    one.  A search that would evaluate more than four million binomial tails (the worst
+    case for a tolerance below about 0.003) raises ``ValueError``.
+
     Parameters
     ----------
     tolerance : float or array_like
@@ -492,38 +811,53 @@ def binomial_size(
     epsilon : float or array_like
         The failure probability, ``0 < epsilon < 1``.
     p : float, optional
-        The true error rate the size is computed for.  ``None`` (default)
-        takes the worst case: the maximum over ``p`` on a grid of ``grid``
-        evenly spaced points in ``[0, 1/2]`` (by symmetry ``p`` and ``1 - p``
-        give the same probability).  The grid maximum can miss a slightly
-        larger value between grid points; the Hoeffding size is always an
-        upper bound.
+        The true error rate the size is computed for.  ``None`` (default) takes the
+        worst case: the supremum over every ``p`` in ``[0, 1]``, found exactly (on each
+        stretch of ``p`` between the points where ``m (p +- t)`` is a whole number the
+        probability falls then rises, so the supremum is one of the limits at those
+        points).
     stable : bool, default True
         See above.
-    grid : int, default 201
-        Number of grid points for the worst case.
+    grid : None
+        Deprecated and ignored: the worst case used to be a maximum over a grid of
+        rates (which could miss the supremum and give a size one row short).
 
     Returns
     -------
     int or ndarray of int
         One size per broadcast (tolerance, epsilon, p) combination.
+
+    Examples
+    --------
+    >>> binomial_size(0.05, 0.05, 0.1)
+    147
+    >>> binomial_size(0.05, 0.05)  # worst case over p
+    400
     """
+    if grid is not None:
+        import warnings
+
+        warnings.warn(
+            "binomial_size(grid=...) is ignored: the worst case over p is now exact",
+            DeprecationWarning,
+            stacklevel=2,
+        )
     tolerance = as_probability(tolerance, "tolerance")
     epsilon = as_probability(epsilon, "epsilon")
-    grid = int(as_count(grid, "grid", minimum=2))
-    p_grid = np.linspace(0.0, 0.5, grid)
+    stable = as_flag(stable, "stable")
     if p is None:
         t_arr, e_arr = _broadcast({"tolerance": tolerance, "epsilon": epsilon})
         p_arr = np.full(t_arr.shape, np.nan)
     else:
         p = as_probability(p, "p", closed=True)
         t_arr, e_arr, p_arr = _broadcast({"tolerance": tolerance, "epsilon": epsilon, "p": p})
-    # A loop over the (usually few) parameter combinations; each call is vectorised over m and p.
+    check_work(t_arr.size, 1_000, "the number of (tolerance, epsilon, p) combinations")
+    # A loop over the (few) parameter combinations; each search is vectorised inside.
     sizes = [
-        _binomial_size_one(float(t), float(e), None if np.isnan(q) else float(q), stable, p_grid)
+        _binomial_size_one(float(t), float(e), None if np.isnan(q) else float(q), stable)
         for t, e, q in zip(t_arr.ravel(), e_arr.ravel(), p_arr.ravel(), strict=True)
     ]
-    return _as_int(np.asarray(sizes).reshape(t_arr.shape))
+    return _as_int(np.asarray(sizes, dtype=np.int64).reshape(t_arr.shape))
 
 
 # --------------------------------------------------------------------------- simulation
@@ -575,37 +909,47 @@ def simulate_deviation(
         :math:`\bar X - \mu`), ``sd`` (their standard deviation) and, with
         ``epsilon``, ``achieved_tolerance``.
     """
+    from heldout.bounds import clopper_pearson
+    from heldout.config import rng
+
     losses = _arr(losses, "losses").ravel()
-    if losses.size == 0:
-        raise ValueError("losses must hold at least one value")
     if np.any(~np.isfinite(losses)):
         raise ValueError("losses must be finite")
-    size = int(as_count(size, "size", minimum=1))
-    n_rep = int(as_count(n_rep, "n_rep", minimum=1))
-    tolerance = float(as_positive(tolerance, "tolerance"))
+    size = as_count(size, "size", minimum=1, scalar=True)
+    n_rep = as_count(n_rep, "n_rep", minimum=1, scalar=True)
+    check_work(size * n_rep, _DRAW_LIMIT, "size times n_rep (rows drawn)")
+    tolerance = as_positive(tolerance, "tolerance", scalar=True)
     if epsilon is not None:
-        epsilon = float(as_probability(epsilon, "epsilon"))
-    gen = np.random.default_rng(SEED if seed is None else seed)
+        epsilon = as_probability(epsilon, "epsilon", scalar=True)
+    gen = rng(seed)
     true_mean = float(losses.mean())
     means = np.empty(n_rep)
-    block = max(1, 4_000_000 // size)  # replicates per block: bounds memory at ~32 MB
-    for start in range(0, n_rep, block):  # loop over memory-sized blocks, vectorised inside
-        stop = min(n_rep, start + block)
-        idx = gen.integers(0, losses.size, size=(stop - start, size))
-        means[start:stop] = losses[idx].mean(axis=1)
+    if size <= _ROW_BLOCK:
+        block = _ROW_BLOCK // size  # replicates per block: bounds memory at ~32 MB
+        for start in range(0, n_rep, block):  # loop over memory-sized blocks, vectorised inside
+            stop = min(n_rep, start + block)
+            idx = gen.integers(0, losses.size, size=(stop - start, size))
+            means[start:stop] = losses[idx].mean(axis=1)
+    else:
+        for r in range(n_rep):  # one huge test set at a time, drawn in memory-sized pieces
+            total = 0.0
+            for start in range(0, size, _ROW_BLOCK):
+                rows = min(_ROW_BLOCK, size - start)
+                total += float(losses[gen.integers(0, losses.size, size=rows)].sum())
+            means[r] = total / size
     deviations = means - true_mean
     # A mean of discrete losses can land exactly on t (K/m - p = t); floating point must not
     # turn that tie into a miss, so deviations within a relative 1e-9 of t count as ties.
     slack = 1e-9 * max(tolerance, abs(true_mean), 1e-300)
     misses = int(np.count_nonzero(np.abs(deviations) > tolerance + slack))
-    ci = stats.binomtest(misses, n_rep).proportion_ci(0.95, method="exact")
+    ci_low, ci_high = clopper_pearson(misses, n_rep, 0.95)
     out = {
         "probability": misses / n_rep,
         "misses": misses,
         "n_rep": n_rep,
         "size": size,
         "true_mean": true_mean,
-        "ci": (float(ci.low), float(ci.high)),
+        "ci": (float(ci_low), float(ci_high)),
         "deviations": deviations,
         "sd": float(deviations.std(ddof=1)) if n_rep > 1 else 0.0,
     }
@@ -676,13 +1020,11 @@ def lattice_deviation_probability(
         ``resolution``, ``points`` (transform length) and ``true_mean``.
     """
     x = _arr(losses, "losses").ravel()
-    if x.size == 0:
-        raise ValueError("losses must hold at least one value")
     if np.any(~np.isfinite(x)):
         raise ValueError("losses must be finite")
-    size = int(as_count(size, "size", minimum=1))
-    tolerance = float(as_positive(tolerance, "tolerance"))
-    max_points = int(as_count(max_points, "max_points", minimum=64))
+    size = as_count(size, "size", minimum=1, scalar=True)
+    tolerance = as_positive(tolerance, "tolerance", scalar=True)
+    max_points = as_count(max_points, "max_points", minimum=64, maximum=1 << 26, scalar=True)
     shift = x.min()
     x = x - shift  # the deviation from the mean does not depend on a shift
     true_mean = float(x.mean())
@@ -702,8 +1044,16 @@ def lattice_deviation_probability(
             a_w += np.sqrt(a_w * a_w + 2.0 * size * (sd * sd + spread * spread / 1e6) * c)
             h = min(size * spread / (max_points - 2), 2.2 * a_w / (max_points - 8))
     else:
-        h = float(as_positive(resolution, "resolution"))
-    for _ in range(40):  # coarsen an automatic step until the transform fits
+        h = as_positive(resolution, "resolution", scalar=True)
+    for _ in range(200):  # coarsen an automatic step until the transform fits
+        if spread / h + 1 > max_points:  # the one-row distribution alone would not fit
+            if not automatic:
+                raise ValueError(
+                    f"resolution={show(h)} splits the range of the losses ({spread:.6g}) into more "
+                    f"than max_points={max_points} steps; use a coarser resolution"
+                )
+            h *= 1.25
+            continue
         j = np.floor(x / h + _SNAP).astype(np.int64)
         on_lattice = bool(np.all(np.abs(x - j * h) <= _SNAP * max(1.0, spread)))
         n_j = int(j.max()) + 1
@@ -723,10 +1073,12 @@ def lattice_deviation_probability(
             break
         if not automatic:
             raise ValueError(
-                f"resolution={h!r} needs {max(points, n_j)} transform points, more than "
+                f"resolution={show(h)} needs {max(points, n_j)} transform points, more than "
                 f"max_points={max_points}; use a coarser resolution"
             )
         h *= 1.25
+    else:
+        raise ValueError(f"size={size} is too large for a transform of at most {max_points} points")
     n_fft = int(2 ** np.ceil(np.log2(max(points, n_j))))
     phi = np.fft.rfft(pmf_one, n_fft)
     pmf = np.fft.irfft(phi**size, n_fft)

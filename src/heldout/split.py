@@ -39,10 +39,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import special
 
-from heldout._checks import as_count, as_positive, as_probability, broadcast, scalar_or_array
+from heldout._checks import (
+    _arr,
+    as_count,
+    as_positive,
+    as_probability,
+    as_real,
+    broadcast,
+    check_work,
+    scalar_or_array,
+    show,
+)
 from heldout.config import SEED
+from heldout.config import rng as _rng
+
+# Most rows (resamples x rows per resample, summed over cells) one measurement may draw.
+_MEASURE_LIMIT = 2_000_000_000
 
 __all__ = [
     "optimal_test_fraction",
@@ -75,6 +89,19 @@ def _check_coefficients(c_test, c_train) -> tuple[np.ndarray, np.ndarray]:
     if np.any((c_test == 0) & (c_train == 0)):
         raise ValueError("c_test and c_train must not both be 0 (then every split is equally good)")
     return c_test, c_train
+
+
+def _finite(values, what: str):
+    """``values`` unchanged if finite; else a ``ValueError`` (the floating-point range is exceeded)."""
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"{what} is beyond the floating-point range")
+    return values
+
+
+def _whole_rows(t, rows):
+    """Float test sizes (already in ``[1, rows - 1]``) as int64, exact up to ``rows < 2**63``."""
+    t = np.clip(np.asarray(t, dtype=float), 1.0, 9.2e18).astype(np.int64)
+    return np.clip(t, 1, np.asarray(rows, dtype=np.int64) - 1)
 
 
 def optimal_test_fraction(c_test, c_train):
@@ -132,10 +159,13 @@ def expected_criticism(m_train, m_test, c_train, c_test, c0=0.0):
     m_test = as_positive(m_test, "m_test")
     c_train = as_positive(c_train, "c_train", allow_zero=True)
     c_test = as_positive(c_test, "c_test", allow_zero=True)
-    c0 = np.asarray(c0, dtype=float)
-    if np.any(~np.isfinite(c0)):
-        raise ValueError(f"c0 must be a finite number, got {c0!r}")
-    return scalar_or_array(c_test / m_test + c_train / m_train + c0)
+    c0 = as_real(c0, "c0")
+    m_train, m_test, c_train, c_test, c0 = broadcast(
+        m_train=m_train, m_test=m_test, c_train=c_train, c_test=c_test, c0=c0
+    )
+    with np.errstate(all="ignore"):
+        out = c_test / m_test + c_train / m_train + c0
+    return scalar_or_array(_finite(out, "the criticism of these m_train, m_test, c_train, c_test"))
 
 
 def optimal_split(c_test, c_train, rows) -> dict:
@@ -163,7 +193,9 @@ def optimal_split(c_test, c_train, rows) -> dict:
     c_test, c_train = _check_coefficients(c_test, c_train)
     rows = as_count(rows, "rows", minimum=2)
     fraction = np.asarray(optimal_test_fraction(c_test, c_train))
-    c_test, c_train, rows, fraction = np.broadcast_arrays(c_test, c_train, rows, fraction)
+    c_test, c_train, rows, fraction = broadcast(
+        c_test=c_test, c_train=c_train, rows=rows, fraction=fraction
+    )
     real = rows * fraction
     low = np.clip(np.floor(real), 1, rows - 1)
     high = np.clip(np.ceil(real), 1, rows - 1)
@@ -174,7 +206,7 @@ def optimal_split(c_test, c_train, rows) -> dict:
                 c_train > 0, c_train / (rows - t), 0.0
             )
 
-    test_rows = np.where(crit(high) < crit(low), high, low).astype(np.int64)
+    test_rows = _whole_rows(np.where(crit(high) < crit(low), high, low), rows)
     train_rows = rows - test_rows
     if test_rows.ndim == 0:
         test_rows, train_rows = int(test_rows), int(train_rows)
@@ -216,17 +248,19 @@ def lagrange_multiplier(c_test, c_train, rows, c0=0.0):
     c_test, c_train = _check_coefficients(c_test, c_train)
     rows = as_positive(rows, "rows")
     if np.any(rows < 2):
-        raise ValueError(f"rows must be at least 2, got {rows!r}")
-    c0 = np.asarray(c0, dtype=float)
-    if np.any(~np.isfinite(c0)):
-        raise ValueError(f"c0 must be a finite number, got {c0!r}")
-    root_sum = np.sqrt(c_test) + np.sqrt(c_train)
-    best = root_sum**2 / rows + c0
-    if np.any(best <= 0):
-        raise ValueError(
-            "c0 makes the optimal criticism F* non-positive; its square root is undefined"
-        )
-    return scalar_or_array(root_sum**2 / (2.0 * np.sqrt(best) * rows**2))
+        raise ValueError(f"rows must be at least 2, got {show(rows)}")
+    c0 = as_real(c0, "c0")
+    c_test, c_train, rows, c0 = broadcast(c_test=c_test, c_train=c_train, rows=rows, c0=c0)
+    with np.errstate(all="ignore"):
+        root_sum = np.sqrt(c_test) + np.sqrt(c_train)
+        best = root_sum**2 / rows + c0
+        if np.any(best <= 0):
+            raise ValueError(
+                "c0 makes the optimal criticism F* non-positive (or c_test, c_train and rows put "
+                "it below the floating-point range); its square root is undefined"
+            )
+        out = root_sum**2 / rows / (2.0 * np.sqrt(best) * rows)
+    return scalar_or_array(_finite(out, "the multiplier of these c_test, c_train, rows, c0"))
 
 
 def optimal_split_power(c_test, c_train, rows, train_exponent=1.0) -> dict:
@@ -257,27 +291,35 @@ def optimal_split_power(c_test, c_train, rows, train_exponent=1.0) -> dict:
     c_train = as_positive(c_train, "c_train")
     rows = as_count(rows, "rows", minimum=2)
     beta = as_positive(train_exponent, "train_exponent")
-    c_test, c_train, rows, beta = np.broadcast_arrays(c_test, c_train, rows.astype(float), beta)
+    c_test, c_train, rows_int, beta = broadcast(
+        c_test=c_test, c_train=c_train, rows=rows, train_exponent=beta
+    )
+    rows = rows_int.astype(float)
 
-    def slope(t):
-        return -c_test / t**2 + beta * c_train / (rows - t) ** (beta + 1)
+    def rising(t):
+        # g'(t) > 0  <=>  beta c_train / (m - t)^(beta + 1) > c_test / t^2, compared in logs
+        # so that no power overflows
+        right = np.log(beta) + np.log(c_train) - (beta + 1.0) * np.log(rows - t)
+        return right > np.log(c_test) - 2.0 * np.log(t)
 
     lo = np.full(rows.shape, 1.0)
     hi = rows - 1.0
-    for _ in range(80):  # bisection: each pass halves every bracket at once
-        mid = 0.5 * (lo + hi)
-        rising = slope(mid) > 0
-        hi = np.where(rising, mid, hi)
-        lo = np.where(rising, lo, mid)
-    real = 0.5 * (lo + hi)
-    low = np.clip(np.floor(real), 1, rows - 1)
-    high = np.clip(np.ceil(real), 1, rows - 1)
+    with np.errstate(all="ignore"):
+        for _ in range(80):  # bisection: each pass halves every bracket at once
+            mid = 0.5 * (lo + hi)
+            up = rising(mid)
+            hi = np.where(up, mid, hi)
+            lo = np.where(up, lo, mid)
+        real = 0.5 * (lo + hi)
+        low = np.clip(np.floor(real), 1, rows - 1)
+        high = np.clip(np.ceil(real), 1, rows - 1)
 
-    def crit(t):
-        return c_test / t + c_train / (rows - t) ** beta
+        def crit(t):
+            return c_test / t + c_train / (rows - t) ** beta
 
-    test_rows = np.where(crit(high) < crit(low), high, low).astype(np.int64)
-    train_rows = rows.astype(np.int64) - test_rows
+        better = crit(high) < crit(low)
+    test_rows = _whole_rows(np.where(better, high, low), rows_int)
+    train_rows = rows_int - test_rows
     fraction = test_rows / rows
     if test_rows.ndim == 0:
         test_rows, train_rows = int(test_rows), int(train_rows)
@@ -339,8 +381,8 @@ class CriticismFit:
         level = float(as_probability(level, "level"))
         # Known weights: normal reference; weights or scale estimated: Student t on dof.
         if self.weighted and self.absolute_sigma:
-            return float(stats.norm.ppf(0.5 + level / 2))
-        return float(stats.t.ppf(0.5 + level / 2, self.dof))
+            return float(special.ndtri(0.5 + level / 2))
+        return float(special.stdtrit(self.dof, 0.5 + level / 2))
 
     def confint(self, level: float = 0.95) -> np.ndarray:
         """Two-sided confidence intervals, one row per coefficient: ``[[lo, hi], ...]``."""
@@ -383,7 +425,7 @@ class CriticismFit:
         if method == "bootstrap":
             level = float(as_probability(level, "level"))
             draws = int(as_count(draws, "draws", minimum=100))
-            gen = np.random.default_rng(SEED if seed is None else seed)
+            gen = _rng(seed)
             sample = gen.multivariate_normal(self.params, self.cov, size=draws, method="svd")
             a = np.sqrt(np.clip(sample[:, 0], 0, None))
             b = np.sqrt(np.clip(sample[:, 1], 0, None))
@@ -391,7 +433,7 @@ class CriticismFit:
                 shares = np.where(a + b > 0, a / (a + b), 0.5)
             lo, hi = np.quantile(shares, [0.5 - level / 2, 0.5 + level / 2])
             return (float(lo), float(hi))
-        raise ValueError(f"method must be 'delta' or 'bootstrap', got {method!r}")
+        raise ValueError(f"method must be 'delta' or 'bootstrap', got {show(method)}")
 
 
 def _design(m_train, m_test) -> np.ndarray:
@@ -401,7 +443,7 @@ def _design(m_train, m_test) -> np.ndarray:
 def _check_data(m_train, m_test, sq_criticism, sigma):
     m_train = np.ravel(as_positive(m_train, "m_train"))
     m_test = np.ravel(as_positive(m_test, "m_test"))
-    y = np.ravel(np.asarray(sq_criticism, dtype=float))
+    y = np.ravel(_arr(sq_criticism, "sq_criticism"))
     if np.any(~np.isfinite(y)):
         raise ValueError("sq_criticism must hold finite numbers")
     if not (m_train.size == m_test.size == y.size):
@@ -531,6 +573,8 @@ def fit_power_criticism_model(m_train, m_test, sq_criticism, *, sigma=None) -> P
         return c_test / m_test + c_train / m_train**beta + c0
 
     p0 = [start[0], max(start[1], 1e-6 * np.max(y) * np.max(m_train)), start[2], 1.0]
+    from scipy import optimize
+
     params, cov = optimize.curve_fit(
         model,
         np.arange(y.size),
@@ -639,12 +683,12 @@ def logistic_population(
     """
     d = int(as_count(n_features, "n_features", minimum=1))
     signal = float(as_positive(signal, "signal", allow_zero=True))
-    intercept = float(np.asarray(intercept, dtype=float))
+    intercept = as_real(intercept, "intercept", scalar=True)
     n = int(as_count(pool_size, "pool_size", minimum=100))
     mu = float(as_probability(mu, "mu"))
     if mu >= 0.5:
-        raise ValueError(f"mu must be below 1/2, got {mu!r}")
-    seed = SEED if seed is None else int(seed)
+        raise ValueError(f"mu must be below 1/2, got {show(mu)}")
+    seed = SEED if seed is None else as_count(seed, "seed", scalar=True)
     gen = np.random.default_rng(seed)
     X = gen.standard_normal((n, d))
     coef = signal / np.sqrt(d) * (-1.0) ** np.arange(d)
@@ -748,8 +792,10 @@ class CriticismMeasurement:
                 return 0.0
             if reference == "ideal":
                 return self.ideal_loss
-            raise ValueError(f"reference must be 'zero', 'ideal' or a number, got {reference!r}")
-        return float(np.asarray(reference, dtype=float))
+            raise ValueError(
+                f"reference must be 'zero', 'ideal' or a number, got {show(reference)}"
+            )
+        return as_real(reference, "reference", scalar=True)
 
     def sq_criticism(self, reference="zero", *, estimator: str = "decomposed") -> np.ndarray:
         r"""Squared criticism of every resample, shape (cells, repeats).
@@ -773,7 +819,7 @@ class CriticismMeasurement:
             return (self.test_estimate - ref) ** 2
         if estimator == "decomposed":
             return (self.test_estimate - self.true_loss) ** 2 + (self.true_loss - ref) ** 2
-        raise ValueError(f"estimator must be 'raw' or 'decomposed', got {estimator!r}")
+        raise ValueError(f"estimator must be 'raw' or 'decomposed', got {show(estimator)}")
 
     def cell_means(
         self, reference="zero", *, estimator: str = "decomposed"
@@ -833,11 +879,13 @@ def measure_criticism(
     train = _sizes(train_sizes, "train_sizes")
     test = _sizes(test_sizes, "test_sizes")
     if np.any(train < 20):
-        raise ValueError(f"train_sizes must be at least 20 rows, got {train_sizes!r}")
-    repeats = int(as_count(repeats, "repeats", minimum=2))
-    pop = logistic_population() if population is None else population
-    gen = np.random.default_rng(SEED if seed is None else seed)
+        raise ValueError(f"train_sizes must be at least 20 rows, got {show(train_sizes)}")
+    repeats = as_count(repeats, "repeats", minimum=2, scalar=True)
     m_train, m_test = (a.ravel() for a in np.meshgrid(train, test, indexing="ij"))
+    rows_drawn = float(repeats) * float(np.sum(m_train.astype(float) + m_test))
+    check_work(rows_drawn, _MEASURE_LIMIT, "repeats times the rows of every cell")
+    pop = logistic_population() if population is None else population
+    gen = _rng(seed)
     est = np.empty((m_train.size, repeats))
     true = np.empty((m_train.size, repeats))
     for c, (n_tr, n_te) in enumerate(zip(m_train, m_test, strict=True)):
@@ -870,15 +918,16 @@ def measure_splits(
     across candidates makes the *differences* between splits much less noisy than
     independent draws would.  Cell ``c`` of the result is candidate ``test_rows[c]``.
     """
-    rows = int(as_count(rows, "rows", minimum=2))
+    rows = as_count(rows, "rows", minimum=2, scalar=True)
     test = _sizes(test_rows, "test_rows")
     if np.any(test > rows - 20):
         raise ValueError(
-            f"test_rows must leave at least 20 training rows out of {rows}, got {test_rows!r}"
+            f"test_rows must leave at least 20 training rows out of {rows}, got {show(test_rows)}"
         )
-    repeats = int(as_count(repeats, "repeats", minimum=2))
+    repeats = as_count(repeats, "repeats", minimum=2, scalar=True)
+    check_work(float(repeats) * rows * test.size, _MEASURE_LIMIT, "repeats times rows times splits")
     pop = logistic_population() if population is None else population
-    gen = np.random.default_rng(SEED if seed is None else seed)
+    gen = _rng(seed)
     est = np.empty((test.size, repeats))
     true = np.empty((test.size, repeats))
     for part in _chunks(repeats, max(1, batch_rows // rows)):

@@ -9,7 +9,16 @@ sub-commands with :func:`calculator`.  Modules are discovered automatically,
 so a chapter adds a command without touching this file.
 
 Every calculator takes ``--json`` and then prints exactly one JSON object.
-Bad input prints one line on stderr and exits with status 2, never a traceback.
+Bad input prints one line on stderr and exits with status 2, never a traceback,
+and nothing is printed before it (numerical warnings are silenced while a
+calculator runs; a result that is not a finite number is refused, never shown as
+``null``).
+
+Start-up is kept small: this module imports only the standard library; command
+modules import the package code they need inside their ``_run`` functions; and
+discovery lists this package's directory (no import of anything heavy).
+Argument types ``count``, ``real`` and ``probability`` (functions of this module) check numbers
+as they are parsed (``--n 1e9`` is read as the count 1000000000).
 """
 
 from __future__ import annotations
@@ -18,15 +27,16 @@ import argparse
 import importlib
 import json
 import math
-import pkgutil
+import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
-
-import numpy as np
 
 from heldout import __version__
 
 EXIT_USAGE = 2
+EXIT_INTERNAL = 1
+_MAX_COUNT = 2**63 - 1
 
 
 class UsageError(Exception):
@@ -69,22 +79,65 @@ def calculator(
     return parser
 
 
-def _plain(value):
-    """Convert numpy scalars and arrays into JSON-ready Python values."""
+def count(text: str) -> int:
+    """argparse type: a whole number below ``2**63`` (``1000``, ``1e9``, ``1_000_000``)."""
+    cleaned = text.strip().replace("_", "")
+    if cleaned.lstrip("+-").isdigit():
+        value = int(cleaned)
+    else:
+        try:
+            number = float(cleaned)
+        except ValueError:
+            number = math.nan
+        if not math.isfinite(number) or number != math.floor(number):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
+        if abs(number) >= 2.0**63:
+            raise argparse.ArgumentTypeError(f"{text!r} is too large (counts are below 2**63)")
+        value = int(number)
+    if abs(value) > _MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"{text!r} is too large (counts are below 2**63)")
+    return value
+
+
+def real(text: str) -> float:
+    """argparse type: a finite number."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def probability(text: str) -> float:
+    """argparse type: a number strictly between 0 and 1."""
+    value = real(text)
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not strictly between 0 and 1")
+    return value
+
+
+class _NotFinite(ValueError):
+    """A calculator produced a number that is not finite (refused, never printed as null)."""
+
+
+def _plain(value, key: str = "result"):
+    """Convert numpy scalars and arrays into JSON-ready Python values (no numpy import).
+
+    A non-finite float raises :class:`_NotFinite` naming the result's key.
+    """
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): _plain(v, str(k)) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _plain(value.tolist())
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        value = float(value)
+        return [_plain(v, key) for v in value]
+    if hasattr(value, "tolist") and hasattr(value, "dtype"):  # numpy array or scalar
+        return _plain(value.tolist(), key)
     if isinstance(value, float) and not math.isfinite(value):
-        return None
+        raise _NotFinite(
+            f"the result {key} is not a finite number ({value}); the inputs are outside "
+            "the range this calculator can answer"
+        )
     return value
 
 
@@ -100,11 +153,28 @@ def _format_plain(result: dict) -> str:
     return "\n".join(lines)
 
 
+def _command_module_names() -> list[str]:
+    """Every ``*.py`` module of this package not starting with ``_`` (a directory listing).
+
+    Cheaper than ``pkgutil.iter_modules`` and still automatic: a new file under
+    ``heldout/cli/`` with a ``register(top, size)`` function becomes a command.
+    """
+    names = set()
+    for folder in sys.modules[__name__].__path__:
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            continue
+        for entry in entries:
+            stem, dot, ext = entry.partition(".")
+            if dot and ext in ("py", "pyc") and stem.isidentifier() and not stem.startswith("_"):
+                names.add(stem)
+    return sorted(names)
+
+
 def _command_modules():
-    package = sys.modules[__name__]
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        if not info.name.startswith("_"):
-            yield importlib.import_module(f"{__name__}.{info.name}")
+    for name in _command_module_names():
+        yield importlib.import_module(f"{__name__}.{name}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -145,22 +215,32 @@ def main(argv: Sequence[str] | None = None) -> int:
             args._size_parser.error("choose what to size, for example 'heldout size hoeffding'")
         parser.error("choose a command, for example 'heldout bound --help'")
     try:
-        result = func(args)
+        with warnings.catch_warnings():
+            # numerical warnings (overflow in a far tail, ...) never reach the terminal:
+            # a result that matters is checked below, and a refusal is one line
+            warnings.simplefilter("ignore")
+            result = _plain(func(args))
     except (ValueError, UsageError) as exc:
-        sys.stderr.write(f"heldout: error: {exc}\n")
+        _error(str(exc))
         return EXIT_USAGE
     except ImportError as exc:
-        sys.stderr.write(
-            f"heldout: error: {exc}; this command needs an optional extra, "
-            "for example: pip install 'heldout[mnist]'\n"
+        _error(
+            f"{exc}; this command needs an optional extra, for example: pip install 'heldout[mnist]'"
         )
         return EXIT_USAGE
-    result = _plain(result)
+    except (ArithmeticError, TypeError, IndexError, MemoryError) as exc:  # a bug, not bad input
+        _error(f"internal error ({type(exc).__name__}: {exc}); please report it")
+        return EXIT_INTERNAL
     if args.json:
         sys.stdout.write(json.dumps(result) + "\n")
     else:
         sys.stdout.write(_format_plain(result) + "\n")
     return 0
+
+
+def _error(message: str) -> None:
+    """One line on stderr: whitespace (newlines included) collapsed to single spaces."""
+    sys.stderr.write("heldout: error: " + " ".join(message.split()) + "\n")
 
 
 def run() -> None:

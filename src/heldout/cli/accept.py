@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from heldout.cli import calculator
+from heldout.cli import calculator, count, real
 
 
 def _accept(args) -> dict:
@@ -55,10 +55,10 @@ def register(top, size) -> None:
             "example: heldout accept --correct 830 --n 1000 --required 0.8 --alpha 0.01"
         ),
     )
-    p.add_argument("--correct", type=int, required=True, help="correctly classified test items")
-    p.add_argument("--n", type=int, required=True, help="number of test items")
-    p.add_argument("--required", type=float, required=True, help="required accuracy, in (0, 1)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--correct", type=count, required=True, help="correctly classified test items")
+    p.add_argument("--n", type=count, required=True, help="number of test items")
+    p.add_argument("--required", type=real, required=True, help="required accuracy, in (0, 1)")
+    p.add_argument("--alpha", type=real, default=0.05, help="significance level (default 0.05)")
 
     s = calculator(
         size,
@@ -74,9 +74,9 @@ def register(top, size) -> None:
             "example: heldout size accuracy --required 0.8 --margin 0.03 --alpha 0.01"
         ),
     )
-    s.add_argument("--required", type=float, required=True, help="required accuracy, in (0, 1)")
-    s.add_argument("--margin", type=float, required=True, help="safety margin, > 0")
-    s.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    s.add_argument("--required", type=real, required=True, help="required accuracy, in (0, 1)")
+    s.add_argument("--margin", type=real, required=True, help="safety margin, > 0")
+    s.add_argument("--alpha", type=real, default=0.05, help="significance level (default 0.05)")
     s.add_argument(
-        "--power", type=float, default=None, help="also size for this power at required + margin"
+        "--power", type=real, default=None, help="also size for this power at required + margin"
     )

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 
+from heldout.cli import calculator, count, real
+
 EPILOG = """\
 Upper bounds (each holds with probability >= 1 - delta, except the normal rules):
   exact      the test set bound: largest p with P(Binomial(n, p) <= errors) >= delta
@@ -57,7 +59,6 @@ def _run(args: argparse.Namespace) -> dict:
 
 def register(top, size) -> None:
     """Add ``heldout bound`` to the top-level commands."""
-    from heldout.cli import calculator
 
     p = calculator(
         top,
@@ -69,17 +70,17 @@ def register(top, size) -> None:
     )
     p.add_argument(
         "--errors",
-        type=int,
+        type=count,
         required=True,
         help="number of errors on the test set (0 <= errors <= n)",
     )
-    p.add_argument("--n", type=int, required=True, help="test set size (>= 1)")
+    p.add_argument("--n", type=count, required=True, help="test set size (>= 1)")
     p.add_argument(
-        "--delta", type=float, default=0.05, help="failure probability in (0, 1) (default 0.05)"
+        "--delta", type=real, default=0.05, help="failure probability in (0, 1) (default 0.05)"
     )
     p.add_argument(
         "--level",
-        type=float,
+        type=real,
         default=0.95,
         help="confidence level of the two-sided interval (default 0.95)",
     )

@@ -1,8 +1,16 @@
-"""``heldout compare`` and ``heldout size compare``: two models on one test set."""
+"""``heldout compare`` and ``heldout size compare``: models on one test set.
+
+``heldout compare --predictions FILE`` reads a CSV of predictions (a ``label`` column and
+one column per model; ``-`` for standard input) and reports every model's accuracy with
+its exact interval, McNemar's test and Tango's interval for every pair (Holm-adjusted),
+the best set and the paired P(best).  ``heldout compare --a 96/100 --b 98/100`` is the
+older two-score form.  ``heldout size compare --paired`` sizes a shared test set.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 from heldout.cli import calculator
 
@@ -25,7 +33,112 @@ def _score(text: str, name: str) -> tuple[int, int]:
     return correct, total
 
 
+def _probability_arg(value: float, name: str) -> float:
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"{name} must be strictly between 0 and 1, got {value}")
+    return value
+
+
+def _run_predictions(args: argparse.Namespace) -> dict:
+    import numpy as np
+
+    from heldout.best import best_set, prob_best_paired
+    from heldout.bounds import interval
+    from heldout.multiple import all_pairs
+    from heldout.predictions import read_predictions
+
+    level = _probability_arg(args.level, "--level")
+    alpha = _probability_arg(args.alpha, "--alpha")
+    pred = read_predictions(args.predictions, label=args.label)
+    names, correct = pred.names, pred.correct
+    n = correct.shape[0]
+    right = correct.sum(axis=0)
+    low, high = interval(right, n, level=level, method="clopper-pearson")
+    pairs = all_pairs(correct, alpha=1.0 - level, method="holm")
+    chosen = best_set(correct, alpha=alpha)
+    pbest = prob_best_paired(correct)
+    out = {
+        "n": int(n),
+        "level": level,
+        "alpha": alpha,
+        "models": [
+            {
+                "name": name,
+                "correct": int(right[j]),
+                "accuracy": float(right[j] / n),
+                "low": float(np.atleast_1d(low)[j]),
+                "high": float(np.atleast_1d(high)[j]),
+            }
+            for j, name in enumerate(names)
+        ],
+        "pairs": [
+            {
+                "a": names[int(a)],
+                "b": names[int(b)],
+                "a_only": int(pairs.a_only[i]),
+                "b_only": int(pairs.b_only[i]),
+                "p_value": float(pairs.p_value[i]),
+                "p_adjusted": float(pairs.p_adjusted[i]),
+                "diff": float(pairs.diff[i]),
+                "diff_low": float(pairs.diff_low[i]),
+                "diff_high": float(pairs.diff_high[i]),
+            }
+            for i, (a, b) in enumerate(zip(pairs.a, pairs.b, strict=True))
+        ],
+        "best": names[int(np.argmax(right))],
+        "best_set": [names[int(j)] for j in chosen.models],
+        "prob_best": {name: float(pbest.prob[j]) for j, name in enumerate(names)},
+    }
+    if not args.json:
+        sys.stdout.write(_table(out))
+        return {}
+    return out
+
+
+def _table(res: dict) -> str:
+    """A readable report of :func:`_run_predictions`'s result (the line break is added by main)."""
+    pct = f"{100 * res['level']:g}%"
+    in_set = set(res["best_set"])
+    width = max(5, *(len(m["name"]) for m in res["models"]))
+    lines = [
+        f"{res['n']:,} items, {len(res['models'])} models; {pct} intervals: exact "
+        "(Clopper-Pearson) for accuracies, Tango's for differences",
+        "",
+        f"{'model':<{width}}  {'correct':>9}  {'accuracy':>8}  {pct + ' interval':>20}  "
+        f"{'P(best)':>7}  best set",
+    ]
+    for m in sorted(res["models"], key=lambda m: -m["accuracy"]):
+        lines.append(
+            f"{m['name']:<{width}}  {m['correct']:>9,}  {m['accuracy']:>8.4f}  "
+            f"[{m['low']:.4f}, {m['high']:.4f}]      {res['prob_best'][m['name']]:>7.4f}  "
+            f"{'yes' if m['name'] in in_set else 'no'}"
+        )
+    lines += [
+        "",
+        f"best: {res['best']}; models that cannot be ruled out as best (alpha = "
+        f"{res['alpha']:g}): {', '.join(res['best_set'])}",
+        "",
+        "pairs: McNemar's exact test, p-values adjusted for all pairs by Holm",
+        f"{'a':<{width}}  {'b':<{width}}  {'a only':>7}  {'b only':>7}  {'p':>9}  "
+        f"{'p (Holm)':>9}  {'a - b':>8}  {pct + ' interval':>20}",
+    ]
+    for p in res["pairs"]:
+        lines.append(
+            f"{p['a']:<{width}}  {p['b']:<{width}}  {p['a_only']:>7,}  {p['b_only']:>7,}  "
+            f"{p['p_value']:>9.3g}  {p['p_adjusted']:>9.3g}  {p['diff']:>+8.4f}  "
+            f"[{p['diff_low']:+.4f}, {p['diff_high']:+.4f}]"
+        )
+    lines.append("(P(best) is the paired posterior; --json prints everything as one object)")
+    return "\n".join(lines)
+
+
 def _run_compare(args: argparse.Namespace) -> dict:
+    if args.predictions is not None:
+        if args.a is not None or args.b is not None:
+            raise ValueError("give either --predictions FILE or --a and --b, not both")
+        return _run_predictions(args)
+    if args.a is None or args.b is None:
+        raise ValueError("give --predictions FILE, or both --a CORRECT/TOTAL and --b CORRECT/TOTAL")
     from heldout.compare import (
         chi2_test,
         fisher_test,
@@ -79,6 +192,13 @@ def _run_compare(args: argparse.Namespace) -> dict:
 
 
 def _run_size(args: argparse.Namespace) -> dict:
+    if args.paired:
+        return _run_size_paired(args)
+    if args.accuracy is None or args.gap is None:
+        raise ValueError(
+            "give --accuracy and --gap (or --paired with --accuracy-a, --accuracy-b and "
+            "--disagreement)"
+        )
     from heldout.compare import pick_best_probability, required_size, required_size_exact
 
     n = required_size(args.accuracy, args.gap, args.models)
@@ -96,23 +216,77 @@ def _run_size(args: argparse.Namespace) -> dict:
     }
 
 
+def _run_size_paired(args: argparse.Namespace) -> dict:
+    missing = [
+        flag
+        for flag, value in (
+            ("--accuracy-a", args.accuracy_a),
+            ("--accuracy-b", args.accuracy_b),
+            ("--disagreement", args.disagreement),
+        )
+        if value is None
+    ]
+    if missing:
+        raise ValueError(f"--paired needs {', '.join(missing)}")
+    from heldout.paired import paired_size
+
+    res = paired_size(
+        args.accuracy_a,
+        args.accuracy_b,
+        args.disagreement,
+        power=args.power,
+        alpha=args.alpha,
+        alternative=args.alternative,
+    )
+    return {
+        "accuracy_a": args.accuracy_a,
+        "accuracy_b": args.accuracy_b,
+        "disagreement": args.disagreement,
+        "power": args.power,
+        "alpha": args.alpha,
+        "alternative": args.alternative,
+        "n": res.n,
+        "n_unpaired": res.n_unpaired,
+        "n_first": res.n_first,
+        "n_normal": res.n_normal,
+        "power_at_n": res.power,
+    }
+
+
 def register(top, size) -> None:
     """Add ``heldout compare`` and ``heldout size compare``."""
     p = calculator(
         top,
         "compare",
-        help="is model A better than model B on the same test set?",
+        help="compare models on one test set (from predictions, or two scores)",
         func=_run_compare,
         epilog=(
-            "example: heldout compare --a 96/100 --b 98/100 --json\n"
+            "examples:\n"
+            "  heldout compare --predictions preds.csv --json   (a label column, one column per model)\n"
+            "  heldout compare --a 96/100 --b 98/100 --json\n"
+            "With --predictions: accuracies with exact intervals, McNemar's exact test for every\n"
+            "pair (Holm-adjusted) with Tango's interval for each difference, the best set (models\n"
+            "that cannot be ruled out as best, at --alpha) and the paired P(best).\n"
+            "With --a/--b:\n"
             "p_a_better is the posterior probability that A's accuracy exceeds B's (independent\n"
             "Beta posteriors); fisher_p, chi2_p and mcnemar_p are p-values for --alternative\n"
             "(default 'less': A worse, as in the source article). A p-value is not the\n"
             "probability that a model is better."
         ),
     )
-    p.add_argument("--a", required=True, help="model A's score as CORRECT/TOTAL, e.g. 96/100")
-    p.add_argument("--b", required=True, help="model B's score as CORRECT/TOTAL, e.g. 98/100")
+    p.add_argument(
+        "--predictions",
+        metavar="FILE",
+        default=None,
+        help="CSV with a label column and one column of predicted labels per model ('-': stdin)",
+    )
+    p.add_argument("--label", default="label", help="name of the column of true labels")
+    p.add_argument(
+        "--level", type=float, default=0.95, help="confidence level of the intervals (0.95)"
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="level of the best set (default 0.05)")
+    p.add_argument("--a", default=None, help="model A's score as CORRECT/TOTAL, e.g. 96/100")
+    p.add_argument("--b", default=None, help="model B's score as CORRECT/TOTAL, e.g. 98/100")
     p.add_argument("--prior", default="uniform", help="uniform (default), jeffreys or haldane")
     p.add_argument(
         "--alternative",
@@ -135,14 +309,37 @@ def register(top, size) -> None:
         epilog=(
             "n is the source article's N = models^2 p (1 - p) / gap^2; n_exact is the smallest N at\n"
             "which the truly best model (accuracy p, each rival p - gap, independent test sets)\n"
-            "gets the top score with probability --power."
+            "gets the top score with probability --power.\n"
+            "With --paired: the smallest shared test set on which McNemar's exact test at --alpha\n"
+            "tells A from B with probability --power (n: power stays above it for all larger n;\n"
+            "n_first: first reaches it), and n_unpaired, the size per model if the pairing is\n"
+            "ignored. Example: heldout size compare --paired --accuracy-a 0.92 --accuracy-b 0.90\n"
+            "--disagreement 0.06 --power 0.8 --json"
         ),
     )
-    s.add_argument("--accuracy", type=float, required=True, help="accuracy p of the best model")
-    s.add_argument("--gap", type=float, required=True, help="gap sigma to the second-best model")
+    s.add_argument("--accuracy", type=float, default=None, help="accuracy p of the best model")
+    s.add_argument("--gap", type=float, default=None, help="gap sigma to the second-best model")
     s.add_argument(
         "--models", type=float, default=1, help="n_m, the number of similar rivals (default 1)"
     )
     s.add_argument(
-        "--power", type=float, default=0.95, help="probability for n_exact (default 0.95)"
+        "--power", type=float, default=0.95, help="probability for n_exact, or power (0.95)"
+    )
+    s.add_argument(
+        "--paired", action="store_true", help="size a shared test set for McNemar's test"
+    )
+    s.add_argument("--accuracy-a", type=float, default=None, help="accuracy of model A (--paired)")
+    s.add_argument("--accuracy-b", type=float, default=None, help="accuracy of model B (--paired)")
+    s.add_argument(
+        "--disagreement",
+        type=float,
+        default=None,
+        help="share of items exactly one model gets right (--paired)",
+    )
+    s.add_argument("--alpha", type=float, default=0.05, help="level of the test (--paired)")
+    s.add_argument(
+        "--alternative",
+        default="two-sided",
+        choices=["two-sided", "greater", "less"],
+        help="alternative of the test (--paired; default two-sided)",
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from heldout.cli import calculator
+from heldout.cli import calculator, count, real
 
 _EPILOG = """\
 The identity N p = N1 t + N2 a links the whole-data accuracy p, the training
@@ -47,21 +47,23 @@ def register(top, size) -> None:
     )
     p.add_argument(
         "--data-accuracy",
-        type=float,
+        type=real,
         required=True,
         help="accuracy p of the model on all N = N1 + N2 rows",
     )
-    p.add_argument("--train-rows", type=int, required=True, help="N1, the number of training rows")
     p.add_argument(
-        "--test-rows", type=int, required=True, help="N2, the number of (lost) test rows"
+        "--train-rows", type=count, required=True, help="N1, the number of training rows"
+    )
+    p.add_argument(
+        "--test-rows", type=count, required=True, help="N2, the number of (lost) test rows"
     )
     p.add_argument(
         "--train-accuracy",
-        type=float,
+        type=real,
         default=None,
         help="known or assumed training accuracy (1.0 for a model that memorises); adds test_accuracy",
     )
-    p.add_argument("--rows", type=int, default=None, help="N, checked against N1 + N2 if given")
+    p.add_argument("--rows", type=count, default=None, help="N, checked against N1 + N2 if given")
     p.add_argument(
-        "--level", type=float, default=0.95, help="confidence level of the interval (default 0.95)"
+        "--level", type=real, default=0.95, help="confidence level of the interval (default 0.95)"
     )

@@ -6,7 +6,7 @@ the inputs it used.  See the chapter "How many test rows: Hoeffding sizing".
 
 from __future__ import annotations
 
-from heldout.cli import UsageError, calculator
+from heldout.cli import UsageError, calculator, real
 
 _BASES = {"2": 2, "e": "e", "10": 10}
 
@@ -92,14 +92,14 @@ def _common(p, *, with_range: bool = True) -> None:
     if with_range:
         p.add_argument(
             "--range",
-            type=float,
+            type=real,
             default=None,
             metavar="U",
             help="width U of the loss's range [0, U]",
         )
         p.add_argument(
             "--mu",
-            type=float,
+            type=real,
             default=None,
             help="collar of the collared deviance; sets U = -2 log_base(mu)",
         )
@@ -107,11 +107,11 @@ def _common(p, *, with_range: bool = True) -> None:
             "--base", choices=sorted(_BASES), default="2", help="log base for --mu (default 2)"
         )
     p.add_argument(
-        "--tolerance", type=float, required=True, metavar="T", help="largest acceptable deviation t"
+        "--tolerance", type=real, required=True, metavar="T", help="largest acceptable deviation t"
     )
     p.add_argument(
         "--epsilon",
-        type=float,
+        type=real,
         required=True,
         help="largest acceptable probability of a larger deviation",
     )
@@ -136,7 +136,7 @@ def register(top, size) -> None:
         epilog="example: heldout size bernstein --mu 0.01 --variance 2.5 --tolerance 0.1 --epsilon 0.05",
     )
     _common(p)
-    p.add_argument("--variance", type=float, required=True, help="variance of one row's loss")
+    p.add_argument("--variance", type=real, required=True, help="variance of one row's loss")
     p.add_argument(
         "--empirical",
         action="store_true",
@@ -152,7 +152,7 @@ def register(top, size) -> None:
     )
     _common(p, with_range=False)
     p.add_argument(
-        "--p", type=float, default=None, help="true error rate (default: worst case over p)"
+        "--p", type=real, default=None, help="true error rate (default: worst case over p)"
     )
     p.add_argument("--first", action="store_true", help="first size that works, not the stable one")
 
@@ -163,4 +163,4 @@ def register(top, size) -> None:
         func=_normal,
     )
     _common(p, with_range=False)
-    p.add_argument("--variance", type=float, required=True, help="variance of one row's loss")
+    p.add_argument("--variance", type=real, required=True, help="variance of one row's loss")

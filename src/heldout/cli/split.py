@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from heldout.cli import calculator
+from heldout.cli import calculator, count, real
 
 _EPILOG = """\
 The share of rows for testing that minimises the modelled squared criticism
@@ -40,6 +40,6 @@ def register(top, size) -> None:
         func=_run,
         epilog=_EPILOG,
     )
-    p.add_argument("--c-test", type=float, required=True, help="coefficient of 1/m_test (>= 0)")
-    p.add_argument("--c-train", type=float, required=True, help="coefficient of 1/m_train (>= 0)")
-    p.add_argument("--rows", type=int, default=None, help="total rows to split (at least 2)")
+    p.add_argument("--c-test", type=real, required=True, help="coefficient of 1/m_test (>= 0)")
+    p.add_argument("--c-train", type=real, required=True, help="coefficient of 1/m_train (>= 0)")
+    p.add_argument("--rows", type=count, default=None, help="total rows to split (at least 2)")

@@ -1,0 +1,339 @@
+"""``heldout clustered FILE --cluster COLUMN`` and ``heldout size clustered``: clustered test items.
+
+``heldout clustered`` reads a CSV file of per-item results with a cluster column and
+prints the mean score with its independent-item and cluster-robust standard errors,
+the design effect, the intra-cluster correlation and the clustered interval (see the
+chapter "When test items are not independent").  The file holds either
+
+* a label column (``label``, or ``--label NAME``) and one column of predicted labels per
+  model (every other column, or those named with ``--model``): the score of an item is
+  1 when the prediction equals the label; or
+* a per-item score column named with ``--score`` (1/0 for correct/wrong, or any loss).
+
+With one model the result's keys are at the top level (``accuracy`` or ``mean``,
+``se_iid``, ``se_cluster``, ``design_effect``, ``icc``, ``effective_n``, ``low``,
+``high``...); with several, under ``models`` by name, with ``pairs`` holding each
+paired difference and its clustered interval.  ``--stratum COLUMN --shares A=0.6,B=0.4``
+adds the stratified estimate for a population with those shares; ``--bootstrap N`` adds
+the cluster-bootstrap percentile interval.
+
+``heldout evaluate FILE --cluster COLUMN`` (when that command exists) is meant to report
+the same fields per metric; this command stays as its alias for means.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from heldout.cli import UsageError, calculator
+
+#: Largest CSV file read (bytes); larger files should be summarised first.
+MAX_BYTES = 2_000_000_000
+
+
+def _read_csv(path: str) -> dict[str, list[str]]:
+    """Columns of a CSV file with a header row, as lists of strings."""
+    import csv
+    import os
+
+    if not os.path.isfile(path):
+        raise UsageError(f"FILE {path!r} does not exist or is not a file")
+    if os.path.getsize(path) > MAX_BYTES:
+        raise UsageError(f"FILE {path!r} is larger than {MAX_BYTES:,} bytes")
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            rows = list(csv.reader(fh))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise UsageError(f"FILE {path!r} could not be read as CSV: {exc}") from None
+    rows = [r for r in rows if r and any(c.strip() for c in r)]
+    if len(rows) < 2:
+        raise UsageError(f"FILE {path!r} needs a header row and at least one row of data")
+    header = [h.strip() for h in rows[0]]
+    if len(set(header)) != len(header):
+        raise UsageError(f"FILE {path!r}: column names must be distinct, got {header}")
+    body = rows[1:]
+    bad = next((i for i, r in enumerate(body) if len(r) != len(header)), None)
+    if bad is not None:
+        raise UsageError(
+            f"FILE {path!r}: row {bad + 2} has {len(body[bad])} fields, the header has {len(header)}"
+        )
+    return {h: [r[j].strip() for r in body] for j, h in enumerate(header)}
+
+
+def _column(columns: dict, name: str, option: str) -> list[str]:
+    if name not in columns:
+        raise UsageError(
+            f"{option} {name!r} is not a column of FILE (columns: {', '.join(columns)})"
+        )
+    values = columns[name]
+    if any(v == "" for v in values):
+        raise UsageError(f"{option} column {name!r} has empty cells")
+    return values
+
+
+def _numbers(values: list[str], option: str, name: str):
+    import numpy as np
+
+    try:
+        arr = np.array([float(v) for v in values])
+    except ValueError:
+        raise UsageError(f"{option} column {name!r} must hold numbers") from None
+    if not np.all(np.isfinite(arr)):
+        raise UsageError(f"{option} column {name!r} must hold finite numbers")
+    return arr
+
+
+def _same(a: list[str], b: list[str]):
+    """Element-wise equality of two label columns, numerically when both are numbers."""
+    import numpy as np
+
+    try:
+        return np.array([float(x) for x in a]) == np.array([float(x) for x in b])
+    except ValueError:
+        return np.array(a) == np.array(b)
+
+
+def _shares(text: str | None) -> dict | None:
+    if text is None:
+        return None
+    out = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--shares must look like A=0.6,B=0.4, got {text!r}")
+        try:
+            out[key.strip()] = float(value)
+        except ValueError:
+            raise UsageError(f"--shares: {value!r} is not a number") from None
+    return out
+
+
+def _fields(result, key: str) -> dict:
+    d = result.to_dict()
+    return {
+        "n": d["n"],
+        "clusters": d["clusters"],
+        key: d["estimate"],
+        "se_iid": d["se_iid"],
+        "se_cluster": d["se_cluster"],
+        "design_effect": d["design_effect"],
+        "icc": d["icc"],
+        "effective_n": d["effective_n"],
+        "low": d["low"],
+        "high": d["high"],
+        "method": d["method"],
+        "correction": d["correction"],
+    }
+
+
+def _run(args: argparse.Namespace) -> dict:
+    import numpy as np
+
+    from heldout.clustered import (
+        cluster_bootstrap,
+        clustered_difference,
+        clustered_mean,
+        paired_cluster_bootstrap,
+    )
+    from heldout.strata import stratified_mean
+
+    if not 0 < args.level < 1:
+        raise UsageError(f"--level must be between 0 and 1, got {args.level}")
+    alpha = 1 - args.level
+    columns = _read_csv(args.file)
+    clusters = np.array(_column(columns, args.cluster, "--cluster"))
+    used = {args.cluster} | ({args.stratum} if args.stratum else set())
+    if args.score is not None:
+        if args.model:
+            raise UsageError("give either --score or --model, not both")
+        scores = {
+            args.score: _numbers(_column(columns, args.score, "--score"), "--score", args.score)
+        }
+    else:
+        labels = _column(columns, args.label, "--label")
+        names = args.model or [c for c in columns if c not in used | {args.label}]
+        if not names:
+            raise UsageError(
+                "FILE has no prediction columns besides the label and cluster columns; "
+                "add one column per model, or give a per-item score column with --score"
+            )
+        scores = {m: _same(_column(columns, m, "--model"), labels).astype(float) for m in names}
+    out: dict = {}
+    per_model = {}
+    for name, y in scores.items():
+        r = clustered_mean(y, clusters, alpha=alpha, correction=args.correction)
+        binary = bool(np.all((y == 0) | (y == 1)))
+        fields = _fields(r, "accuracy" if binary else "mean")
+        fields["level"] = args.level
+        if args.bootstrap:
+            b = cluster_bootstrap(
+                y, clusters, alpha=alpha, n_resamples=args.bootstrap, seed=args.seed
+            )
+            fields["bootstrap_low"], fields["bootstrap_high"] = b.low, b.high
+        if args.stratum:
+            strata = np.array(_column(columns, args.stratum, "--stratum"))
+            s = stratified_mean(y, strata, _shares(args.shares), clusters=clusters, alpha=alpha)
+            fields["stratified"] = {
+                "estimate": s.estimate,
+                "low": s.low,
+                "high": s.high,
+                "se": s.se,
+                "strata": {
+                    str(k): {"n": n, "mean": m, "share": w}
+                    for k, n, m, w in zip(s.strata, s.sizes, s.means, s.shares, strict=True)
+                },
+            }
+        elif args.shares:
+            raise UsageError("--shares needs --stratum COLUMN")
+        per_model[name] = fields
+    if len(per_model) == 1:
+        out.update(next(iter(per_model.values())))
+        out["model"] = next(iter(per_model))
+    else:
+        out["n"] = len(clusters)
+        out["clusters"] = next(iter(per_model.values()))["clusters"]
+        out["level"] = args.level
+        out["models"] = per_model
+        names = list(scores)
+        pairs = {}
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                d = clustered_difference(scores[a], scores[b], clusters, alpha=alpha)
+                entry = {
+                    "difference": d.estimate,
+                    "se_iid": d.se_iid,
+                    "se_cluster": d.se_cluster,
+                    "low": d.low,
+                    "high": d.high,
+                }
+                if args.bootstrap:
+                    pb = paired_cluster_bootstrap(
+                        scores[a],
+                        scores[b],
+                        clusters,
+                        alpha=alpha,
+                        n_resamples=args.bootstrap,
+                        seed=args.seed,
+                    )
+                    entry["bootstrap_low"], entry["bootstrap_high"] = pb.low, pb.high
+                pairs[f"{a} - {b}"] = entry
+        out["pairs"] = pairs
+    return out
+
+
+def _run_size(args: argparse.Namespace) -> dict:
+    from heldout.cluster_sizing import cheapest_design, clusters_for_half_width
+
+    if not 0 < args.level < 1:
+        raise UsageError(f"--level must be between 0 and 1, got {args.level}")
+    alpha = 1 - args.level
+    if (args.accuracy is None) == (args.variance is None):
+        raise UsageError("give exactly one of --accuracy and --variance")
+    costs = (args.cost_cluster, args.cost_item)
+    if (costs[0] is None) != (costs[1] is None):
+        raise UsageError("--cost-cluster and --cost-item must be given together")
+    kw = {
+        "accuracy": args.accuracy,
+        "variance": args.variance,
+        "alpha": alpha,
+        "method": args.method,
+    }
+    if args.cluster_size is not None:
+        if costs[0] is not None:
+            raise UsageError("give --cluster-size, or the two costs to choose it, not both")
+        s = clusters_for_half_width(args.half_width, args.icc, args.cluster_size, **kw)
+        out = s.to_dict()
+    elif costs[0] is not None:
+        d = cheapest_design(
+            args.half_width,
+            args.icc,
+            costs[0],
+            costs[1],
+            max_cluster_size=args.max_cluster_size,
+            **kw,
+        )
+        s = clusters_for_half_width(args.half_width, args.icc, d.cluster_size, **kw)
+        out = {**s.to_dict(), "cost": d.cost, "optimal_cluster_size": d.optimum}
+    else:
+        raise UsageError("give --cluster-size, or --cost-cluster and --cost-item to choose it")
+    out.update({"half_width": args.half_width, "icc": args.icc, "level": args.level})
+    return out
+
+
+def register(top, size) -> None:
+    """Add ``heldout clustered`` and ``heldout size clustered``."""
+    p = calculator(
+        top,
+        "clustered",
+        help="mean score with clustered standard errors, design effect and ICC, from a CSV file",
+        func=_run,
+        epilog=(
+            "example: heldout clustered predictions.csv --cluster writer --json\n"
+            "FILE: a header row, a label column and one column of predicted labels per model,\n"
+            "or a per-item score column (--score). Cluster ids may be numbers or text."
+        ),
+    )
+    p.add_argument("file", metavar="FILE", help="CSV file, one row per test item")
+    p.add_argument("--cluster", required=True, metavar="COLUMN", help="column of cluster ids")
+    p.add_argument(
+        "--label", default="label", metavar="COLUMN", help="label column (default: label)"
+    )
+    p.add_argument(
+        "--model",
+        action="append",
+        metavar="COLUMN",
+        help="a prediction column (repeatable; default: all others)",
+    )
+    p.add_argument(
+        "--score", default=None, metavar="COLUMN", help="a per-item score column instead"
+    )
+    p.add_argument("--stratum", default=None, metavar="COLUMN", help="column of strata")
+    p.add_argument(
+        "--shares",
+        default=None,
+        help="population shares of the strata, e.g. census=0.5,students=0.5",
+    )
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    p.add_argument(
+        "--correction",
+        choices=["CR1", "CR0"],
+        default="CR1",
+        help="small-sample factor G/(G-1) or none",
+    )
+    p.add_argument(
+        "--bootstrap",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also a cluster-bootstrap interval with N resamples",
+    )
+    p.add_argument("--seed", type=int, default=None, help="seed of the bootstrap")
+
+    p = calculator(
+        size,
+        "clustered",
+        help="clusters and items for a target half-width when items come in clusters",
+        func=_run_size,
+        epilog=(
+            "example: heldout size clustered --accuracy 0.9 --half-width 0.02 --icc 0.1 --cluster-size 5\n"
+            "or choose the cluster size by cost: --cost-cluster 90 --cost-item 1 instead of --cluster-size"
+        ),
+    )
+    p.add_argument("--accuracy", type=float, default=None, help="expected accuracy")
+    p.add_argument(
+        "--variance", type=float, default=None, help="per-item variance of a score (instead)"
+    )
+    p.add_argument(
+        "--half-width", type=float, required=True, help="target half-width of the interval"
+    )
+    p.add_argument("--icc", type=float, required=True, help="intra-cluster correlation")
+    p.add_argument("--cluster-size", type=int, default=None, help="items per cluster")
+    p.add_argument("--cost-cluster", type=float, default=None, help="cost of one more cluster")
+    p.add_argument(
+        "--cost-item", type=float, default=None, help="cost of one more item in a cluster"
+    )
+    p.add_argument("--max-cluster-size", type=int, default=None, help="largest possible cluster")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    p.add_argument(
+        "--method", choices=["t", "normal"], default="t", help="Student t (default) or normal"
+    )
