@@ -58,7 +58,10 @@ from heldout.schedule import Job, plan
 __all__ = [
     "GROUPS",
     "JOBS",
+    "MARGIN",
     "Machine",
+    "PLAN_TOLERANCE",
+    "available_memory",
     "has_avx512",
     "job_memory",
     "kernel_mode",
@@ -66,6 +69,7 @@ __all__ = [
     "mnist_jobs",
     "network_threads",
     "this_machine",
+    "usable_cores",
 ]
 
 DATA_FILE = "mnist_costs.toml"
