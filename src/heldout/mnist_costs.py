@@ -253,7 +253,7 @@ def job_memory(
     Examples
     --------
     >>> round(job_memory("svc_rbf", 33_600, 8_400) / 2**30, 1)  # kernel, Gram, predictions
-    13.7
+    13.9
     """
     _check_job(name)
     x64 = 8.0 * n_train * features
@@ -292,7 +292,7 @@ def kernel_mode(n_train: int, n_scored: int, memory: float, both: bool = True) -
 
     Examples
     --------
-    >>> [kernel_mode(33_600, 8_400, m * 2**30) for m in (20, 10, 4)]
+    >>> [kernel_mode(33_600, 8_400, m * 2**30) for m in (20, 12, 4)]
     ['shared', 'own', 'libsvm']
     """
     if both and memory >= job_memory("svc_rbf", n_train, n_scored):
