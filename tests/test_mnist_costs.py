@@ -147,3 +147,19 @@ def _fake_cpuinfo(flags):
         return io.StringIO(f"processor : 0\nflags : fpu sse2 {flags}\n")
 
     return fake
+
+
+def test_probed_seconds_from_a_measured_step():
+    raw = _raw()["jobs"]["cnn"]
+    m = Machine(cores=2, memory=GiB, avx512=False, speed=2.0)
+    t = mnist_costs.probed_seconds("cnn", 0.05, 1_000, 500, 3, m, startup=[2], batch_size=100)
+    one = 0.05 * (10 * 3 + 500 / 100 / 3)  # 10 steps an epoch, predictions a third of a step
+    assert t[1] == pytest.approx(one)
+    f = raw["parallel"]
+    assert t[2] == pytest.approx(one * (1 - f + f / 2) + 2.0 * raw["startup"])
+    with pytest.raises(ValueError, match="name"):
+        mnist_costs.probed_seconds("xgboost", 0.05, 1_000, 500, 3, m)
+    with pytest.raises(ValueError, match="step_seconds"):
+        mnist_costs.probed_seconds("cnn", -1, 1_000, 500, 3, m)
+    probe = mnist_costs.probe_job("cnn", m)
+    assert probe.name == "cnn_probe" and sorted(probe.seconds) == [1]

@@ -324,11 +324,41 @@ def test_networks_process_reports_progress_results_and_errors():
     assert epochs == ["dense_nn", "dense_nn"]
     pv, pt, fit_s, pred_s, _ = done["dense_nn"]
     assert pv.shape == (50,) and pt.shape == (30,) and fit_s > 0
-    # same seed, same single thread: a second process gives the same predictions
+    # same seed, same single thread: a second process gives the same predictions, even
+    # after a speed probe of the same network in that process
     again = {}
-    run([("dense_nn", params)], lambda name, out, wall: again.update({name: out}))
+    run(
+        [("dense_nn_probe", params), ("dense_nn", params)],
+        lambda name, out, wall: again.update({name: out}),
+    )
+    assert 0 < again["dense_nn_probe"] < 10  # seconds per training step
     np.testing.assert_array_equal(again["dense_nn"][0], pv)
     np.testing.assert_array_equal(again["dense_nn"][1], pt)
+
+
+def test_convnet_speed_is_probed_before_its_threads_are_chosen(tmp_path, monkeypatch):
+    pytest.importorskip("tensorflow")
+    _kaggle_dir(tmp_path / "kaggle", n=400, seed=6)
+    kw = {"directory": tmp_path / "kaggle", "progress": False, "cache": False, "epochs": 1}
+    monkeypatch.setattr(models, "_PROBE_CNN_ABOVE", 0.0)  # probe even this small fit
+    probed = models.experiment(400, models=["cnn"], **kw)
+    ran = {s.job: s for s in probed.ran.slots}
+    cores = probed.machine.cores
+    if cores == 1:
+        assert "cnn_probe" not in ran
+        return
+    assert ran["cnn_probe"].end <= ran["cnn"].start + 1e-6
+    assert ran["cnn"].trigger == "cnn_probe"
+    # the estimates now come from the measured speed (the table's would be about 1 s)
+    assert probed.estimates["cnn"][1] > 0
+    # the probe leaves no trace: the same thread count without a probe, same predictions
+    t = models.fit_threads(probed, "cnn")
+    direct = models.experiment(400, models=["cnn"], threads={"cnn": t}, **kw)
+    assert "cnn_probe" not in {s.job for s in direct.ran.slots}
+    for part in ("val", "test"):
+        np.testing.assert_array_equal(
+            direct.predictions["cnn"][part], probed.predictions["cnn"][part]
+        )
 
 
 def test_bad_arguments():

@@ -68,6 +68,8 @@ __all__ = [
     "measure_speed",
     "mnist_jobs",
     "network_threads",
+    "probe_job",
+    "probed_seconds",
     "this_machine",
     "usable_cores",
 ]
@@ -376,6 +378,61 @@ def mnist_jobs(
         after = ("gram",) if n in _KERNEL_SVMS and mode == "shared" else ()
         jobs.append(Job(n, seconds, memory=memory, group=GROUPS.get(n), after=after))
     return jobs
+
+
+def probed_seconds(
+    name: str,
+    step_seconds: float,
+    n_train: int,
+    n_scored: int,
+    epochs: int,
+    machine: Machine,
+    *,
+    startup: Sequence[int] = (),
+    batch_size: int = 128,
+) -> dict[int, float]:
+    """A network's estimated times from its measured seconds per training step.
+
+    One thread: ``step_seconds`` times the steps of the fit (``ceil(n_train /
+    batch_size)`` per epoch) plus the predictions (a forward pass, about a third of a
+    training step per digit); more threads divide the table's parallel share of it
+    (Amdahl's law, as in :func:`mnist_jobs`); the thread counts in ``startup`` pay the
+    table's start-up time (a new worker process importing TensorFlow).
+
+    Examples
+    --------
+    >>> m = Machine(cores=2, memory=2**34, avx512=True)
+    >>> t = probed_seconds("cnn", 0.03, 33_600, 8_400, 10, m)
+    >>> round(t[1], 1), t[2] < t[1]
+    (79.6, True)
+    """
+    from heldout._checks import as_count, as_positive
+
+    row = _table()["jobs"].get(name)
+    if name not in _NETWORKS or row is None:
+        raise ValueError(f"name must be one of {', '.join(_NETWORKS)}; got {name!r}")
+    step = float(as_positive(step_seconds, "step_seconds"))
+    n_train = int(as_count(n_train, "n_train", minimum=1))
+    n_scored = int(as_count(n_scored, "n_scored", minimum=0))
+    epochs = int(as_count(epochs, "epochs", minimum=1))
+    batch = int(as_count(batch_size, "batch_size", minimum=1))
+    one = step * (math.ceil(n_train / batch) * epochs + n_scored / batch / 3)
+    f = row["parallel"]
+    top = max(1, min(machine.cores, int(row["threads"])))
+    return {
+        t: one * ((1 - f) + f / t) + (machine.speed * row.get("startup", 0) if t in startup else 0)
+        for t in range(1, top + 1)
+    }
+
+
+def probe_job(name: str, machine: Machine, memory: float = 0.0) -> Job:
+    """The job that measures a network's seconds per step before the network is planned.
+
+    It runs on one thread in a worker process (which the network reuses if it gets one
+    thread too) and is estimated at the table's start-up time plus two seconds.
+    """
+    row = _table()["jobs"][name]
+    return Job(f"{name}_probe", {1: machine.speed * (row.get("startup", 0) + 2.0)}, memory=memory)
 
 
 def network_threads(n_train: int, n_scored: int, epochs: int, machine: Machine) -> dict[str, int]:

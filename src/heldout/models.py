@@ -70,6 +70,7 @@ predictions in our runs.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -494,14 +495,11 @@ class _EpochBar:
         return _CB()
 
 
-def _keras(name, X, y, Xv, Xt, params, seed, progress, on_epoch=None):
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    import tensorflow as tf
+def _network_model(name, params):
+    """The compiled Keras model of network ``name`` (the article's architectures)."""
     from tensorflow import keras
     from tensorflow.keras import layers
 
-    tf.keras.utils.set_random_seed(seed)
-    s = 1 / 255 if params["pixels"] == "scaled" else 1.0
     if name == "cnn":
         model = keras.Sequential(
             [
@@ -525,6 +523,46 @@ def _keras(name, X, y, Xv, Xt, params, seed, progress, on_epoch=None):
             ]
         )
     model.compile(loss="sparse_categorical_crossentropy", optimizer="adam", metrics=["accuracy"])
+    return model
+
+
+#: Training steps timed by :func:`_probe_network` (after two untimed ones).
+PROBE_STEPS = 8
+
+
+def _probe_network(name, X, y, params, steps: int = PROBE_STEPS) -> float:
+    """Seconds per training step of network ``name`` here, on a throwaway model.
+
+    Trains a fresh model of the same architecture on the first batches of the data:
+    two steps to build and warm up the graph, then ``steps`` timed steps.  The session
+    is cleared afterwards; the real fit seeds everything again, so the probe leaves
+    no trace in its predictions (checked in the tests).
+    """
+    from tensorflow import keras
+
+    model = _network_model(name, params)
+    b = params["batch_size"]
+    s = 1 / 255 if params["pixels"] == "scaled" else 1.0
+    idx = np.arange(b * (steps + 2)) % len(y)
+    Xb = np.asarray(X[idx], np.float32) * s
+    yb = np.asarray(y)[idx]
+    for i in range(steps + 2):
+        if i == 2:
+            t0 = time.perf_counter()
+        model.train_on_batch(Xb[i * b : (i + 1) * b], yb[i * b : (i + 1) * b])
+    seconds = (time.perf_counter() - t0) / steps
+    keras.backend.clear_session()
+    return seconds
+
+
+def _keras(name, X, y, Xv, Xt, params, seed, progress, on_epoch=None):
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import tensorflow as tf
+    from tensorflow import keras
+
+    tf.keras.utils.set_random_seed(seed)
+    s = 1 / 255 if params["pixels"] == "scaled" else 1.0
+    model = _network_model(name, params)
     bar = _Progress(
         total=params["epochs"],
         desc=f"  {name} epochs",
@@ -591,7 +629,9 @@ def _network_worker(tasks, results, X, y, Xv, Xt, seed, threads):
 
     Takes ``(name, params)`` from ``tasks`` until it reads None; reports through
     ``results``: ``("epoch", name, note)``, ``("done", name, output, wall_seconds)``,
-    ``("error", name, traceback_text)``.
+    ``("error", name, traceback_text)``.  A name ending in ``_probe`` (``cnn_probe``)
+    times training steps of that network (:func:`_probe_network`) instead, and its
+    output is the seconds per step.
     """
     import traceback
 
@@ -603,6 +643,10 @@ def _network_worker(tasks, results, X, y, Xv, Xt, seed, threads):
         while (task := tasks.get()) is not None:
             name, params = task
             t0 = time.perf_counter()
+            if name.endswith("_probe"):
+                step = _probe_network(name.removesuffix("_probe"), X, y, params)
+                results.put(("done", name, step, time.perf_counter() - t0))
+                continue
             out = _keras(
                 name,
                 X,
@@ -908,6 +952,9 @@ class Experiment:
         start of the fitting); None otherwise.
     machine : heldout.mnist_costs.Machine or None
         What the plan knew of the machine.
+    estimates : dict or None
+        Estimated seconds of each job for each thread count, as the last plan had them
+        (the convnet's from its measured training speed when it was probed).
     """
 
     split: Split
@@ -927,6 +974,7 @@ class Experiment:
     plan: Any = None
     ran: Any = None
     machine: Any = None
+    estimates: Any = None
 
     def correct(self, model: str, part: str = "val") -> np.ndarray:
         """Boolean vector: which items of ``part`` ("val", "test" or "baseline") ``model`` got right."""
@@ -977,6 +1025,11 @@ def fit_threads(exp: Experiment, model: str) -> int:
 #: measures the machine's speed before planning; below it the plan uses speed 1.
 _PROBE_ABOVE = 60.0
 
+#: Estimated seconds (reference machine) of the convnet on one thread above which its
+#: training speed is measured (:func:`_probe_network`) before its threads are chosen;
+#: below it the convnet gets the threads of the whole experiment's plan.
+_PROBE_CNN_ABOVE = 30.0
+
 
 def _plan_jobs(todo, n_train, n_scored, epochs, n_jobs, threads, memory=None):
     """The machine, the jobs, the thread counts that are not to be searched, and the plan.
@@ -1005,6 +1058,21 @@ def _plan_jobs(todo, n_train, n_scored, epochs, n_jobs, threads, memory=None):
         job = "knn" if name.startswith("knn_") else name
         if job in by_name:
             fixed[job] = min(int(t), max(by_name[job].seconds))
+    # the convnet's cost varies most between machines: measure it before choosing its
+    # threads, when the fit is long enough for the choice to matter
+    if (
+        "cnn" in by_name
+        and machine.cores > 1
+        and n_jobs != 1
+        and "cnn" not in (threads or {})
+        and by_name["cnn"].seconds[1] >= _PROBE_CNN_ABOVE * machine.speed
+    ):
+        probe = mnist_costs.probe_job("cnn", machine, by_name["cnn"].memory)
+        jobs = [
+            dataclasses.replace(j, after=(probe.name,)) if j.name == "cnn" else j for j in jobs
+        ] + [probe]
+        fixed.pop("cnn", None)
+        fixed[probe.name] = 1
     max_running = None if n_jobs is None else int(n_jobs)
     first = schedule.plan(
         jobs,
@@ -1026,8 +1094,10 @@ def _run_planned(todo, n_jobs, threads, X, y, Xv, Xt, params_of, seed, epochs, f
     thread for the neighbour search, ``nthread`` for XGBoost), or in a worker process
     of its own thread count for the networks.  Whenever a job ends the remaining jobs
     are planned again from the estimates and what runs, and every job the new plan
-    starts now is started.  Returns the first plan, the plan of what ran, and the
-    machine.
+    starts now is started.  The convnet, when long enough, first has its training
+    speed measured in a worker (job ``cnn_probe``), and its estimates are replaced by
+    that measurement before its threads are chosen.  Returns the first plan, the plan
+    of what ran, the machine, and the estimates as the last plan had them.
     """
     import queue as queue_mod
 
@@ -1079,12 +1149,13 @@ def _run_planned(todo, n_jobs, threads, X, y, Xv, Xt, params_of, seed, epochs, f
         events.put(("done", name, out, time.perf_counter() - start))
 
     def launch(name, t):
-        if name in _NETWORKS:
+        net = name.removesuffix("_probe")
+        if net in _NETWORKS:
             worker = next((w for w in workers if w.idle and w.threads == t), None)
             if worker is None:
                 worker = _NetworkWorker(t, X, y, Xv, Xt, seed, events)
                 workers.append(worker)
-            worker.submit(name, params_of(name))
+            worker.submit(name, params_of(net))
         else:
             threading.Thread(
                 target=in_thread, args=(name, t), name=f"heldout-{name}", daemon=True
@@ -1137,6 +1208,19 @@ def _run_planned(todo, n_jobs, threads, X, y, Xv, Xt, params_of, seed, epochs, f
                 replan = True
                 if msg[0] == "error":
                     failure = failure or msg[2]
+                elif name == "cnn_probe":  # the convnet's estimates, measured here
+                    have = {w.threads for w in workers if w.idle}
+                    seconds = mnist_costs.probed_seconds(
+                        "cnn",
+                        msg[2],
+                        len(y),
+                        n_scored,
+                        epochs,
+                        machine,
+                        startup=[t for t in by_name["cnn"].seconds if t not in have],
+                        batch_size=params_of("cnn")["batch_size"],
+                    )
+                    by_name["cnn"] = dataclasses.replace(by_name["cnn"], seconds=seconds)
                 elif name != "gram":
                     out = msg[2]
                     if name in _NETWORKS:
@@ -1149,7 +1233,8 @@ def _run_planned(todo, n_jobs, threads, X, y, Xv, Xt, params_of, seed, epochs, f
             w.close()
     if failure is not None:
         raise failure
-    return first, schedule.plan_of(list(ran.values()), machine.cores, origin=0.0), machine
+    ran_plan = schedule.plan_of(list(ran.values()), machine.cores, origin=0.0)
+    return first, ran_plan, machine, {j: by_name[j].seconds for j in by_name}
 
 
 def default_size() -> tuple[int, int]:
@@ -1268,7 +1353,7 @@ def experiment(
     if len(todo) < len(ordered):
         bar.line(f"{len(ordered) - len(todo)} of {len(ordered)} fits read from the cache")
     fresh_wall: dict[str, float] = {}
-    first = ran = machine = None
+    first = ran = machine = estimates = None
 
     lock = threading.Lock()
     last_line = [time.perf_counter()]
@@ -1320,7 +1405,7 @@ def experiment(
                     out = _keras(job, X, y, Xv, Xt, p, seed, progress)
                 finish(job, out, time.perf_counter() - t0)
         elif todo:
-            first, ran, machine = _run_planned(
+            first, ran, machine, estimates = _run_planned(
                 todo, n_jobs, threads, X, y, Xv, Xt, params_of, seed, epochs, finish, epoch_note
             )
     finally:
@@ -1369,6 +1454,7 @@ def experiment(
         plan=first,
         ran=ran,
         machine=machine,
+        estimates=estimates,
     )
 
 
