@@ -38,7 +38,10 @@ The networks' predictions depend on their thread count (TensorFlow splits its su
 differently), so their thread counts do not depend on which models happen to be fitted:
 :func:`network_threads` takes them from the plan of the whole experiment on a machine
 like this one (same cores and instruction set, memory not limiting).  A network refitted
-alone gets the threads it had in the whole experiment, and so the same predictions.
+alone gets the threads it had in the whole experiment, and so the same predictions.  The
+exception is a long convnet fit: :mod:`heldout.models` measures its seconds per training
+step first (:func:`probe_job`, :func:`probed_seconds`) and lets the plan choose its
+threads from that measurement.
 """
 
 from __future__ import annotations

@@ -49,9 +49,11 @@ Doing the work once ("our way"; ``way="article"`` runs everything as the article
   of their own, because TensorFlow fixes its thread pools and its CPU kernels per
   process; there they use TensorFlow's oneDNN kernels (its default on x86 Linux,
   which the book's Makefile turns off elsewhere only because of a start-up notice),
-  about twice as fast for the convnet on the reference CPU.  A network's thread
-  count is the one the plan of the whole experiment gives it on this kind of
-  machine, whichever models are fitted, since its predictions depend on it;
+  about twice as fast for the convnet on the reference CPU.  A dense network's
+  thread count is the one the plan of the whole experiment gives it on this kind of
+  machine, whichever models are fitted, since its predictions depend on it; the
+  convnet, when its fit is long, first has its training speed measured in its worker
+  and gets the thread count that this measurement makes best;
 * every fitted model's predictions are cached on disk (:class:`PredictionCache`), keyed
   by the data, the model, its parameters, the profile and the library versions.
 
