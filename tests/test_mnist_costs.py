@@ -126,7 +126,7 @@ def test_reference_machine_runs_every_job_on_one_thread():
     assert set(p.threads.values()) == {1}
     # the plan is close to the bound of all the work spread over both cores
     work = sum(j.seconds[1] for j in jobs)
-    assert work / 2 <= p.makespan <= 1.03 * work / 2
+    assert work / 2 <= p.makespan <= 1.05 * work / 2
 
 
 def test_onednn_cap_in_the_environment_means_no_avx512(monkeypatch):

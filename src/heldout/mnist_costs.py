@@ -467,4 +467,4 @@ def _network_threads(n_train, n_scored, epochs, cores, avx512) -> tuple:
 #: Makespans within this fraction of each other count as equal when plans are compared
 #: (the estimates are not more precise): the plan with fewer core-seconds, then the one
 #: closest to longest-first, is taken.
-PLAN_TOLERANCE = 0.01
+PLAN_TOLERANCE = 0.05
