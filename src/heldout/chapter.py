@@ -4,7 +4,7 @@ Every chapter of the book uses these helpers instead of defining its own, so
 that a number reads the same way everywhere and a table renders its math:
 
 * :func:`publish` formats a value and pastes it into the prose with MyST-NB's
-  ``glue`` (``{glue:text}`name` `` in a markdown cell); it returns the text.
+  ``glue`` (the prose pastes it with the ``glue:text`` role); it returns the text.
 * :func:`num`, :func:`sig`, :func:`count`, :func:`pct` and :func:`sci` format
   numbers the way the book prints them.
 * :func:`table` turns rows (or a pandas ``DataFrame``) into a Markdown table
@@ -134,7 +134,7 @@ def _format(value: Any, fmt: str | Callable[[Any], str] | None) -> str:
 
 
 def publish(name: str, value: Any, fmt: str | Callable[[Any], str] | None = None) -> str:
-    """Format ``value`` and glue it under ``name`` for ``{glue:text}`name` `` in the prose.
+    """Format ``value`` and glue it under ``name``, for the ``glue:text`` role in the prose.
 
     Parameters
     ----------

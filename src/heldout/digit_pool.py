@@ -31,9 +31,9 @@ accuracy, the macro F1 and the row of class ``d`` of the confusion matrix.
 
 Predictions are cached under ``$HELDOUT_CACHE_DIR/pool`` (the directory of
 :func:`heldout.models.cache_root`), keyed like the MNIST chapter's fits by the
-data, the model, its parameters, the profile and the library versions.  Run any
-full-profile fit under the MNIST lock (``flock /work/locks/mnist-full.lock`` on
-the book's build machine) since a full fit holds the 70,000 digits in memory.
+data, the model, its parameters, the profile and the library versions.  Run at most
+one full-profile fit at a time on a machine: a full fit holds the 70,000 digits in
+memory.
 """
 
 from __future__ import annotations

@@ -160,7 +160,7 @@ def score_interval(
 def score_difference(
     y: ArrayLike, p_a: ArrayLike, p_b: ArrayLike, score: str = "brier", alpha: float = 0.05
 ) -> Difference:
-    """Paired difference of two models' mean log loss or Brier score on the same items.
+    r"""Paired difference of two models' mean log loss or Brier score on the same items.
 
     A difference of two means over the same items is the mean of the per-item
     differences :math:`d_i = \\ell_{A,i} - \\ell_{B,i}`, so the paired t-interval
