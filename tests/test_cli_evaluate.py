@@ -208,7 +208,30 @@ def test_size_auc(capsys):
     )
     s = A.auc_size(0.85, 0.03, 0.2)
     assert (res["n"], res["n_positive"], res["n_negative"]) == (s.n, s.n_positive, s.n_negative)
-    assert res["n"] == res["n_positive"] + res["n_negative"]
+    assert res["n"] == res["n_positive"] + res["n_negative"] and res["interval"] == "auto"
+    # every method of auc_interval can be sized; another name is one line on stderr
+    base = ["size", "auc", "--auc", "0.9", "--half-width", "0.05", "--prevalence", "0.2"]
+    for m in A.AUC_INTERVAL_METHODS:
+        assert (
+            _json(capsys, *base, "--interval", m)["n"] == A.auc_size(0.9, 0.05, 0.2, interval=m).n
+        )
+    assert main([*base, "--interval", "exact", "--json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "interval must be one of" in err
+    res = _json(
+        capsys,
+        "size",
+        "auc",
+        "--auc",
+        "0.85",
+        "--half-width",
+        "0.03",
+        "--prevalence",
+        "0.2",
+        "--interval",
+        "wald",
+    )
+    assert res["n"] == A.auc_size(0.85, 0.03, 0.2, interval="wald").n == 1340
     res = _json(
         capsys,
         "size",

@@ -462,9 +462,9 @@ def _method_name(method: str, branch: int) -> str:
     return {"logit": "delong-logit", "wald": "delong-wald"}.get(method, method)
 
 
-def _check_method(method: str) -> str:
+def _check_method(method: str, name: str = "method") -> str:
     if method not in AUC_INTERVAL_METHODS:
-        raise ValueError(f"method must be one of {', '.join(AUC_INTERVAL_METHODS)}, got {method!r}")
+        raise ValueError(f"{name} must be one of {', '.join(AUC_INTERVAL_METHODS)}, got {method!r}")
     return method
 
 
@@ -931,7 +931,7 @@ def auc_size(
     """
     if method not in AUC_VARIANCE_METHODS:
         raise ValueError(f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {method!r}")
-    _check_method(interval)
+    _check_method(interval, "interval")
     a = as_probability(auc, "auc")
     h = as_positive(half_width, "half_width")
     if np.any(h >= 1):

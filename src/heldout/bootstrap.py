@@ -559,14 +559,7 @@ def bootstrap_interval(
     if method not in ("bca", "percentile"):
         raise ValueError(f"method must be 'bca' or 'percentile', got {method!r}")
     a_ = _inputs.alpha_value(alpha)
-    if (
-        not isinstance(n_resamples, int | np.integer)
-        or n_resamples < 100
-        or n_resamples > MAX_RESAMPLES
-    ):
-        raise ValueError(
-            f"n_resamples must be a whole number from 100 to {MAX_RESAMPLES}, got {n_resamples!r}"
-        )
+    _check_resamples(n_resamples)
     rng = make_rng(seed)
     if callable(metric):
         theta, boot, low, high, minority = _callable_bootstrap(
@@ -599,6 +592,17 @@ def bootstrap_interval(
         return Estimate(theta, low, high, method=label, n=n, alpha=a_)
     p = _bca_p_value(boot, z0, acc, p_method)
     return Difference(theta, low, high, p_value=p, method=label, n=n, alpha=a_)
+
+
+def _check_resamples(n_resamples) -> None:
+    if (
+        not isinstance(n_resamples, int | np.integer)
+        or n_resamples < 100
+        or n_resamples > MAX_RESAMPLES
+    ):
+        raise ValueError(
+            f"n_resamples must be a whole number from 100 to {MAX_RESAMPLES}, got {n_resamples!r}"
+        )
 
 
 def _z0_from(boot: np.ndarray, theta: float) -> float:
@@ -800,14 +804,7 @@ def cluster_bootstrap_interval(
     if metric not in CLUSTER_METRICS:
         raise ValueError(f"metric must be one of {', '.join(CLUSTER_METRICS)}, got {metric!r}")
     a_ = _inputs.alpha_value(alpha)
-    if (
-        not isinstance(n_resamples, int | np.integer)
-        or n_resamples < 100
-        or n_resamples > MAX_RESAMPLES
-    ):
-        raise ValueError(
-            f"n_resamples must be a whole number from 100 to {MAX_RESAMPLES}, got {n_resamples!r}"
-        )
+    _check_resamples(n_resamples)
     pos = _inputs.binary_labels(y, "y")
     models = [a] if b is None else [a, b]
     names = ["a"] if b is None else ["a", "b"]

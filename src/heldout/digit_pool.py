@@ -44,10 +44,12 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 from heldout import _inputs
 
 __all__ = [
+    "POOL_AUC_METHODS",
     "POOL_MODELS",
     "Pool",
     "pool_auc_coverage",
@@ -55,6 +57,10 @@ __all__ = [
     "pool_predictions",
     "pool_truths",
 ]
+
+#: The AUC intervals of :func:`pool_coverage` (the methods of :func:`heldout.auc.auc_interval`
+#: the book discusses).
+POOL_AUC_METHODS = ("logit", "newcombe", "effective", "auto", "max-variance")
 
 #: The models fitted for the pool experiment, and their settings (part of the cache key).
 POOL_MODELS: dict[str, dict] = {
@@ -79,6 +85,9 @@ class Pool:
         ``"full"`` or ``"quick"``.
     cached : dict
         Whether each model came from the cache.
+    indices : ndarray of int, optional
+        Where each pool digit sits among MNIST's 70,000 (training digits first),
+        the order of :func:`heldout.qmnist.load_writers`.
     """
 
     labels: np.ndarray
@@ -86,6 +95,7 @@ class Pool:
     train_size: int
     profile: str
     cached: dict
+    indices: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.labels.size)
@@ -205,7 +215,7 @@ def pool_predictions(
                 os.replace(tmp, path)
             except OSError:  # a read-only cache only costs time
                 pass
-    return Pool(pool_y, proba, int(y.size), profile, cached)
+    return Pool(pool_y, proba, int(y.size), profile, cached, pool_idx)
 
 
 # --------------------------------------------------------------------------- truths
@@ -279,7 +289,7 @@ def pool_coverage(
         ``truth``, ``coverage``, ``mcse``, ``reps``, ``width`` (mean).
     """
     from heldout._checks import as_probability
-    from heldout.auc import AUC_INTERVAL_METHODS, _difference, _interval_arrays, delong
+    from heldout.auc import _correlation, _interval_arrays, _mover_ends, delong
     from heldout.bootstrap import bootstrap_interval
     from heldout.config import rng as make_rng
     from heldout.fscore import balanced_accuracy_interval, f1_interval, macro_interval
@@ -295,6 +305,7 @@ def pool_coverage(
     bootstrap_reps = min(int(_inputs.count(bootstrap_reps, "bootstrap_reps")), reps)
     alpha = float(as_probability(alpha, "alpha"))
     truths = pool_truths(pool, digit)
+    z_crit = float(special.ndtri(1 - alpha / 2))
     rng = make_rng(seed)
     models = list(pool.proba)
     y_all = pool.labels
@@ -329,7 +340,7 @@ def pool_coverage(
                 hat10 = pred10[m][idx]
                 hat = hat10 == digit
                 t = _binary_table(y, hat)
-                for method in AUC_INTERVAL_METHODS:
+                for method in POOL_AUC_METHODS:
                     low, high, _ = _interval_arrays(
                         d_all.auc[i_m],
                         d_all.cov[i_m, i_m],
@@ -340,7 +351,7 @@ def pool_coverage(
                     )
                     record("auc", m, method, float(low), float(high), truths[("auc", m)])
                 a_hat = float(d_all.auc[i_m])
-                half = float(np.sqrt(a_hat * (1 - a_hat) / test_size)) * 1.959963984540054
+                half = float(np.sqrt(a_hat * (1 - a_hat) / test_size)) * z_crit
                 record("auc", m, "binomial-total", a_hat - half, a_hat + half, truths[("auc", m)])
                 for metric, counts in rate_counts.items():
                     k, n = counts(t)
@@ -400,9 +411,30 @@ def pool_coverage(
                         record(metric, m, "bca", e.low, e.high, truths[(metric, m)])
             a, b = models
             sa, sb = scores[a][idx], scores[b][idx]
-            for method in ("mover", "delong"):
-                d = _difference(d_all, 0, 1, alpha, method)
-                record("auc", "difference", method, d.low, d.high, truths[("auc", "difference")])
+            cov = d_all.cov
+            diff = float(d_all.auc[0] - d_all.auc[1])
+            half = z_crit * math.sqrt(max(cov[0, 0] + cov[1, 1] - 2 * cov[0, 1], 0.0))
+            record(
+                "auc",
+                "difference",
+                "delong",
+                diff - half,
+                diff + half,
+                truths[("auc", "difference")],
+            )
+            low, high = _mover_ends(
+                d_all.auc[0],
+                d_all.auc[1],
+                cov[0, 0],
+                cov[1, 1],
+                _correlation(cov[0, 0], cov[1, 1], cov[0, 1]),
+                d_all.n_positive,
+                d_all.n_negative,
+                alpha,
+            )
+            record(
+                "auc", "difference", "mover", float(low), float(high), truths[("auc", "difference")]
+            )
             ra, rb = pred10[a][idx] == y10, pred10[b][idx] == y10
             lo, hi = _agresti_min(
                 np.count_nonzero(ra & ~rb), np.count_nonzero(~ra & rb), test_size, alpha

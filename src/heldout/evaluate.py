@@ -239,11 +239,24 @@ def _auc(ctx: Context, model: str) -> Estimate:
     return _interval(d.auc[i], d.cov[i, i], d.n_positive, d.n_negative, ctx.alpha, "auto")
 
 
-def _auc_warning(ctx: Context, _) -> str | None:
+def _auc_warning(ctx: Context, model_or_pair) -> str | None:
+    from heldout.auc import SHORTFALL_MIN, shortfall
+
     if ctx.minority < AUC_MIN_CLASS:
         return (
             f"{ctx.minority} items in the smaller class, fewer than {AUC_MIN_CLASS}: only the "
             "wide max-variance interval holds its level here"
+        )
+    if ctx.clusters is None:
+        return None
+    scored = tuple(ctx.scores)
+    d = ctx.delong(scored)
+    names = model_or_pair if isinstance(model_or_pair, tuple) else (model_or_pair,)
+    short = min(float(shortfall(d.auc[scored.index(m)], d.n_positive, d.n_negative)) for m in names)
+    if short < SHORTFALL_MIN:
+        return (
+            f"about {short:.1f} items' worth of misranked pairs, fewer than {SHORTFALL_MIN:g}: "
+            "the cluster bootstrap, like every bootstrap, undercovers with so few"
         )
     return None
 

@@ -618,7 +618,7 @@ def score_truth(score: str, prevalence: float, auc: float, sharpness: float = 1.
 
 def score_coverage(
     score: str,
-    method: str,
+    method: str | tuple,
     n: int,
     prevalence: float,
     auc: float,
@@ -627,12 +627,13 @@ def score_coverage(
     alpha: float = 0.05,
     seed=None,
     n_resamples: int = 999,
-) -> Coverage:
+) -> Coverage | dict:
     """Coverage of an interval for a proper score: ``"gamma"``, ``"t"`` or ``"bca"``.
 
     The methods of :func:`heldout.scores.score_interval`, on test sets of the
     binormal model whose probabilities have ``sharpness`` times the true log-odds
-    (the truth is :func:`score_truth`).
+    (the truth is :func:`score_truth`).  A sequence of methods is computed on the
+    same test sets and returned as a ``dict``.
 
     Examples
     --------
@@ -647,19 +648,25 @@ def score_coverage(
     mu = math.sqrt(2) * special.ndtri(auc)
     logit = math.log(prevalence / (1 - prevalence)) + mu * s - mu * mu / 2
     q = special.expit(sharpness * logit)
-    if method == "bca":
-        return _bootstrap_rows(score, y, q, None, truth, alpha, n_resamples, seed)
-    if method not in ("t", "gamma"):
-        raise ValueError(f"method must be 'gamma', 't' or 'bca', got {method!r}")
+    methods = (method,) if isinstance(method, str) else tuple(method)
+    for m in methods:
+        if m not in ("t", "gamma", "bca"):
+            raise ValueError(f"method must be 'gamma', 't' or 'bca', got {m!r}")
     qc = np.clip(q, 1e-15, 1 - 1e-15)
     if score == "brier":
         loss = (q - y) ** 2
     else:
         loss = -np.where(y, np.log(qc), np.log1p(-qc))
-    compute = _gamma_interval if method == "gamma" else _t_interval
-    _, low, high, _ = compute(loss, alpha, axis=1)
-    hit = (low <= truth) & (truth <= high)
-    return _coverage(hit, high - low, truth, np.ones(y.shape[0], bool), alpha)
+    out = {}
+    for m in methods:
+        if m == "bca":
+            out[m] = _bootstrap_rows(score, y, q, None, truth, alpha, n_resamples, seed)
+            continue
+        compute = _gamma_interval if m == "gamma" else _t_interval
+        _, low, high, _ = compute(loss, alpha, axis=1)
+        hit = (low <= truth) & (truth <= high)
+        out[m] = _coverage(hit, high - low, truth, np.ones(y.shape[0], bool), alpha)
+    return out[methods[0]] if isinstance(method, str) else out
 
 
 # --------------------------------------------------------------------------- bootstrap
