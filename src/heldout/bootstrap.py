@@ -56,11 +56,13 @@ from heldout.estimate import Difference, Estimate
 
 __all__ = [
     "CALLABLE_MAX_N",
+    "CLUSTER_METRICS",
     "METRICS",
     "MIN_COUNT",
     "SmallSampleWarning",
     "bca_interval",
     "bootstrap_interval",
+    "cluster_bootstrap_interval",
 ]
 
 #: Below this many items in a count the metric depends on, the bootstrap warns.

@@ -12,8 +12,7 @@ recall           Clopper-Pearson on actual positives         macro average, delt
 specificity      Clopper-Pearson on actual negatives         macro average, delta (logit)
 npv              Clopper-Pearson on predicted negatives      --
 f1               exact, via the Jaccard index                macro average, delta (logit)
-auc              ``"auto"`` of :func:`heldout.auc.           --
-                 auc_interval` (scores only)
+auc              ``"auto"`` of :mod:`heldout.auc` (scores)   --
 brier, log_loss  effective-count gamma interval (scores)     --
 ===============  ==========================================  ===============================
 
