@@ -117,7 +117,9 @@ def test_mnist_comparison_follows_the_candidates(monkeypatch):
 
 @pytest.mark.slow
 @pytest.mark.mnist
-def test_mnist_engineering_follows_retrain(monkeypatch):
+def test_mnist_engineering_follows_retrain_and_plan_cores(monkeypatch):
     _quick_mnist_cached(monkeypatch)
-    glued = run_with("mnist_engineering", {"retrain": False})
+    values = declared("mnist_engineering")  # retrain = False, plan_cores = 4
+    glued = run_with("mnist_engineering", values)
     assert glued["eng_same_word"] == "was not run"
+    assert glued["eng_plan_cores"] == str(values["plan_cores"])

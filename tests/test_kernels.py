@@ -170,3 +170,25 @@ def test_bad_input():
         kernels.gram_matrix(bad)
     with pytest.raises(ValueError, match="n_rows"):
         kernels.kernel_bytes(-1, 3)
+
+
+def test_threads_give_the_same_matrices():
+    X, y = _digits(300, seed=11)
+    G1 = kernels.gram_matrix(X, block_rows=32)
+    G2 = kernels.gram_matrix(X, block_rows=32, threads=2)
+    np.testing.assert_array_equal(G1, G2)
+    gamma = kernels.svm_gamma(X)
+    for kernel in ("rbf", "poly"):
+        np.testing.assert_array_equal(
+            kernels.kernel_from_gram(G1, kernel, gamma=gamma, block_rows=16, threads=3),
+            kernels.kernel_matrix(X, X, kernel, gamma=gamma),
+        )
+        np.testing.assert_array_equal(
+            kernels.kernel_matrix(X[:70], X, kernel, block_rows=8, threads=2),
+            kernels.kernel_matrix(X[:70], X, kernel),
+        )
+    a = kernels.fit_kernel_svm(X, y, [X[:40]], "rbf", gram=G1, threads=2)
+    b = kernels.fit_kernel_svm(X, y, [X[:40]], "rbf")
+    np.testing.assert_array_equal(a[0][0], b[0][0])
+    with pytest.raises(ValueError, match="threads"):
+        kernels.gram_matrix(X, threads=0)

@@ -575,8 +575,6 @@ SCANNED = (
 KNOWN_RETYPED = {
     ("src/heldout/acceptance.py", "accept-500"),
     ("src/heldout/paired.py", "mnist-acc-cnn_test"),  # a doctest's input accuracy
-    ("src/heldout/models.py", "mnist-fisher-cnn"),  # ARTICLE_COMPARISONS
-    ("src/heldout/models.py", "mnist-fisher-svc"),  # ARTICLE_COMPARISONS
 }
 
 #: Doctest outputs that happen to equal an article's number (computed and checked by

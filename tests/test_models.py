@@ -111,7 +111,15 @@ def test_experiment_is_cached_and_not_refitted(tmp_path, monkeypatch):
     def boom(*args, **kwargs):
         raise AssertionError("refitted although cached")
 
-    for fitter in ("knn_fast", "_linear_svc", "_kernel_svms", "_svc", "_xgboost", "_keras"):
+    for fitter in (
+        "knn_fast",
+        "_linear_svc",
+        "_kernel_svm_job",
+        "_gram_job",
+        "_svc",
+        "_xgboost",
+        "_keras",
+    ):
         monkeypatch.setattr(models, fitter, boom)
     second = models.experiment(400, models=FAST, directory=tmp_path / "kaggle", progress=False)
     assert all(t["cached"] for t in second.timings.values())
@@ -223,6 +231,23 @@ def test_our_way_gives_the_articles_predictions(tmp_path):
             )
     assert ours.info["svc_rbf"]["kernel_matrix"] == "blas"
     assert ours.info["svc_rbf"]["gram"] == "shared"
+    # the plan, and what ran: every job once, the Gram matrix before the kernel SVMs
+    cores = ours.machine.cores
+    ran = {s.job: s for s in ours.ran.slots}
+    assert set(ran) == {"gram", "knn", *(m for m in DETERMINISTIC if not m.startswith("knn"))}
+    assert set(ran) == {s.job for s in ours.plan.slots}
+    assert ran["gram"].end <= min(ran["svc_rbf"].start, ran["svc_poly3"].start)
+    assert ours.ran.idle_core_seconds >= 0 and ours.ran.critical_path
+    for s in ours.ran.slots:
+        assert 1 <= s.threads <= cores
+        if s.job != "gram":
+            model = "knn_8" if s.job == "knn" else s.job
+            assert models.fit_threads(ours, model) == s.threads
+    # one job at a time, each with every CPU it can use
+    spans = sorted((s.start, s.end) for s in alone.ran.slots)
+    assert all(a[1] <= b[0] + 1e-6 for a, b in zip(spans, spans[1:], strict=False))
+    assert alone.info["xgboost"]["threads"] == cores
+    assert alone.info["linear_svc_raw"]["threads"] == 1
     # our way's networks: own process, oneDNN kernels (part of the cache key)
     assert models.model_params("cnn")["tf_kernels"] == "onednn"
     assert "tf_kernels" not in models.model_params("cnn", way="article")
@@ -233,6 +258,26 @@ def test_our_way_gives_the_articles_predictions(tmp_path):
     # the models are not all the same: a wrong split or label order would show
     accs = {m: ours.correct(m).mean() for m in DETERMINISTIC}
     assert max(accs.values()) > 0.5 and len(set(accs.values())) > 2
+
+
+def test_threads_asked_for_are_used_and_recorded(tmp_path):
+    _kaggle_dir(tmp_path / "kaggle", n=400, seed=4)
+    kw = {"directory": tmp_path / "kaggle", "progress": False}
+    one = models.experiment(400, models=["xgboost"], threads={"xgboost": 1}, **kw)
+    assert one.info["xgboost"]["threads"] == 1 and models.fit_threads(one, "xgboost") == 1
+    assert one.plan.threads == {"xgboost": 1}
+    cached = models.experiment(400, models=["xgboost"], **kw)
+    assert cached.plan is None and cached.ran is None  # nothing fitted, nothing planned
+    assert models.fit_threads(cached, "xgboost") == 1  # recorded with the predictions
+    np.testing.assert_array_equal(
+        cached.predictions["xgboost"]["val"], one.predictions["xgboost"]["val"]
+    )
+    with pytest.raises(ValueError, match="threads must map"):
+        models.experiment(400, models=["xgboost"], threads={"svm": 1}, **kw)
+    with pytest.raises(ValueError, match="threads"):
+        models.experiment(400, models=["xgboost"], threads={"xgboost": 0}, **kw)
+    with pytest.raises(ValueError, match="model must be"):
+        models.fit_threads(one, "cnn")
 
 
 def test_kernel_svm_falls_back_to_libsvm_when_memory_is_short(tmp_path, monkeypatch):
@@ -256,8 +301,6 @@ def test_free_memory_is_a_plausible_number():
 
 def test_networks_process_reports_progress_results_and_errors():
     """The networks' own process: epochs and results come back; a failure is an error here."""
-    import threading
-
     pytest.importorskip("tensorflow")
     rng = np.random.default_rng(0)
     X = rng.integers(0, 256, size=(300, 784)).astype(np.uint8)
@@ -266,11 +309,10 @@ def test_networks_process_reports_progress_results_and_errors():
     params = models.model_params("dense_nn", epochs=2)
     bad = {**params, "hidden": -3}
     epochs, done = [], {}
-    stop = threading.Event()
 
     def run(jobs, on_done):
         models._networks_in_process(
-            jobs, X, y, Xv, Xt, 0, 1, lambda name, note: epochs.append(name), on_done, stop
+            jobs, X, y, Xv, Xt, 0, 1, lambda name, note: epochs.append(name), on_done
         )
 
     # the first network trains and reports; the second fails, and so does the call
@@ -282,11 +324,41 @@ def test_networks_process_reports_progress_results_and_errors():
     assert epochs == ["dense_nn", "dense_nn"]
     pv, pt, fit_s, pred_s, _ = done["dense_nn"]
     assert pv.shape == (50,) and pt.shape == (30,) and fit_s > 0
-    # same seed, same single thread: a second process gives the same predictions
+    # same seed, same single thread: a second process gives the same predictions, even
+    # after a speed probe of the same network in that process
     again = {}
-    run([("dense_nn", params)], lambda name, out, wall: again.update({name: out}))
+    run(
+        [("dense_nn_probe", params), ("dense_nn", params)],
+        lambda name, out, wall: again.update({name: out}),
+    )
+    assert 0 < again["dense_nn_probe"] < 10  # seconds per training step
     np.testing.assert_array_equal(again["dense_nn"][0], pv)
     np.testing.assert_array_equal(again["dense_nn"][1], pt)
+
+
+def test_convnet_speed_is_probed_before_its_threads_are_chosen(tmp_path, monkeypatch):
+    pytest.importorskip("tensorflow")
+    _kaggle_dir(tmp_path / "kaggle", n=400, seed=6)
+    kw = {"directory": tmp_path / "kaggle", "progress": False, "cache": False, "epochs": 1}
+    monkeypatch.setattr(models, "_PROBE_CNN_ABOVE", 0.0)  # probe even this small fit
+    probed = models.experiment(400, models=["cnn"], **kw)
+    ran = {s.job: s for s in probed.ran.slots}
+    cores = probed.machine.cores
+    if cores == 1:
+        assert "cnn_probe" not in ran
+        return
+    assert ran["cnn_probe"].end <= ran["cnn"].start + 1e-6
+    assert ran["cnn"].trigger == "cnn_probe"
+    # the estimates now come from the measured speed (the table's would be about 1 s)
+    assert probed.estimates["cnn"][1] > 0
+    # the probe leaves no trace: the same thread count without a probe, same predictions
+    t = models.fit_threads(probed, "cnn")
+    direct = models.experiment(400, models=["cnn"], threads={"cnn": t}, **kw)
+    assert "cnn_probe" not in {s.job for s in direct.ran.slots}
+    for part in ("val", "test"):
+        np.testing.assert_array_equal(
+            direct.predictions["cnn"][part], probed.predictions["cnn"][part]
+        )
 
 
 def test_bad_arguments():

@@ -56,6 +56,21 @@ from heldout._checks import as_count, as_positive
 
 KERNELS = ("rbf", "poly")
 
+#: Bytes of float64 per block when a kernel matrix is made from a Gram matrix.
+BLOCK_BYTES = 2**21
+
+
+def cache_rows(n_cols: int) -> int:
+    """Rows of ``n_cols`` float64 values that make a block of about :data:`BLOCK_BYTES`.
+
+    Examples
+    --------
+    >>> cache_rows(33_600), cache_rows(10)
+    (7, 26214)
+    """
+    n_cols = int(as_count(n_cols, "n_cols", minimum=1))
+    return max(1, BLOCK_BYTES // (8 * n_cols))
+
 
 def svm_gamma(X) -> float:
     """scikit-learn's ``gamma="scale"``: :math:`1 / (p \\cdot \\operatorname{Var}(X))`.
@@ -104,6 +119,7 @@ def kernel_matrix(
     coef0: float = 0.0,
     block_rows: int = 1024,
     out: np.ndarray | None = None,
+    threads: int = 1,
 ) -> np.ndarray:
     """Kernel values between the rows of ``A`` and the rows of ``B``, as libsvm computes them.
 
@@ -132,12 +148,22 @@ def kernel_matrix(
         Rows of ``A`` per matrix product (memory of the temporaries: a few blocks).
     out : ndarray of float64, shape (m, n), optional
         Where to write the result (for example a preallocated matrix).
+    threads : int
+        Blocks computed side by side by this many threads, each with single-threaded
+        BLAS (see :func:`blocks_in_threads`); the values do not depend on it.
 
     Returns
     -------
     ndarray of float64, shape (m, n)
+
+    Examples
+    --------
+    >>> A = [[1, 0], [0, 2]]
+    >>> kernel_matrix(A, A, "poly", gamma=0.5, degree=2).tolist()
+    [[0.25, 0.0], [0.0, 4.0]]
     """
     degree, block_rows = _kernel_args(kernel, degree, block_rows)
+    threads = _threads_arg(threads)
     A = np.asarray(A, dtype=np.float64)
     B = np.asarray(B, dtype=np.float64)
     if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1]:
@@ -160,7 +186,9 @@ def kernel_matrix(
         np.matmul(Ac[rows], Bt, out=blk)
 
     shape = (A.shape[0], B.shape[0])
-    return _fill_kernel(shape, out, block_rows, dots, kernel, gamma, degree, coef0, sq_a, sq_b)
+    return _fill_kernel(
+        shape, out, block_rows, dots, kernel, gamma, degree, coef0, sq_a, sq_b, threads
+    )
 
 
 def _kernel_args(kernel: str, degree, block_rows) -> tuple[int, int]:
@@ -173,21 +201,67 @@ def _kernel_args(kernel: str, degree, block_rows) -> tuple[int, int]:
     )
 
 
-def _fill_kernel(shape, out, block_rows, dots, kernel, gamma, degree, coef0, sq_a, sq_b):
+def _threads_arg(threads) -> int:
+    return int(as_count(threads, "threads", minimum=1))
+
+
+def blocks_in_threads(work, blocks, threads: int = 1) -> None:
+    """Call ``work(block)`` for every block, on ``threads`` threads side by side.
+
+    With more than one thread, BLAS is limited to one thread per call for the
+    duration (through threadpoolctl; the limit is process-wide), so that the threads
+    do not each start a full set of BLAS threads.  numpy releases the interpreter
+    lock in matrix products and in element-wise operations on large arrays, so the
+    blocks do run in parallel.  The blocks must write to disjoint memory; the results
+    are then the same whatever the thread count.  Blocks are handed out in the order
+    given, so list the expensive ones first.
+
+    Examples
+    --------
+    >>> out = np.zeros(6)
+    >>> def work(i):
+    ...     out[i] = i * i
+    >>> blocks_in_threads(work, range(6), threads=2)
+    >>> out.tolist()
+    [0.0, 1.0, 4.0, 9.0, 16.0, 25.0]
+    """
+    threads = _threads_arg(threads)
+    blocks = list(blocks)
+    if threads == 1 or len(blocks) <= 1:
+        for b in blocks:
+            work(b)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_limits
+
+    with (
+        threadpool_limits(limits=1, user_api="blas"),
+        ThreadPoolExecutor(max_workers=threads, thread_name_prefix="heldout-block") as pool,
+    ):
+        for fut in [pool.submit(work, b) for b in blocks]:
+            fut.result()
+
+
+def _fill_kernel(shape, out, block_rows, dots, kernel, gamma, degree, coef0, sq_a, sq_b, threads=1):
     """Fill ``out`` (allocated when None) ``block_rows`` rows at a time.
 
     ``dots(rows, blk)`` writes the dot products of those rows into ``blk``; the kernel
-    is then applied to the block in place, while it is fresh in the cache.
+    is then applied to the block in place, while it is fresh in the cache.  Blocks go
+    to ``threads`` threads (:func:`blocks_in_threads`).
     """
     if out is None:
         out = np.empty(shape)
     elif out.shape != shape or out.dtype != np.float64 or not out.flags.c_contiguous:
         raise ValueError(f"out must be a C-contiguous float64 array of shape {shape}")
-    for start in range(0, shape[0], block_rows):
+
+    def work(start):
         rows = slice(start, min(start + block_rows, shape[0]))
         blk = out[rows]
         dots(rows, blk)
         _apply_kernel(blk, kernel, gamma, degree, coef0, sq_a, sq_b, rows)
+
+    blocks_in_threads(work, range(0, shape[0], block_rows), threads)
     return out
 
 
@@ -224,17 +298,24 @@ def gram_bytes(X) -> int:
     return X.shape[0] ** 2 * _gram_dtype(X).itemsize
 
 
-def gram_matrix(X, *, block_rows: int = 1024) -> np.ndarray:
-    """All dot products :math:`G = X X^\top` of the rows of ``X``, exact for integer data.
+def gram_matrix(X, *, block_rows: int = 1024, threads: int = 1) -> np.ndarray:
+    """All dot products :math:`G = X X^\\top` of the rows of ``X``, exact for integer data.
 
     Computed in blocks of rows from the upper triangle only (half the work of the full
     product), the lower triangle copied across.  Integer data whose dot products fit
     in 31 bits (MNIST: at most :math:`784 \\cdot 255^2`) is stored as int32, half the
     memory of float64; every entry is exact.  Other data: int64 or float64.
+    ``threads`` threads compute the blocks side by side (:func:`blocks_in_threads`);
+    the matrix does not depend on it.
 
     Returns
     -------
     ndarray, shape (n, n)
+
+    Examples
+    --------
+    >>> gram_matrix([[1, 2], [3, 4], [0, 1]]).tolist()
+    [[5, 11, 2], [11, 25, 4], [2, 4, 1]]
     """
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] == 0:
@@ -242,15 +323,24 @@ def gram_matrix(X, *, block_rows: int = 1024) -> np.ndarray:
     if not np.all(np.isfinite(X)):
         raise ValueError("X must hold finite numbers (no NaN or infinity)")
     block_rows = int(as_count(block_rows, "block_rows", minimum=1))
+    threads = _threads_arg(threads)
     n = X.shape[0]
     cols = np.flatnonzero(X.any(axis=0))
     Xc = np.ascontiguousarray(X[:, cols])
     XcT = np.ascontiguousarray(Xc.T)  # a separate copy: gemm, never syrk
     G = np.empty((n, n), dtype=_gram_dtype(X))
-    for r0 in range(0, n, block_rows):
+    starts = range(0, n, block_rows)  # the first blocks hold the most work
+
+    def upper(r0):
         r1 = min(r0 + block_rows, n)
         G[r0:r1, r0:] = Xc[r0:r1] @ XcT[:, r0:]  # exact integers: the cast loses nothing
+
+    def lower(r0):
+        r1 = min(r0 + block_rows, n)
         G[r0:r1, :r0] = G[:r0, r0:r1].T
+
+    blocks_in_threads(upper, starts, threads)
+    blocks_in_threads(lower, reversed(starts), threads)
     return G
 
 
@@ -261,25 +351,42 @@ def kernel_from_gram(
     gamma: float,
     degree: int = 3,
     coef0: float = 0.0,
-    block_rows: int = 1024,
+    block_rows: int | None = None,
     out: np.ndarray | None = None,
+    threads: int = 1,
 ) -> np.ndarray:
     """The square kernel matrix of a training set from its Gram matrix (:func:`gram_matrix`).
 
     Same values as ``kernel_matrix(X, X, ...)``: the squared norms are the diagonal
-    of ``G``.  One Gram matrix serves several kernels.
+    of ``G``.  One Gram matrix serves several kernels; ``threads`` as in
+    :func:`kernel_matrix`.  The default ``block_rows`` keeps a block at about
+    :data:`BLOCK_BYTES` of float64, so that the few element-wise passes of the kernel
+    run in the processor's cache rather than in memory (several times faster for the
+    polynomial kernel on MNIST than blocks of 1,024 rows).
+
+    Examples
+    --------
+    >>> X = [[1, 0], [0, 2]]
+    >>> bool(np.array_equal(kernel_from_gram(gram_matrix(X), "rbf", gamma=0.5),
+    ...                     kernel_matrix(X, X, "rbf", gamma=0.5)))
+    True
     """
-    degree, block_rows = _kernel_args(kernel, degree, block_rows)
     G = np.asarray(G)
     if G.ndim != 2 or G.shape[0] != G.shape[1]:
         raise ValueError(f"G must be a square matrix, got shape {G.shape}")
+    if block_rows is None:
+        block_rows = cache_rows(G.shape[1])
+    degree, block_rows = _kernel_args(kernel, degree, block_rows)
+    threads = _threads_arg(threads)
     gamma = float(as_positive(gamma, "gamma"))
     sq = np.diagonal(G).astype(np.float64)
 
     def dots(rows, blk):
         blk[...] = G[rows]
 
-    return _fill_kernel(G.shape, out, block_rows, dots, kernel, gamma, degree, coef0, sq, sq)
+    return _fill_kernel(
+        G.shape, out, block_rows, dots, kernel, gamma, degree, coef0, sq, sq, threads
+    )
 
 
 def fit_kernel_svm(
@@ -290,8 +397,9 @@ def fit_kernel_svm(
     *,
     degree: int = 3,
     C: float = 1.0,
-    block_rows: int = 1024,
+    block_rows: int | None = None,
     gram: np.ndarray | None = None,
+    threads: int = 1,
 ):
     """Fit ``SVC(kernel=kernel, gamma="scale")`` through a precomputed kernel matrix.
 
@@ -313,10 +421,14 @@ def fit_kernel_svm(
         Degree of the polynomial kernel.
     C : float
         Regularisation (scikit-learn's default 1.0).
-    block_rows : int
-        Passed to :func:`kernel_matrix`.
+    block_rows : int, optional
+        Rows per block of the kernel matrices (default: 1,024 where they come from a
+        matrix product, and :func:`cache_rows` where they come from ``gram``).
     gram : ndarray, optional
         :func:`gram_matrix` of ``X``, to share one Gram matrix between several kernels.
+    threads : int
+        Threads for the kernel matrices (:func:`kernel_matrix`); libsvm's solver and
+        its predictions run on one thread whatever this is.
 
     Returns
     -------
@@ -336,16 +448,17 @@ def fit_kernel_svm(
             f"X must be 2-d and y hold one label per row, got shapes {X.shape} and {y.shape}"
         )
     gamma = svm_gamma(X)
-    kw = {"gamma": gamma, "degree": degree, "block_rows": block_rows}
+    kw = {"gamma": gamma, "degree": degree, "threads": threads}
+    rows = 1024 if block_rows is None else block_rows  # matrix products: big blocks
     t0 = time.perf_counter()
     if gram is None:
-        K = kernel_matrix(X, X, kernel, **kw)
+        K = kernel_matrix(X, X, kernel, block_rows=rows, **kw)
     else:
         if np.shape(gram) != (X.shape[0], X.shape[0]):
             raise ValueError(
                 f"gram must have shape {(X.shape[0], X.shape[0])}, got {np.shape(gram)}"
             )
-        K = kernel_from_gram(gram, kernel, **kw)
+        K = kernel_from_gram(gram, kernel, block_rows=block_rows, **kw)
     model = SVC(kernel="precomputed", C=C).fit(K, y)
     del K
     t1 = time.perf_counter()
@@ -354,7 +467,7 @@ def fit_kernel_svm(
     for A in predict_sets:
         A = np.asarray(A, dtype=np.float64)
         full = np.zeros((A.shape[0], X.shape[0]))
-        full[:, sv] = kernel_matrix(A, X[sv], kernel, **kw)
+        full[:, sv] = kernel_matrix(A, X[sv], kernel, block_rows=rows, **kw)
         preds.append(model.predict(full))
         del full
     return preds, t1 - t0, time.perf_counter() - t1, int(sv.size)

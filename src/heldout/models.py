@@ -37,14 +37,23 @@ Doing the work once ("our way"; ``way="article"`` runs everything as the article
   predictions are identical;
 * k-nearest neighbours: one neighbour query with k = 8, from which the votes of every
   k <= 8 are read (:func:`knn_votes`), instead of six fits and six queries;
-* the models run in two lanes side by side, each library on one thread: the networks
-  in one lane, the linear SVMs, kernel SVMs, XGBoost and the neighbours in the other
-  (a thread that waits for a descheduled sibling wastes its core, so two
-  single-threaded lanes beat one lane of two-threaded fits).  The networks train in a
-  process of their own, because TensorFlow fixes its thread pools and its CPU kernels
-  per process; there they use TensorFlow's oneDNN kernels (its default on x86 Linux,
+* the fits run side by side as *jobs* (each model, the neighbour query, the shared
+  Gram matrix), planned when the experiment starts from what the machine is: its
+  cores, its free memory, whether its CPU has AVX-512, and estimated job costs
+  (:mod:`heldout.mnist_costs`); the plan (:mod:`heldout.schedule`) starts the longest
+  jobs first, gives each job a thread count, never leaves a core idle while a job
+  could start, and is made again whenever a job ends.  Each library gets exactly
+  the threads its job was given (threadpoolctl for BLAS, one thread per call, with
+  parallel blocks for the kernel matrices; OpenMP limited per thread for the
+  neighbour search; XGBoost's ``nthread``).  The networks train in worker processes
+  of their own, because TensorFlow fixes its thread pools and its CPU kernels per
+  process; there they use TensorFlow's oneDNN kernels (its default on x86 Linux,
   which the book's Makefile turns off elsewhere only because of a start-up notice),
-  about twice as fast for the convnet on our CPU;
+  about twice as fast for the convnet on the reference CPU.  A dense network's
+  thread count is the one the plan of the whole experiment gives it on this kind of
+  machine, whichever models are fitted, since its predictions depend on it; the
+  convnet, when its fit is long, first has its training speed measured in its worker
+  and gets the thread count that this measurement makes best;
 * every fitted model's predictions are cached on disk (:class:`PredictionCache`), keyed
   by the data, the model, its parameters, the profile and the library versions.
 
@@ -63,16 +72,19 @@ predictions in our runs.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import math
 import os
 import sys
 import threading
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -101,10 +113,11 @@ ARTICLE_RESULTS: dict[str, dict] = {
 }
 
 #: The article's two Fisher-test p-values (its ``compare_models`` helper, alternative
-#: "less", on the validation set), which it reads as "probability model 1 is better".
+#: "less", on the validation set), which it reads as "probability model 1 is better";
+#: read from the ledger's data file (rows ``mnist-fisher-svc`` and ``mnist-fisher-cnn``).
 ARTICLE_COMPARISONS: dict[tuple[str, str], float] = {
-    ("svc_rbf", "svc_poly3"): 9.16e-01,
-    ("svc_rbf", "cnn"): 9.52e-05,
+    ("svc_rbf", "svc_poly3"): article_value("mnist-fisher-svc"),
+    ("svc_rbf", "cnn"): article_value("mnist-fisher-cnn"),
 }
 
 #: Order of the models in tables.
@@ -415,63 +428,60 @@ def _svc(X, y, Xv, Xt, params):
 
 def _free_memory() -> int | None:
     """Bytes of memory the system can still give (Linux ``MemAvailable``), or None if unknown."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
+    from heldout.mnist_costs import available_memory
+
+    free = available_memory()
+    return None if free is None else int(free)
 
 
-#: Memory left free beside the training kernel matrix (the networks' process and the
-#: rest of the experiment run at the same time).
-_KERNEL_HEADROOM = 3 * 2**30
+#: Memory a kernel SVM leaves free beside its kernel matrix when it starts (other
+#: processes may have taken memory since the plan was made).
+_KERNEL_HEADROOM = 2**29
 
 
-def _kernel_svms(X, y, Xv, Xt, jobs, params_of, finish, stop):
-    """The kernel SVMs through BLAS-built kernel matrices, sharing one Gram matrix.
+def _gram_job(X, threads, store):
+    """The kernel SVMs' shared Gram matrix, kept in ``store`` for them (if it still fits)."""
+    from heldout.kernels import gram_bytes, gram_matrix, kernel_bytes
 
-    With room for the Gram matrix (int32 for pixels: 4.5 GB at full size) beside one
-    kernel matrix (9 GB), the dot products are computed once for both kernels (the
-    time goes to the first SVM); with room for a kernel matrix only, each SVM computes
-    its own; with less, libsvm computes its kernel itself (slow, same predictions).
-    """
-    from heldout.kernels import fit_kernel_svm, gram_bytes, gram_matrix, kernel_bytes
-
+    n = X.shape[0]
     free = _free_memory() or 0
+    if free < gram_bytes(X) + kernel_bytes(n, n) + _KERNEL_HEADROOM:
+        store["gram_note"] = "own (not enough free memory for the Gram matrix)"
+        return
+    t0 = time.perf_counter()
+    store["gram"] = gram_matrix(X, threads=threads)
+    store["gram_s"] = time.perf_counter() - t0
+
+
+def _kernel_svm_job(X, y, Xv, Xt, params, threads, mode, store):
+    """One kernel SVM through a BLAS-built kernel matrix, or libsvm's own kernel.
+
+    ``mode`` is the plan's (:func:`heldout.mnist_costs.kernel_mode`); the free memory
+    is checked again when the job starts, and with too little for the kernel matrix
+    libsvm computes the kernel itself (slow, same predictions).  The time of a shared
+    Gram matrix is charged to the first SVM that uses it.
+    """
+    from heldout.kernels import fit_kernel_svm, kernel_bytes
+
     n = len(y)
-    fits = free >= kernel_bytes(n, n) + _KERNEL_HEADROOM
-    share = fits and len(jobs) > 1 and free >= kernel_bytes(n, n) + gram_bytes(X) + _KERNEL_HEADROOM
-    gram, gram_s = None, 0.0
-    for job in jobs:
-        if stop.is_set():
-            return
-        t0 = time.perf_counter()
-        params = params_of(job)
-        if not fits:
-            pv, pt, fit_s, pred_s, _ = _svc(X, y, Xv, Xt, {**params, "cache_size": 1024})
-            info = {"kernel_matrix": "libsvm (not enough free memory)"}
-        else:
-            if share and gram is None:
-                gram = gram_matrix(X)
-                gram_s = time.perf_counter() - t0
-            kernel = "rbf" if params["kernel"] == "rbf" else "poly"
-            (pv, pt), fit_s, pred_s, n_sv = fit_kernel_svm(
-                X, y, [Xv, Xt], kernel, degree=params.get("degree", 3), gram=gram
-            )
-            fit_s += gram_s  # the shared Gram matrix is charged to the first SVM
-            info = {
-                "kernel_matrix": "blas",
-                "gram": "shared" if share else "own",
-                "support_vectors": n_sv,
-            }
-            gram_s = 0.0
-        finish(job, (pv, pt, fit_s, pred_s, info), time.perf_counter() - t0)
+    gram = store.get("gram") if mode == "shared" else None
+    free = _free_memory() or 0
+    if mode == "libsvm" or free < kernel_bytes(n, n) + _KERNEL_HEADROOM:
+        pv, pt, fit_s, pred_s, _ = _svc(X, y, Xv, Xt, {**params, "cache_size": 1024})
+        why = "plan" if mode == "libsvm" else "not enough free memory"
+        return pv, pt, fit_s, pred_s, {"kernel_matrix": f"libsvm ({why})", "threads": 1}
+    gram_s = store.pop("gram_s", 0.0) if gram is not None else 0.0
+    kernel = "rbf" if params["kernel"] == "rbf" else "poly"
+    (pv, pt), fit_s, pred_s, n_sv = fit_kernel_svm(
+        X, y, [Xv, Xt], kernel, degree=params.get("degree", 3), gram=gram, threads=threads
+    )
+    info = {
+        "kernel_matrix": "blas",
+        "gram": "shared" if gram is not None else store.get("gram_note", "own"),
+        "support_vectors": n_sv,
+        "threads": threads,
+    }
+    return pv, pt, fit_s + gram_s, pred_s, info
 
 
 class _EpochBar:
@@ -488,14 +498,11 @@ class _EpochBar:
         return _CB()
 
 
-def _keras(name, X, y, Xv, Xt, params, seed, progress, on_epoch=None):
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    import tensorflow as tf
+def _network_model(name, params):
+    """The compiled Keras model of network ``name`` (the article's architectures)."""
     from tensorflow import keras
     from tensorflow.keras import layers
 
-    tf.keras.utils.set_random_seed(seed)
-    s = 1 / 255 if params["pixels"] == "scaled" else 1.0
     if name == "cnn":
         model = keras.Sequential(
             [
@@ -519,6 +526,46 @@ def _keras(name, X, y, Xv, Xt, params, seed, progress, on_epoch=None):
             ]
         )
     model.compile(loss="sparse_categorical_crossentropy", optimizer="adam", metrics=["accuracy"])
+    return model
+
+
+#: Training steps timed by :func:`_probe_network` (after two untimed ones).
+PROBE_STEPS = 8
+
+
+def _probe_network(name, X, y, params, steps: int = PROBE_STEPS) -> float:
+    """Seconds per training step of network ``name`` here, on a throwaway model.
+
+    Trains a fresh model of the same architecture on the first batches of the data:
+    two steps to build and warm up the graph, then ``steps`` timed steps.  The session
+    is cleared afterwards; the real fit seeds everything again, so the probe leaves
+    no trace in its predictions (checked in the tests).
+    """
+    from tensorflow import keras
+
+    model = _network_model(name, params)
+    b = params["batch_size"]
+    s = 1 / 255 if params["pixels"] == "scaled" else 1.0
+    idx = np.arange(b * (steps + 2)) % len(y)
+    Xb = np.asarray(X[idx], np.float32) * s
+    yb = np.asarray(y)[idx]
+    for i in range(steps + 2):
+        if i == 2:
+            t0 = time.perf_counter()
+        model.train_on_batch(Xb[i * b : (i + 1) * b], yb[i * b : (i + 1) * b])
+    seconds = (time.perf_counter() - t0) / steps
+    keras.backend.clear_session()
+    return seconds
+
+
+def _keras(name, X, y, Xv, Xt, params, seed, progress, on_epoch=None):
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import tensorflow as tf
+    from tensorflow import keras
+
+    tf.keras.utils.set_random_seed(seed)
+    s = 1 / 255 if params["pixels"] == "scaled" else 1.0
+    model = _network_model(name, params)
     bar = _Progress(
         total=params["epochs"],
         desc=f"  {name} epochs",
@@ -553,7 +600,7 @@ def _keras(name, X, y, Xv, Xt, params, seed, progress, on_epoch=None):
 
 
 # --------------------------------------------------------------------------- networks, own process
-#: Training order of the networks (one after the other: Keras seeds are global).
+#: The networks (each trains in a process of TensorFlow's own).
 _NETWORKS = ("dense_nn", "dense_nn_scaled", "cnn")
 
 
@@ -580,11 +627,14 @@ def _import_tensorflow_quietly(onednn: bool):
     return tf
 
 
-def _network_process(queue, jobs, X, y, Xv, Xt, seed, threads):
-    """Body of the process that trains the networks; reports through ``queue``.
+def _network_worker(tasks, results, X, y, Xv, Xt, seed, threads):
+    """Body of a process that trains networks with ``threads`` TensorFlow threads.
 
-    Messages: ``("epoch", name, note)``, ``("done", name, output, wall_seconds)``,
-    ``("error", name, traceback_text)``.
+    Takes ``(name, params)`` from ``tasks`` until it reads None; reports through
+    ``results``: ``("epoch", name, note)``, ``("done", name, output, wall_seconds)``,
+    ``("error", name, traceback_text)``.  A name ending in ``_probe`` (``cnn_probe``)
+    times training steps of that network (:func:`_probe_network`) instead, and its
+    output is the seconds per step.
     """
     import traceback
 
@@ -593,8 +643,13 @@ def _network_process(queue, jobs, X, y, Xv, Xt, seed, threads):
         tf = _import_tensorflow_quietly(onednn=True)
         tf.config.threading.set_intra_op_parallelism_threads(threads)
         tf.config.threading.set_inter_op_parallelism_threads(threads)
-        for name, params in jobs:
+        while (task := tasks.get()) is not None:
+            name, params = task
             t0 = time.perf_counter()
+            if name.endswith("_probe"):
+                step = _probe_network(name.removesuffix("_probe"), X, y, params)
+                results.put(("done", name, step, time.perf_counter() - t0))
+                continue
             out = _keras(
                 name,
                 X,
@@ -604,63 +659,119 @@ def _network_process(queue, jobs, X, y, Xv, Xt, seed, threads):
                 params,
                 seed,
                 False,
-                on_epoch=lambda job, note: queue.put(("epoch", job, note)),
+                on_epoch=lambda job, note: results.put(("epoch", job, note)),
             )
-            queue.put(("done", name, out, time.perf_counter() - t0))
+            results.put(("done", name, out, time.perf_counter() - t0))
     except BaseException:  # report everything, even an interrupt, then end
-        queue.put(("error", name, traceback.format_exc()))
+        results.put(("error", name, traceback.format_exc()))
 
 
-def _networks_in_process(jobs, X, y, Xv, Xt, seed, threads, on_epoch, on_done, stop):
-    """Train the networks in a fresh Python process with ``threads`` TensorFlow threads.
+class _NetworkWorker:
+    """A fresh Python process that trains networks with ``threads`` TensorFlow threads.
 
     TensorFlow fixes its thread pools and its choice of CPU kernels at start-up, for
-    the whole process.  A process of its own lets the networks use one thread while
-    the other lane keeps the second core busy, and use TensorFlow's oneDNN kernels
-    (its default on x86 Linux; about twice as fast for the convnet here, but noisy at
-    start-up, so the book's Makefile turns them off in its own processes), without
-    touching the caller's TensorFlow (``way="article"`` in the same process keeps its
-    settings).  ``on_epoch(name, note)`` and ``on_done(name, output,
-    wall)`` are called in this thread as the reports arrive.
+    the whole process.  A process of its own gives a network the thread count the plan
+    chose while the other cores fit other models, and TensorFlow's oneDNN kernels (its
+    default on x86 Linux; about twice as fast for the convnet on the reference
+    machine, but noisy at start-up, so the book's Makefile turns them off in its own
+    processes), without touching the caller's TensorFlow (``way="article"`` in the
+    same process keeps its settings).  Its reports go to ``events`` (a
+    ``queue.Queue``) as ``("epoch", name, note)``, ``("done", name, output, wall)``
+    and ``("error", name, text)``; a worker trains one network at a time.
     """
-    import multiprocessing
+
+    def __init__(self, threads, X, y, Xv, Xt, seed, events):
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")
+        self.threads = threads
+        self.job: str | None = None
+        self.closing = False
+        self.events = events
+        self.tasks = ctx.Queue()
+        self.results = ctx.Queue()
+        self.proc = ctx.Process(
+            target=_network_worker,
+            args=(self.tasks, self.results, X, y, Xv, Xt, seed, threads),
+            name=f"heldout-networks-{threads}",
+            daemon=True,
+        )
+        self.proc.start()
+        self.pump = threading.Thread(target=self._pump, name="heldout-pump", daemon=True)
+        self.pump.start()
+
+    @property
+    def idle(self) -> bool:
+        return self.job is None and self.proc.is_alive()
+
+    def submit(self, name: str, params: dict) -> None:
+        self.job = name
+        self.tasks.put((name, params))
+
+    def _pump(self):
+        import queue as queue_mod
+
+        while True:
+            try:
+                msg = self.results.get(timeout=0.5)
+            except queue_mod.Empty:
+                if not self.proc.is_alive():
+                    if self.job is not None and not self.closing:
+                        self.events.put(
+                            (
+                                "error",
+                                self.job,
+                                RuntimeError(
+                                    "the process training the networks ended (exit code "
+                                    f"{self.proc.exitcode}) before {self.job} finished"
+                                ),
+                            )
+                        )
+                    return
+                continue
+            if msg[0] == "error":
+                err = RuntimeError(f"training {msg[1]} failed in its own process:\n{msg[2]}")
+                self.events.put(("error", self.job or msg[1], err))
+                return
+            if msg[0] == "done":
+                self.job = None
+            self.events.put(msg)
+
+    def close(self) -> None:
+        """Stop the process (at once if it is still training)."""
+        self.closing = True
+        if self.proc.is_alive() and self.job is None:
+            self.tasks.put(None)
+            self.proc.join(timeout=30)
+        if self.proc.is_alive():
+            self.proc.terminate()
+            self.proc.join()
+
+
+def _networks_in_process(jobs, X, y, Xv, Xt, seed, threads, on_epoch, on_done):
+    """Train ``jobs`` (``(name, params)`` pairs) one after the other in one worker process.
+
+    ``on_epoch(name, note)`` and ``on_done(name, output, wall)`` are called in this
+    thread as the reports arrive; a failure raises ``RuntimeError`` here.
+    """
     import queue as queue_mod
 
-    ctx = multiprocessing.get_context("spawn")
-    queue = ctx.Queue()
-    proc = ctx.Process(
-        target=_network_process,
-        args=(queue, jobs, X, y, Xv, Xt, seed, threads),
-        name="heldout-networks",
-        daemon=True,
-    )
-    proc.start()
-    pending = [name for name, _ in jobs]
+    events: queue_mod.Queue = queue_mod.Queue()
+    worker = _NetworkWorker(threads, X, y, Xv, Xt, seed, events)
     try:
-        while pending:
-            if stop.is_set():
-                raise RuntimeError("stopped: another model of the experiment failed")
-            try:
-                msg = queue.get(timeout=1.0)
-            except queue_mod.Empty:
-                if not proc.is_alive() and queue.empty():
-                    raise RuntimeError(
-                        f"the process training the networks ended (exit code {proc.exitcode}) "
-                        f"before {', '.join(pending)} finished"
-                    ) from None
-                continue
-            if msg[0] == "epoch":
-                on_epoch(msg[1], msg[2])
-            elif msg[0] == "done":
-                pending.remove(msg[1])
-                on_done(msg[1], msg[2], msg[3])
-            else:
-                raise RuntimeError(f"training {msg[1]} failed in its own process:\n{msg[2]}")
-        proc.join(timeout=60)
+        for name, params in jobs:
+            worker.submit(name, params)
+            while True:
+                msg = events.get()
+                if msg[0] == "epoch":
+                    on_epoch(msg[1], msg[2])
+                elif msg[0] == "done":
+                    on_done(msg[1], msg[2], msg[3])
+                    break
+                else:
+                    raise msg[2]
     finally:
-        if proc.is_alive():
-            proc.terminate()
-            proc.join()
+        worker.close()
 
 
 def _omp_threads() -> int:
@@ -836,6 +947,17 @@ class Experiment:
     wall_s : float
         Wall time of this call (small when everything came from the cache).
     profile, way, n, epochs, data_digest : the settings used.
+    fresh_wall_s : dict
+        Wall time of each job fitted by this call (not read from the cache).
+    plan, ran : heldout.schedule.Plan or None
+        ``way="fast"`` with something to fit: the plan made at the start (estimated
+        times) and the plan of what ran (measured start and end of each job, from the
+        start of the fitting); None otherwise.
+    machine : heldout.mnist_costs.Machine or None
+        What the plan knew of the machine.
+    estimates : dict or None
+        Estimated seconds of each job for each thread count, as the last plan had them
+        (the convnet's from its measured training speed when it was probed).
     """
 
     split: Split
@@ -852,6 +974,10 @@ class Experiment:
     data_digest: str
     source: str = ""
     fresh_wall_s: dict = field(default_factory=dict)
+    plan: Any = None
+    ran: Any = None
+    machine: Any = None
+    estimates: Any = None
 
     def correct(self, model: str, part: str = "val") -> np.ndarray:
         """Boolean vector: which items of ``part`` ("val", "test" or "baseline") ``model`` got right."""
@@ -863,27 +989,20 @@ class Experiment:
         return np.asarray(self.predictions[model][part]) == truth
 
 
-#: Groups of jobs for ``way="fast"``, longest first (each group runs in one lane, its jobs
-#: one after the other).
-_GROUP_ORDER = ("networks", "liblinear", "kernel_svm", "xgboost", "knn")
-
-
-def _group_of(job: str) -> str:
-    if job in _NETWORKS:
-        return "networks"  # Keras' seed is global: one network at a time
-    if job.startswith("linear_svc"):
-        return "liblinear"  # liblinear draws from one global random generator
-    if job in ("svc_rbf", "svc_poly3"):
-        return "kernel_svm"  # one 9 GB kernel matrix at a time
-    return job
-
-
 def lanes_and_threads(n_jobs: int | None = None) -> tuple[int, int]:
-    """Lanes of ``way="fast"`` and the threads each library gets in them.
+    """The old fixed rule for ``way="fast"``: lanes side by side and threads per library.
 
     ``n_jobs`` lanes (default: 2, or 1 on a one-CPU machine), each library limited to
-    ``cpu_count // lanes`` threads (at least 1).  The networks' results depend on
-    their thread count, so this is also how to know which count a cached fit used.
+    ``cpu_count // lanes`` threads (at least 1).  The experiment now plans its jobs at
+    run time (:func:`experiment`); this rule still gives the threads of fits cached
+    before thread counts were recorded (see :func:`fit_threads`), and, on two cores,
+    the networks' threads in the default plan.
+
+    Examples
+    --------
+    >>> lanes, threads = lanes_and_threads(1)
+    >>> lanes == 1 and threads >= 1
+    True
     """
     from heldout._checks import as_count
 
@@ -892,77 +1011,233 @@ def lanes_and_threads(n_jobs: int | None = None) -> tuple[int, int]:
     return lanes, max(1, cpus // lanes)
 
 
-def _run_lanes(todo, n_jobs, X, y, Xv, Xt, params_of, seed, finish, epoch_note):
-    """Our way: the jobs in ``lanes`` lanes side by side, each library on its share of the CPUs.
+def fit_threads(exp: Experiment, model: str) -> int:
+    """The thread count ``model``'s fit in ``exp`` used (recorded with its predictions).
 
-    The jobs fall into groups (:data:`_GROUP_ORDER`) that run one after the other in
-    a lane; with two lanes on two CPUs, every library gets one thread (BLAS through
-    threadpoolctl, XGBoost's ``nthread``, the neighbour search's ``n_jobs``, and
-    TensorFlow in a process of its own), so that no thread waits for another that the
-    system has descheduled.  The longest group (the networks) starts first and the
-    other lane works through the rest.
+    Fits cached before thread counts were recorded used the old two-lane rule
+    (:func:`lanes_and_threads`).  A network's predictions depend on it: pass it as
+    ``threads={model: fit_threads(exp, model)}`` to :func:`experiment` to refit it
+    the same way.
     """
-    from concurrent.futures import ThreadPoolExecutor, as_completed
+    if model not in exp.predictions:
+        raise ValueError(f"model must be one of the experiment's models, got {model!r}")
+    return int(exp.info.get(model, {}).get("threads", lanes_and_threads()[1]))
+
+
+#: Estimated work (core-seconds on the reference machine) above which the experiment
+#: measures the machine's speed before planning; below it the plan uses speed 1.
+_PROBE_ABOVE = 60.0
+
+#: Estimated seconds (reference machine) of the convnet on one thread above which its
+#: training speed is measured (:func:`_probe_network`) before its threads are chosen;
+#: below it the convnet gets the threads of the whole experiment's plan.
+_PROBE_CNN_ABOVE = 30.0
+
+
+def _plan_jobs(todo, n_train, n_scored, epochs, n_jobs, threads, memory=None):
+    """The machine, the jobs, the thread counts that are not to be searched, and the plan.
+
+    Networks keep the threads of the whole experiment's plan
+    (:func:`heldout.mnist_costs.network_threads`); ``n_jobs=1`` runs one job at a
+    time with every CPU; ``threads`` (job name to count) overrides both.
+    """
+    from heldout import mnist_costs, schedule
+
+    free = _free_memory() if memory is None else memory
+    budget = math.inf if free is None else max(float(free) - mnist_costs.MARGIN, float(2**28))
+    machine = mnist_costs.this_machine(memory=budget)
+    jobs = mnist_costs.mnist_jobs(todo, n_train, n_scored, epochs, machine)
+    work = sum(min(t * s for t, s in j.seconds.items()) for j in jobs)
+    if work > _PROBE_ABOVE:
+        machine = mnist_costs.this_machine(memory=budget, speed=None)
+        jobs = mnist_costs.mnist_jobs(todo, n_train, n_scored, epochs, machine)
+    by_name = {j.name: j for j in jobs}
+    fixed: dict[str, int] = {}
+    nets = mnist_costs.network_threads(n_train, n_scored, epochs, machine)
+    fixed.update({n: t for n, t in nets.items() if n in by_name})
+    if n_jobs == 1:
+        fixed = {j.name: max(j.seconds) for j in jobs}
+    for name, t in (threads or {}).items():
+        job = "knn" if name.startswith("knn_") else name
+        if job in by_name:
+            fixed[job] = min(int(t), max(by_name[job].seconds))
+    # the convnet's cost varies most between machines: measure it before choosing its
+    # threads, when the fit is long enough for the choice to matter
+    if (
+        "cnn" in by_name
+        and machine.cores > 1
+        and n_jobs != 1
+        and "cnn" not in (threads or {})
+        and by_name["cnn"].seconds[1] >= _PROBE_CNN_ABOVE * machine.speed
+    ):
+        probe = mnist_costs.probe_job("cnn", machine, by_name["cnn"].memory)
+        jobs = [
+            dataclasses.replace(j, after=(probe.name,)) if j.name == "cnn" else j for j in jobs
+        ] + [probe]
+        fixed.pop("cnn", None)
+        fixed[probe.name] = 1
+    max_running = None if n_jobs is None else int(n_jobs)
+    first = schedule.plan(
+        jobs,
+        machine.cores,
+        machine.memory,
+        max_running=max_running,
+        fixed_threads=fixed,
+        tolerance=mnist_costs.PLAN_TOLERANCE,
+    )
+    return machine, jobs, fixed, max_running, first
+
+
+def _run_planned(todo, n_jobs, threads, X, y, Xv, Xt, params_of, seed, epochs, finish, epoch_note):
+    """Our way: the jobs planned at run time (:mod:`heldout.schedule`), replanned as they end.
+
+    Each job runs with the thread count the plan gives it: in a thread of this process
+    for scikit-learn, liblinear, libsvm, XGBoost and the BLAS-built kernels (BLAS on
+    one thread per call, parallel blocks for the kernel matrices, OpenMP limited per
+    thread for the neighbour search, ``nthread`` for XGBoost), or in a worker process
+    of its own thread count for the networks.  Whenever a job ends the remaining jobs
+    are planned again from the estimates and what runs, and every job the new plan
+    starts now is started.  The convnet, when long enough, first has its training
+    speed measured in a worker (job ``cnn_probe``), and its estimates are replaced by
+    that measurement before its threads are chosen.  Returns the first plan, the plan
+    of what ran, the machine, and the estimates as the last plan had them.
+    """
+    import queue as queue_mod
 
     from threadpoolctl import threadpool_limits
 
-    groups: dict[str, list[str]] = {}
-    for job in todo:
-        groups.setdefault(_group_of(job), []).append(job)
-    order = [g for g in _GROUP_ORDER if g in groups]
-    if not order:
-        return
-    # The thread count depends on the lanes asked for, not on how many groups are left
-    # to fit: a network refitted alone gets the threads it had, and so the same result.
-    lanes, threads = lanes_and_threads(n_jobs)
-    stop = threading.Event()
+    from heldout import mnist_costs, schedule
 
-    def run_group(group):
-        jobs = groups[group]
-        if group == "kernel_svm":
-            _kernel_svms(X, y, Xv, Xt, jobs, params_of, finish, stop)
-            return
-        if group == "networks":
-            _networks_in_process(
-                [(j, params_of(j)) for j in jobs],
-                X,
-                y,
-                Xv,
-                Xt,
-                seed,
-                threads,
-                epoch_note,
-                finish,
-                stop,
-            )
-            return
-        for job in jobs:
-            if stop.is_set():
-                return
-            t0 = time.perf_counter()
-            p = params_of(job)
-            if group == "liblinear":
-                out = _linear_svc(X, y, Xv, Xt, p)
-            elif group == "xgboost":
-                out = _xgboost(X, y, Xv, Xt, p, nthread=threads)
-            else:
-                out = (*knn_fast(X, y, Xv, Xt, p["ks"], n_jobs=threads), {})
-            finish(job, out, time.perf_counter() - t0)
+    n_scored = len(Xv) + len(Xt)
+    machine, jobs, fixed, max_running, first = _plan_jobs(
+        todo, len(y), n_scored, epochs, n_jobs, threads
+    )
+    by_name = {j.name: j for j in jobs}
+    mode = "shared" if "gram" in by_name else None
+    if mode is None and any(j in by_name for j in ("svc_rbf", "svc_poly3")):
+        svc = by_name.get("svc_rbf") or by_name["svc_poly3"]
+        mode = "libsvm" if max(svc.seconds) == 1 else "own"
+    store: dict = {}
+    events: queue_mod.Queue = queue_mod.Queue()
+    workers: list[_NetworkWorker] = []
+    running: dict[str, schedule.Slot] = {}
+    ran: dict[str, schedule.Slot] = {}
+    done: set[str] = set()
+    failure: BaseException | None = None
+    trigger: str | None = None
+    t0 = time.perf_counter()
 
-    with threadpool_limits(limits=threads, user_api="blas"):
-        if lanes == 1:
-            for group in order:
-                run_group(group)
+    def body(name, t):
+        if name == "gram":
+            _gram_job(X, t, store)
+            return None
+        p = params_of(name)
+        if name.startswith("linear_svc"):
+            out = _linear_svc(X, y, Xv, Xt, p)
+            return (*out[:4], {**out[4], "threads": 1})
+        if name in ("svc_rbf", "svc_poly3"):
+            return _kernel_svm_job(X, y, Xv, Xt, p, t, mode, store)
+        if name == "xgboost":
+            return (*_xgboost(X, y, Xv, Xt, p, nthread=t)[:4], {"threads": t})
+        with threadpool_limits(limits=t, user_api="openmp"):  # this thread only
+            return (*knn_fast(X, y, Xv, Xt, p["ks"], n_jobs=t), {"threads": t})
+
+    def in_thread(name, t):
+        start = time.perf_counter()
+        try:
+            out = body(name, t)
+        except BaseException as exc:  # reported to the planning loop, raised there
+            events.put(("error", name, exc))
             return
-        workers = min(lanes, len(order))
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="heldout-lane") as pool:
-            futures = [pool.submit(run_group, g) for g in order]
-            try:
-                for fut in as_completed(futures):
-                    fut.result()  # the first lane to fail raises here
-            except BaseException:
-                stop.set()  # the other lane stops after its current model
-                raise
+        events.put(("done", name, out, time.perf_counter() - start))
+
+    def launch(name, t):
+        net = name.removesuffix("_probe")
+        if net in _NETWORKS:
+            worker = next((w for w in workers if w.idle and w.threads == t), None)
+            if worker is None:
+                worker = _NetworkWorker(t, X, y, Xv, Xt, seed, events)
+                workers.append(worker)
+            worker.submit(name, params_of(net))
+        else:
+            threading.Thread(
+                target=in_thread, args=(name, t), name=f"heldout-{name}", daemon=True
+            ).start()
+
+    replan = True  # plan again only when a job has ended
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):
+            while True:
+                now = time.perf_counter() - t0
+                waiting = [n for n in by_name if n not in done and n not in running]
+                if replan and failure is None and waiting:
+                    started = {  # a job past its estimate is expected to end soon, not now
+                        n: schedule.Slot(n, s.threads, s.start, max(s.end, now + 1.0), s.trigger)
+                        for n, s in running.items()
+                    }
+                    p = schedule.plan(
+                        [by_name[n] for n in by_name if n not in done],
+                        machine.cores,
+                        machine.memory,
+                        max_running=max_running,
+                        fixed_threads=fixed,
+                        started=started,
+                        done=done,
+                        now=now,
+                        tolerance=mnist_costs.PLAN_TOLERANCE,
+                    )
+                    for s in p.slots:
+                        if s.job not in running and s.start <= now + 1e-6:
+                            launch(s.job, s.threads)
+                            end = now + by_name[s.job].seconds[s.threads]
+                            running[s.job] = schedule.Slot(s.job, s.threads, now, end, trigger)
+                    replan = False
+                if not running:
+                    break
+                try:
+                    msg = events.get(timeout=1.0)
+                except queue_mod.Empty:
+                    continue
+                if msg[0] == "epoch":
+                    epoch_note(msg[1], msg[2])
+                    continue
+                name = msg[1]
+                slot = running.pop(name)
+                ran[name] = schedule.Slot(
+                    name, slot.threads, slot.start, time.perf_counter() - t0, slot.trigger
+                )
+                done.add(name)
+                trigger = name
+                replan = True
+                if msg[0] == "error":
+                    failure = failure or msg[2]
+                elif name == "cnn_probe":  # the convnet's estimates, measured here
+                    have = {w.threads for w in workers if w.idle}
+                    seconds = mnist_costs.probed_seconds(
+                        "cnn",
+                        msg[2],
+                        len(y),
+                        n_scored,
+                        epochs,
+                        machine,
+                        startup=[t for t in by_name["cnn"].seconds if t not in have],
+                        batch_size=params_of("cnn")["batch_size"],
+                    )
+                    by_name["cnn"] = dataclasses.replace(by_name["cnn"], seconds=seconds)
+                elif name != "gram":
+                    out = msg[2]
+                    if name in _NETWORKS:
+                        out = (*out[:4], {**out[4], "threads": slot.threads})
+                    finish(name, out, msg[3])
+                if all(n in done for n in ("svc_rbf", "svc_poly3") if n in by_name):
+                    store.pop("gram", None)  # free the shared Gram matrix
+    finally:
+        for w in workers:
+            w.close()
+    if failure is not None:
+        raise failure
+    ran_plan = schedule.plan_of(list(ran.values()), machine.cores, origin=0.0)
+    return first, ran_plan, machine, {j: by_name[j].seconds for j in by_name}
 
 
 def default_size() -> tuple[int, int]:
@@ -981,6 +1256,7 @@ def experiment(
     directory: str | os.PathLike | None = None,
     cache: bool | PredictionCache = True,
     n_jobs: int | None = None,
+    threads: Mapping[str, int] | None = None,
     seed: int | None = None,
     progress: bool = True,
 ) -> Experiment:
@@ -1004,10 +1280,14 @@ def experiment(
     cache : bool or PredictionCache
         Reuse and store predictions (default under ``$HELDOUT_CACHE_DIR``).
     n_jobs : int, optional
-        Lanes of ``way="fast"``: groups of models fitted side by side, each library
-        limited to its share of the CPUs (default: 2, or 1 on a one-CPU machine;
-        1 fits everything in this process, one model after the other, each with
-        every CPU).  Ignored with ``way="article"``.
+        At most this many jobs side by side in ``way="fast"`` (default: as the plan
+        decides, at most one per core).  1 fits one model after the other, each with
+        every CPU.  Ignored with ``way="article"``.
+    threads : mapping of str to int, optional
+        Thread counts for some models in ``way="fast"`` (``{"dense_nn": 1}``), for
+        example to refit a network as it was fitted (:func:`fit_threads`).  The others
+        get the plan's counts; networks keep those of the whole experiment's plan
+        (:func:`heldout.mnist_costs.network_threads`).
     seed : int, optional
         Seed of the networks (default :data:`heldout.config.SEED`).
     progress : bool
@@ -1028,6 +1308,11 @@ def experiment(
     unknown = [m for m in models if m not in MODEL_NAMES]
     if unknown:
         raise ValueError(f"models must be names from {', '.join(MODEL_NAMES)}; unknown: {unknown}")
+    threads = dict(threads or {})
+    for name, t in threads.items():
+        if name not in MODEL_NAMES:
+            raise ValueError(f"threads must map names from {', '.join(MODEL_NAMES)}; got {name!r}")
+        threads[name] = int(as_count(t, f"threads[{name!r}]", minimum=1))
     if way not in ("fast", "article"):
         raise ValueError(f"way must be 'fast' or 'article', got {way!r}")
     seed = SEED if seed is None else seed
@@ -1071,6 +1356,7 @@ def experiment(
     if len(todo) < len(ordered):
         bar.line(f"{len(ordered) - len(todo)} of {len(ordered)} fits read from the cache")
     fresh_wall: dict[str, float] = {}
+    first = ran = machine = estimates = None
 
     lock = threading.Lock()
     last_line = [time.perf_counter()]
@@ -1121,8 +1407,10 @@ def experiment(
                 else:
                     out = _keras(job, X, y, Xv, Xt, p, seed, progress)
                 finish(job, out, time.perf_counter() - t0)
-        else:
-            _run_lanes(todo, n_jobs, X, y, Xv, Xt, params_of, seed, finish, epoch_note)
+        elif todo:
+            first, ran, machine, estimates = _run_planned(
+                todo, n_jobs, threads, X, y, Xv, Xt, params_of, seed, epochs, finish, epoch_note
+            )
     finally:
         bar.close()
 
@@ -1166,6 +1454,10 @@ def experiment(
         data_digest=digest,
         source=digits.source,
         fresh_wall_s=fresh_wall,
+        plan=first,
+        ran=ran,
+        machine=machine,
+        estimates=estimates,
     )
 
 
