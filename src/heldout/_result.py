@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Result", "extra"]
+__all__ = ["Interval", "Result", "extra"]
 
 
 def extra(default: Any = None, **kwargs):
@@ -68,3 +68,21 @@ def _plain(value):
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     return value
+
+
+@dataclass(frozen=True)
+class Interval(Result):
+    """A two-sided interval ``(low, high)`` (unpacks as ``low, high``).
+
+    >>> low, high = Interval(0.2, 0.4)
+    >>> Interval(0.2, 0.4).width
+    0.2
+    """
+
+    low: Any
+    high: Any
+
+    @property
+    def width(self):
+        """``high - low``."""
+        return self.high - self.low
