@@ -49,6 +49,19 @@ class Result:
         return len(self._unpacked())
 
     def __getitem__(self, index):
+        if isinstance(index, str):  # the dicts these objects replaced were read by key
+            import warnings
+
+            warnings.warn(
+                f"{type(self).__name__}[{index!r}] is deprecated (results are objects, not "
+                f"dicts): use .{index}",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            try:
+                return getattr(self, index)
+            except AttributeError:
+                raise KeyError(index) from None
         return self._unpacked()[index]
 
     def to_dict(self) -> dict[str, Any]:

@@ -118,6 +118,48 @@ def probability(text: str) -> float:
     return value
 
 
+def alpha_option(
+    parser: argparse.ArgumentParser,
+    *,
+    default: float = 0.05,
+    old: Sequence[str] = (),
+    level: bool = False,
+    help: str = "error probability in (0, 1): an interval has confidence 1 - alpha",
+) -> None:
+    """Add ``--alpha`` (the one name of the error probability) and hidden old spellings.
+
+    ``old`` are earlier names of the same number (``--delta``, ``--epsilon``), accepted
+    silently; ``level=True`` also accepts the old ``--level`` (a confidence, read as
+    ``alpha = 1 - level``).  :func:`main` resolves them into ``args.alpha`` before the
+    calculator runs; giving two of them is a usage error.
+    """
+    parser.add_argument(
+        "--alpha", type=real, default=None, help=f"{help} (default {default:g})"
+    )
+    for flag in old:
+        parser.add_argument(
+            flag, dest=f"_old_{flag.lstrip('-')}", type=real, default=None, help=argparse.SUPPRESS
+        )
+    if level:
+        parser.add_argument("--level", dest="_old_level", type=real, default=None, help=argparse.SUPPRESS)
+    parser.set_defaults(_alpha_default=default)
+
+
+def _resolve_alpha(args: argparse.Namespace) -> None:
+    given = {"--alpha": args.alpha} if args.alpha is not None else {}
+    for key, value in vars(args).items():
+        if key.startswith("_old_") and value is not None:
+            flag = "--" + key[len("_old_") :]
+            if flag == "--level":
+                if not 0.0 < value < 1.0:
+                    raise UsageError(f"--level must be strictly between 0 and 1, got {value:g}")
+                value = 1.0 - value
+            given[flag] = value
+    if len(given) > 1:
+        raise UsageError(f"give the error probability once: {' and '.join(sorted(given))} were given")
+    args.alpha = next(iter(given.values()), args._alpha_default)
+
+
 class _NotFinite(ValueError):
     """A calculator produced a number that is not finite (refused, never printed as null)."""
 
@@ -215,6 +257,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             args._size_parser.error("choose what to size, for example 'heldout size hoeffding'")
         parser.error("choose a command, for example 'heldout bound --help'")
     try:
+        if hasattr(args, "_alpha_default"):
+            _resolve_alpha(args)
         with warnings.catch_warnings():
             # numerical warnings (overflow in a far tail, ...) never reach the terminal:
             # a result that matters is checked below, and a refusal is one line

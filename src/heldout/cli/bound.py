@@ -34,7 +34,7 @@ def _run(args: argparse.Namespace) -> dict:
     as_probability(delta, "--delta")
     as_probability(args.level, "--level")
     exact = b.exact_upper(k, m, delta)
-    low, high = b.interval(k, m, level=args.level, method=args.method)
+    low, high = b.interval(k, m, alpha=1.0 - args.level, method=args.method)
     result = {
         "errors": k,
         "n": m,

@@ -53,7 +53,7 @@ def _run_predictions(args: argparse.Namespace) -> dict:
     names, correct = pred.names, pred.correct
     n = correct.shape[0]
     right = correct.sum(axis=0)
-    low, high = interval(right, n, level=level, method="clopper-pearson")
+    low, high = interval(right, n, alpha=1.0 - level, method="clopper-pearson")
     pairs = all_pairs(correct, alpha=1.0 - level, method="holm")
     chosen = best_set(correct, alpha=alpha)
     pbest = prob_best_paired(correct)

@@ -78,7 +78,7 @@ def fixed_interval_miss(
         rows = max(1, _CELLS // k)
         for start in range(0, r, rows):
             counts = np.cumsum(gen.binomial(b, p, size=(min(rows, r - start), k)), axis=1)
-            low, high = interval(counts, ns, 1 - a, "clopper-pearson")
+            low, high = interval(counts, ns, alpha=a, method="clopper-pearson")
             ever[start : start + rows] = np.logical_or.accumulate((low > p) | (high < p), axis=1)
         return ever.mean(axis=0)
     batch_pmf = stats.binom.pmf(np.arange(b + 1), b, p)
@@ -86,7 +86,7 @@ def fixed_interval_miss(
     missed = np.empty(k)
     for j, n in enumerate(ns):
         alive = np.convolve(alive, batch_pmf)
-        low, high = interval(np.arange(n + 1), n, 1 - a, "clopper-pearson")
+        low, high = interval(np.arange(n + 1), n, alpha=a, method="clopper-pearson")
         alive = np.where((low > p) | (high < p), 0.0, alive)
         missed[j] = 1.0 - alive.sum()
     return missed
