@@ -33,8 +33,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from heldout import _beta
-from heldout._deprecate import level_to_alpha, renamed
-from heldout._result import Interval
 from heldout._checks import (
     as_choice,
     as_count,
@@ -46,6 +44,8 @@ from heldout._checks import (
     check_work,
     scalar_or_array,
 )
+from heldout._deprecate import level_to_alpha, renamed
+from heldout._result import Interval
 
 #: Return type of the public functions: a Python float for scalar input, else an array.
 FloatOrArray = float | np.ndarray

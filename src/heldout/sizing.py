@@ -34,8 +34,6 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from heldout import _beta
-from heldout._deprecate import renamed
-from heldout._result import Interval, Result, extra
 from heldout._checks import (
     _arr,
     as_choice,
@@ -49,6 +47,8 @@ from heldout._checks import (
     scalar_or_array,
     show,
 )
+from heldout._deprecate import renamed
+from heldout._result import Interval, Result, extra
 
 __all__ = [
     "hoeffding_bound",

@@ -133,15 +133,15 @@ def alpha_option(
     ``alpha = 1 - level``).  :func:`main` resolves them into ``args.alpha`` before the
     calculator runs; giving two of them is a usage error.
     """
-    parser.add_argument(
-        "--alpha", type=real, default=None, help=f"{help} (default {default:g})"
-    )
+    parser.add_argument("--alpha", type=real, default=None, help=f"{help} (default {default:g})")
     for flag in old:
         parser.add_argument(
             flag, dest=f"_old_{flag.lstrip('-')}", type=real, default=None, help=argparse.SUPPRESS
         )
     if level:
-        parser.add_argument("--level", dest="_old_level", type=real, default=None, help=argparse.SUPPRESS)
+        parser.add_argument(
+            "--level", dest="_old_level", type=real, default=None, help=argparse.SUPPRESS
+        )
     parser.set_defaults(_alpha_default=default)
 
 
@@ -156,7 +156,9 @@ def _resolve_alpha(args: argparse.Namespace) -> None:
                 value = 1.0 - value
             given[flag] = value
     if len(given) > 1:
-        raise UsageError(f"give the error probability once: {' and '.join(sorted(given))} were given")
+        raise UsageError(
+            f"give the error probability once: {' and '.join(sorted(given))} were given"
+        )
     args.alpha = next(iter(given.values()), args._alpha_default)
 
 
