@@ -173,7 +173,9 @@ def test_exact_size_by_brute_force(p0, d, alpha):
     first, stable, ok = _brute_exact_sizes(p0, d, alpha, upto)
     assert A.exact_margin_size(float(p0), float(d), alpha, rule="first") == first
     assert A.exact_margin_size(float(p0), float(d), alpha) == stable
-    assert A.exact_margin_size(float(p0), float(d), alpha, rule="both") == A.MarginSizes(first, stable)
+    assert A.exact_margin_size(float(p0), float(d), alpha, rule="both") == A.MarginSizes(
+        first, stable
+    )
     assert ok[stable - 1 :].all()
 
 
@@ -464,15 +466,23 @@ def test_old_names_warn_and_agree_with_the_new_ones():
     with pytest.warns(DeprecationWarning, match="exact_size is deprecated"):
         assert A.exact_size(0.95, 0.02, 0.05, rule="first") == 260
     with pytest.warns(DeprecationWarning, match="'test' is deprecated"):
-        assert A.critical_count(500, 0.8, 0.01, test="normal") == A.critical_count(500, 0.8, 0.01, method="normal")
+        assert A.critical_count(500, 0.8, 0.01, test="normal") == A.critical_count(
+            500, 0.8, 0.01, method="normal"
+        )
     with pytest.warns(DeprecationWarning, match="prior_a and prior_b are deprecated"):
         old = A.posterior_above(90, 100, 0.85, prior_a=0.5, prior_b=0.5)
     assert old == A.posterior_above(90, 100, 0.85, prior="jeffreys")
     with pytest.warns(DeprecationWarning, match="deprecated"):
-        assert A.posterior_above(90, 100, 0.85, 2, 3) == A.posterior_above(90, 100, 0.85, prior=(2, 3))
+        assert A.posterior_above(90, 100, 0.85, 2, 3) == A.posterior_above(
+            90, 100, 0.85, prior=(2, 3)
+        )
     # the posterior probability is the Beta tail: scipy as the reference
-    assert A.posterior_above(90, 100, 0.85, prior=(2, 3)) == pytest.approx(stats.beta.sf(0.85, 92, 13), rel=1e-12)
+    assert A.posterior_above(90, 100, 0.85, prior=(2, 3)) == pytest.approx(
+        stats.beta.sf(0.85, 92, 13), rel=1e-12
+    )
     # the sizing module's normal_size is a different quantity and keeps its name
     from heldout.sizing import normal_size
 
-    assert normal_size(0.95 * 0.05, 0.02, 0.05) == math.ceil(1.959963984540054**2 * 0.95 * 0.05 / 0.02**2)
+    assert normal_size(0.95 * 0.05, 0.02, 0.05) == math.ceil(
+        1.959963984540054**2 * 0.95 * 0.05 / 0.02**2
+    )

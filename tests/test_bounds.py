@@ -561,7 +561,9 @@ def _score_root_mp(x, n, z, upper):
     return float((lo + hi) / 2)
 
 
-@pytest.mark.parametrize(("k", "m"), [(0, 10), (1, 10), (38, 100), (99, 100), (100, 100), (7, 10**9)])
+@pytest.mark.parametrize(
+    ("k", "m"), [(0, 10), (1, 10), (38, 100), (99, 100), (100, 100), (7, 10**9)]
+)
 @pytest.mark.parametrize("alpha", [0.05, 0.2])
 def test_continuity_corrected_score_bounds_match_mpmath(k, m, alpha):
     mp.mp.dps = 40
@@ -586,12 +588,12 @@ def test_continuity_corrected_wilson_matches_newcombes_formula():
     z = 1.959963984540054
     for k, m in [(81, 263), (15, 148), (0, 20), (1, 29), (29, 29)]:
         p = k / m
-        low = (2 * m * p + z**2 - 1 - z * math.sqrt(z**2 - 2 - 1 / m + 4 * p * (m * (1 - p) + 1))) / (
-            2 * (m + z**2)
-        )
-        high = (2 * m * p + z**2 + 1 + z * math.sqrt(z**2 + 2 - 1 / m + 4 * p * (m * (1 - p) - 1))) / (
-            2 * (m + z**2)
-        )
+        low = (
+            2 * m * p + z**2 - 1 - z * math.sqrt(z**2 - 2 - 1 / m + 4 * p * (m * (1 - p) + 1))
+        ) / (2 * (m + z**2))
+        high = (
+            2 * m * p + z**2 + 1 + z * math.sqrt(z**2 + 2 - 1 / m + 4 * p * (m * (1 - p) - 1))
+        ) / (2 * (m + z**2))
         got = b.interval(k, m, method="wilson-cc")
         assert got.low == pytest.approx(0.0 if k == 0 else low, abs=1e-12)
         assert got.high == pytest.approx(1.0 if k == m else high, abs=1e-12)
@@ -617,7 +619,9 @@ def test_old_names_of_the_bounds_still_work_with_a_warning():
         old = b.interval(38, 100, 0.9, "wilson")
     assert tuple(old) == tuple(b.interval(38, 100, alpha=0.1, method="wilson"))
     with pytest.warns(DeprecationWarning, match="'level' is deprecated"):
-        assert b.clopper_pearson(38, 100, level=0.9).high == b.clopper_pearson(38, 100, alpha=0.1).high
+        assert (
+            b.clopper_pearson(38, 100, level=0.9).high == b.clopper_pearson(38, 100, alpha=0.1).high
+        )
     with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="^level"):
         b.interval(38, 100, level=1.5)
     with pytest.raises(ValueError, match="both delta"):

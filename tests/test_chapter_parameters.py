@@ -83,7 +83,9 @@ def test_beta_posterior_follows_the_counts():
     assert p < 0.05
     assert glued["fisher_two"] == f"{p:.4f}"
     assert glued["fisher_word"] == "significant"
-    assert glued["post_a"] == "171" and glued["post_b"] == "31"  # uniform prior: Beta(k + 1, n - k + 1)
+    assert (
+        glued["post_a"] == "171" and glued["post_b"] == "31"
+    )  # uniform prior: Beta(k + 1, n - k + 1)
 
 
 @pytest.mark.slow

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from scipy import stats
 from chapter_runs import run_with
+from scipy import stats
 
 from heldout.chapter import sci
 

@@ -208,11 +208,46 @@ class _NoRaise:
 
 
 def test_old_option_names_still_work(capsys):
-    new = _json(capsys, "size", "hoeffding", "--range", "14", "--tolerance", "0.1", "--alpha", "0.01", "--json")
-    old = _json(capsys, "size", "hoeffding", "--range", "14", "--tolerance", "0.1", "--epsilon", "0.01", "--json")
+    new = _json(
+        capsys,
+        "size",
+        "hoeffding",
+        "--range",
+        "14",
+        "--tolerance",
+        "0.1",
+        "--alpha",
+        "0.01",
+        "--json",
+    )
+    old = _json(
+        capsys,
+        "size",
+        "hoeffding",
+        "--range",
+        "14",
+        "--tolerance",
+        "0.1",
+        "--epsilon",
+        "0.01",
+        "--json",
+    )
     assert new == old and new["alpha"] == 0.01
     default = _json(capsys, "size", "hoeffding", "--range", "14", "--tolerance", "0.1", "--json")
     assert default["alpha"] == 0.05 and default["n"] == 36152
-    code = main(["size", "hoeffding", "--range", "14", "--tolerance", "0.1", "--alpha", "0.1", "--epsilon", "0.1"])
+    code = main(
+        [
+            "size",
+            "hoeffding",
+            "--range",
+            "14",
+            "--tolerance",
+            "0.1",
+            "--alpha",
+            "0.1",
+            "--epsilon",
+            "0.1",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "--alpha and --epsilon" in err

@@ -123,7 +123,9 @@ def test_old_posterior_names_warn_and_agree():
         old = P.credible_interval(62, 100, 0.9, kind="hpd")
     assert tuple(old) == tuple(P.credible_interval(62, 100, alpha=0.1, method="hpd"))
     with pytest.warns(DeprecationWarning, match="'level' is deprecated"):
-        assert P.equal_tailed(3.0, 5.0, level=0.8).low == pytest.approx(P.equal_tailed(3.0, 5.0, alpha=0.2).low)
+        assert P.equal_tailed(3.0, 5.0, level=0.8).low == pytest.approx(
+            P.equal_tailed(3.0, 5.0, alpha=0.2).low
+        )
     post = P.BetaPosterior.from_counts(62, 100)
     with pytest.warns(DeprecationWarning, match="positional argument"):
         old = post.interval(0.95, "hpd")

@@ -468,7 +468,9 @@ def test_old_sizing_names_warn_and_still_work():
     with pytest.warns(DeprecationWarning, match="'epsilon' is deprecated"):
         assert hoeffding_size(14, 0.1, epsilon=0.05) == 36152
     with pytest.warns(DeprecationWarning, match="'stable' is deprecated"):
-        assert binomial_size(0.2, 0.1, 0.3, stable=False) == binomial_size(0.2, 0.1, 0.3, rule="first")
+        assert binomial_size(0.2, 0.1, 0.3, stable=False) == binomial_size(
+            0.2, 0.1, 0.3, rule="first"
+        )
     with pytest.warns(DeprecationWarning, match="'n_rep' is deprecated"):
         sim = simulate_deviation([0, 1], 10, 0.1, n_rep=20, seed=1)
     with pytest.warns(DeprecationWarning, match="use .probability"):

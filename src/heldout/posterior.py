@@ -25,8 +25,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from heldout import _beta
-from heldout._deprecate import level_to_alpha, renamed
-from heldout._result import Interval, Result
 from heldout._checks import (
     as_choice,
     as_count,
@@ -38,6 +36,8 @@ from heldout._checks import (
     scalar_or_array,
     show,
 )
+from heldout._deprecate import level_to_alpha, renamed
+from heldout._result import Interval, Result
 
 # Most (a, b) pairs hpd() solves one by one.
 _HPD_LIMIT = 100_000
