@@ -432,12 +432,12 @@ def article_rows(
     labels : ndarray of uint8, shape (n,)
     """
     from heldout._checks import as_count
-    from heldout.config import SEED
+    from heldout.config import rng
 
     n = int(as_count(n, "n", minimum=1))
     if n > len(digits):
         raise ValueError(f"n must be at most the {len(digits)} digits available, got {n}")
     if digits.kind == "kaggle":
         return digits.images[:n], digits.labels[:n]
-    order = np.random.default_rng(SEED if seed is None else seed).permutation(len(digits))[:n]
+    order = rng(seed).permutation(len(digits))[:n]
     return digits.images[order], digits.labels[order]

@@ -265,6 +265,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             # numerical warnings (overflow in a far tail, ...) never reach the terminal:
             # a result that matters is checked below, and a refusal is one line
             warnings.simplefilter("ignore")
+            if os.environ.get("HELDOUT_DEPRECATIONS") == "error":  # the test suite sets it
+                warnings.filterwarnings("error", category=DeprecationWarning, module=r"heldout\.")
             result = _plain(func(args))
     except (ValueError, UsageError) as exc:
         _error(str(exc))
