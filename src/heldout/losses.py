@@ -97,8 +97,8 @@ def collared_deviance(
 
     Examples
     --------
-    >>> [round(v, 4) for v in collared_deviance([1, 1, 0], [0.9, 0.001, 0.2])]  # the collar caps the second
-    [np.float64(0.304), np.float64(13.2877), np.float64(0.6439)]
+    >>> collared_deviance([1, 1, 0], [0.9, 0.001, 0.2]).round(4).tolist()  # the collar caps the second
+    [0.304, 13.2877, 0.6439]
     """
     log = _log_function(base)
     y = _check_labels(y)
