@@ -508,9 +508,7 @@ def prob_best(correct, n, prior="uniform"):
     return np.clip(total, 0.0, 1.0)
 
 
-def prob_best_mc(
-    correct, n, prior="uniform", *, draws: int = 100_000, seed=None
-) -> MonteCarlo:
+def prob_best_mc(correct, n, prior="uniform", *, draws: int = 100_000, seed=None) -> MonteCarlo:
     """Simulation estimate of :func:`prob_best` with standard errors (independent posteriors).
 
     Draws ``draws`` accuracy vectors from the independent posteriors and

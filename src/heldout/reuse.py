@@ -736,9 +736,7 @@ def queries_supported(n, tolerance: float, alpha: float = 0.05, method: str = "n
 
         steps = [eps * f for f in np.linspace(0.025, 0.975, 40)]
     else:
-        raise ValueError(
-            f"method must be 'naive', 'ladder' or 'non-adaptive', got {show(method)}"
-        )
+        raise ValueError(f"method must be 'naive', 'ladder' or 'non-adaptive', got {show(method)}")
     best = 0
     for s in steps:
         if bound(1, s) > eps:
