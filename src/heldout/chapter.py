@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from heldout._result import Result
+
 __all__ = [
     "count",
     "num",
@@ -56,6 +58,11 @@ def num(value: float, digits: int = 4) -> str:
     """Fixed-point text with ``digits`` decimals: ``num(0.466753) == '0.4668'``.
 
     Minus signs are Unicode minus signs, so they do not break across lines.
+
+    Examples
+    --------
+    >>> num(0.466753), num(0.466753, 2)
+    ('0.4668', '0.47')
     """
     x = _finite(value)
     if math.isinf(x):
@@ -66,7 +73,13 @@ def num(value: float, digits: int = 4) -> str:
 
 def sig(value: float, digits: int = 3) -> str:
     """Text with ``digits`` significant digits, without scientific notation for
-    ordinary sizes: ``sig(0.0012345) == '0.00123'``, ``sig(36152.4) == '36,200'``."""
+    ordinary sizes: ``sig(0.0012345) == '0.00123'``, ``sig(36152.4) == '36,200'``.
+
+    Examples
+    --------
+    >>> sig(0.000123456), sig(12345.678)
+    ('0.000123', '12,300')
+    """
     x = _finite(value)
     if x == 0:
         return "0"
@@ -82,7 +95,13 @@ def sig(value: float, digits: int = 3) -> str:
 
 
 def sci(value: float, digits: int = 2) -> str:
-    """Scientific notation as typeset-free text: ``sci(1.06e-6) == '1.06 × 10⁻⁶'``."""
+    """Scientific notation as typeset-free text: ``sci(1.06e-6) == '1.06 × 10⁻⁶'``.
+
+    Examples
+    --------
+    >>> sci(1.06e-6)
+    '1.06 × 10⁻⁶'
+    """
     x = _finite(value)
     if x == 0:
         return "0"
@@ -92,7 +111,13 @@ def sci(value: float, digits: int = 2) -> str:
 
 
 def count(value: float) -> str:
-    """A whole number with thousands separators: ``count(36152) == '36,152'``."""
+    """A whole number with thousands separators: ``count(36152) == '36,152'``.
+
+    Examples
+    --------
+    >>> count(36152)
+    '36,152'
+    """
     x = _finite(value)
     if x != round(x):
         raise ValueError(f"count() formats whole numbers, got {value!r}")
@@ -100,7 +125,13 @@ def count(value: float) -> str:
 
 
 def pct(value: float, digits: int = 1) -> str:
-    """A proportion as per cent: ``pct(0.1634) == '16.3 %'``."""
+    """A proportion as per cent: ``pct(0.1634) == '16.3 %'``.
+
+    Examples
+    --------
+    >>> pct(0.1634), pct(0.1634, 0)
+    ('16.3 %', '16 %')
+    """
     x = _finite(value) * 100
     return f"{num(x, digits)}{_PCT_SPACE}%"
 
@@ -157,6 +188,13 @@ def publish(name: str, value: Any, fmt: str | Callable[[Any], str] | None = None
     ------
     ValueError
         If ``value`` is NaN: a page must never print NaN.
+
+    Examples
+    --------
+    >>> publish('k_hoeffding', 36152)  # outside a book build the text is returned only
+    '36,152'
+    >>> publish('share', 0.1634, 'pct:0')
+    '16 %'
     """
     text = _format(value, fmt)
     try:
@@ -172,6 +210,12 @@ def verdict(condition: bool, if_true: str, if_false: str) -> str:
 
     ``verdict(exact < hoeffding, "below", "above")`` keeps a sentence such as
     "the exact bound is *below* Hoeffding's" true whatever the inputs.
+
+    Examples
+    --------
+    >>> exact, hoeffding = 0.4668, 0.5024
+    >>> verdict(exact < hoeffding, 'below', 'above')
+    'below'
     """
     return if_true if bool(condition) else if_false
 
@@ -234,6 +278,14 @@ def table(
     Returns
     -------
     An object that Jupyter displays as Markdown (``display(table(...))``).
+
+    Examples
+    --------
+    >>> t = table([[38, 100, 0.4668]], ['$k$', '$n$', 'bound'], formats={'bound': 'num:3'})
+    >>> print(t._repr_markdown_().strip())
+    | $k$ | $n$ | bound |
+    |--:|--:|--:|
+    | 38 | 100 | 0.467 |
     """
     formats = dict(formats or {})
     header, body = _rows(rows, columns, index)
@@ -287,6 +339,8 @@ def _rows(rows: Any, columns: Sequence[str] | None, index: bool):
         body = []
         header = None
         for r in rows:
+            if isinstance(r, Result):  # a result object: its fields by name
+                r = r.to_dict()
             if isinstance(r, Mapping):
                 header = header or [str(k) for k in r]
                 body.append([r.get(h) for h in header])
@@ -310,7 +364,15 @@ def _unwrap(value):
 
 
 def style() -> None:
-    """Apply the book's figure style (sizes readable at page width, light grid)."""
+    """Apply the book's figure style (sizes readable at page width, light grid).
+
+    Examples
+    --------
+    >>> style()
+    >>> import matplotlib as mpl
+    >>> mpl.rcParams['axes.grid']
+    True
+    """
     import matplotlib as mpl
 
     mpl.rcParams.update(
@@ -330,6 +392,14 @@ def style() -> None:
     )
 
 
-def rows_of(records: Iterable[Mapping[str, Any]], keys: Sequence[str]) -> list[list[Any]]:
-    """Pick ``keys`` from each record, in order (a small helper for :func:`table`)."""
-    return [[r[k] for k in keys] for r in records]
+def rows_of(records: Iterable[Mapping[str, Any] | Result], keys: Sequence[str]) -> list[list[Any]]:
+    """Pick ``keys`` from each record (a mapping or a result object), in order.
+
+    A small helper for :func:`table`.
+
+    Examples
+    --------
+    >>> rows_of([{"k": 1, "n": 10}, {"k": 2, "n": 20}], ["n", "k"])
+    [[10, 1], [20, 2]]
+    """
+    return [[getattr(r, k) if isinstance(r, Result) else r[k] for k in keys] for r in records]

@@ -17,7 +17,17 @@ SEED: int = 20261122
 
 
 def quick() -> bool:
-    """Return True when the quick profile is on (``HELDOUT_QUICK`` set to 1/true/yes)."""
+    """Return True when the quick profile is on (``HELDOUT_QUICK`` set to 1/true/yes).
+
+    Examples
+    --------
+    >>> os.environ["HELDOUT_QUICK"] = "1"
+    >>> quick(), pick(100_000, 2_000)
+    (True, 2000)
+    >>> del os.environ["HELDOUT_QUICK"]
+    >>> quick()
+    False
+    """
     return os.environ.get("HELDOUT_QUICK", "").strip().lower() in {"1", "true", "yes", "on"}
 
 

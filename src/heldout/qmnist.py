@@ -83,6 +83,12 @@ class Writers:
         NIST writer id (distinct between the two series).
     mnist_index : ndarray of int64
         Row in MNIST's 70,000 (training digits 0-59,999, test digits 60,000-69,999).
+
+    Examples
+    --------
+    >>> w = Writers(np.array([3, 7]), np.array([0, 4]), np.array([11, 2100]), np.array([5, 65000]))
+    >>> len(w), w.in_mnist_test.tolist(), w.take([1]).writer.tolist()
+    (2, [False, True], [2100])
     """
 
     label: np.ndarray

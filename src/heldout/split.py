@@ -672,6 +672,14 @@ class LogisticPopulation:
     expectation, no sampling.  The family (logistic regression) contains the truth, so the
     best model in the family predicts ``p`` itself and its loss is ``ideal_loss``.
     The loss is the article's collared deviance in bits with floor ``mu``.
+
+    Examples
+    --------
+    >>> pop = logistic_population(n_features=3, pool_size=500, seed=1)
+    >>> X, y = pop.draw(np.random.default_rng(0), (4,))
+    >>> best = pop.true_loss(pop.coef[None, :], pop.intercept)[0]  # the truth's own loss
+    >>> X.shape, y.shape, bool(abs(best - pop.ideal_loss) < 1e-12)
+    ((4, 3), (4,), True)
     """
 
     X: np.ndarray
