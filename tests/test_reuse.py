@@ -243,6 +243,10 @@ def test_queries_supported_reaches_its_cap():
 
 def test_old_keywords_of_the_bounds_still_work():
     with pytest.warns(DeprecationWarning, match="'delta' is deprecated"):
-        assert reuse.naive_error_bound(4000, 10, delta=0.01) == reuse.naive_error_bound(4000, 10, alpha=0.01)
+        assert reuse.naive_error_bound(4000, 10, delta=0.01) == reuse.naive_error_bound(
+            4000, 10, alpha=0.01
+        )
     with pytest.warns(DeprecationWarning, match="'epsilon' is deprecated"):
-        assert reuse.queries_supported(4000, epsilon=0.05) == reuse.queries_supported(4000, tolerance=0.05)
+        assert reuse.queries_supported(4000, epsilon=0.05) == reuse.queries_supported(
+            4000, tolerance=0.05
+        )

@@ -112,7 +112,7 @@ def test_power_split_is_the_brute_force_minimum(c_test, c_train, rows, beta):
     t = np.arange(1, rows)
     values = c_test / t + c_train / (rows - t) ** beta
     out = sp.optimal_split_power(c_test, c_train, rows, beta)
-    got = c_test / out.test_rows + c_train / out.train_rows ** beta
+    got = c_test / out.test_rows + c_train / out.train_rows**beta
     assert got == pytest.approx(values.min(), rel=1e-12)
 
 
