@@ -34,6 +34,7 @@ __all__ = [
     "DESIGNS",
     "PairedScores",
     "SplitCorrect",
+    "SplitPredictions",
     "fit_predict",
     "fit",
     "paired_scores",
@@ -279,9 +280,15 @@ def _vote(neighbour_labels: np.ndarray, classes: np.ndarray) -> np.ndarray:
     return classes[np.argmax(counts, axis=1)]
 
 
-def predict_splits(
-    estimator, X, y, parts, X_new=None
-) -> tuple[list[np.ndarray], list[np.ndarray] | None]:
+@dataclass(frozen=True)
+class SplitPredictions(Result):
+    """Predictions per split; unpacks as ``(test, new)`` (``new`` is None without ``X_new``)."""
+
+    test: list
+    new: list | None
+
+
+def predict_splits(estimator, X, y, parts, X_new=None) -> SplitPredictions:
     """Predictions of ``estimator`` fitted on each training part.
 
     For every ``(train, test)`` pair of ``parts`` a fresh clone of ``estimator``
@@ -328,13 +335,13 @@ def predict_splits(
                 else:
                     near = np.argpartition(dist, k - 1, axis=1)[:, :k]
                 out.append(_vote(y[tr][near], classes))
-        return out_test, out_new
+        return SplitPredictions(out_test, out_new)
     for tr, te in parts:
         model = fit(estimator, X[tr], y[tr])
         out_test.append(model.predict(X[te]) if len(te) else y[:0].copy())
         if out_new is not None:
             out_new.append(model.predict(X_new))
-    return out_test, out_new
+    return SplitPredictions(out_test, out_new)
 
 
 def _columns(columns, width: int, name: str) -> np.ndarray | slice:
