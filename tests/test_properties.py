@@ -19,10 +19,12 @@ checks that every public callable and every command is driven by one of them.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import json
 import os
+import shutil
 import tempfile
 import time
 
@@ -461,6 +463,7 @@ small_number = st.one_of(
     st.floats(-1, 2), st.integers(-2, 200), st.sampled_from(["0.05", "0.9", "nan", "x", "10"])
 )
 _files = tempfile.mkdtemp(prefix="heldout-properties-")
+atexit.register(shutil.rmtree, _files, ignore_errors=True)
 
 
 def _write(name: str, text: str) -> str:
@@ -665,14 +668,14 @@ COMMANDS = {
         },
     ),
     "label": (
-        ["label"],
+        ["label", OUTCOMES],
         {
             "--required": small_number,
             "--alpha": small_number,
             "--beta": small_number,
-            "--batch": st.sampled_from(["1,1,0,1", "1,x", "", "2,1"]),
+            "--batch": small_number,
             "--pool": small_number,
-            "--method": st.sampled_from(["betting", "sprt", "x"]),
+            "--method": st.sampled_from(["betting", "mixture", "x"]),
         },
     ),
     "rerun": (["rerun"], {"--quick": None}),
@@ -717,7 +720,8 @@ def test_commands_answer_or_refuse_in_one_line(command):
         if code == 0:
             assert err == "", (argv, err)
             result = json.loads(out)
-            assert isinstance(result, dict) and "null" not in out and numbers_ok(result), out
+            # finite numbers only (the command refuses NaN and infinities; null means "not given")
+            assert isinstance(result, dict) and numbers_ok(result), out
         else:
             assert code == 2, (argv, code, err)
             assert out == "" and len(err.splitlines()) == 1, (argv, err)

@@ -40,6 +40,7 @@ from heldout._checks import (
     as_choice,
     as_count,
     as_counts,
+    as_flag,
     as_positive,
     as_probability,
     as_size,
@@ -272,6 +273,7 @@ def p_value_normal(correct, n, required, *, continuity: bool = False) -> float |
     >>> round(p_value_normal(420, 500, 0.8), 4), round(p_value_normal(420, 500, 0.8, continuity=True), 4)
     (0.0127, 0.0146)
     """
+    continuity = as_flag(continuity, "continuity")
     x, m = as_counts(correct, n, "correct", "n")
     p0 = as_probability(required, "required")
     x, m, p0 = broadcast(correct=x, n=m, required=p0)

@@ -169,7 +169,9 @@ def mse_interval(
     Returns
     -------
     MSEInterval
-        ``(mse, low, high)``.
+        ``(mse, low, high)``.  The upper end is ``inf`` only where it overflows (an
+        ``alpha`` so small, below about ``1e-300``, that the interval is all of
+        ``[low, inf)``).
 
     Examples
     --------
@@ -196,7 +198,10 @@ def mse_interval(
         lo, hi = m - half, m + half
     elif method == "chi2":
         lo = n * m / special.chdtri(n, alpha / 2)
-        hi = n * m / special.chdtri(n, 1 - alpha / 2)
+        # the lower chi-squared quantile from the lower tail itself: chdtri(n, 1 - alpha/2)
+        # would round 1 - alpha/2 to 1 for tiny alpha and give an upper end of inf
+        with np.errstate(over="ignore", divide="ignore"):
+            hi = n * m / (2.0 * special.gammaincinv(n / 2.0, alpha / 2))
     elif method == "bootstrap":
         draws = as_count(draws, "draws", minimum=10, scalar=True)
         check_work(float(draws) * sq.size, 500_000_000, "draws times the residuals")
@@ -244,6 +249,9 @@ def sample_residuals(
     as_choice(kind, "kind", ("normal", "laplace", "t"))
     scale = as_positive(scale, "scale", scalar=True)
     bias = as_real(bias, "bias", scalar=True)
+    df = as_positive(df, "df", scalar=True)
+    if df <= 2:
+        raise ValueError(f"df must exceed 2 for a finite MSE, got {show(df)}")
     shape = tuple(as_count(np.atleast_1d(size), "size", minimum=1).tolist())
     check_work(float(np.prod(shape)), 500_000_000, "size (residuals drawn)")
     size = shape if np.ndim(size) else shape[0]
@@ -253,9 +261,6 @@ def sample_residuals(
     elif kind == "laplace":
         e, m2 = rng.laplace(size=size), 2.0
     elif kind == "t":
-        df = float(as_positive(df, "df"))
-        if df <= 2:
-            raise ValueError(f"df must exceed 2 for a finite MSE, got {show(df)}")
         e, m2 = rng.standard_t(df, size=size), df / (df - 2)
     else:
         raise ValueError(f"kind must be 'normal', 'laplace' or 't', got {show(kind)}")
