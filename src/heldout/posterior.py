@@ -274,7 +274,9 @@ def hpd(a, b, *, alpha: float = 0.05) -> Interval:
             # negative for large t, zero at the shortest interval
             q_lo = _beta.quantile(ua, ub, t)
             q_hi = _beta.quantile(ua, ub, np.minimum(t + level, 1.0 - 1e-300))
-            return _log_density(ua, ub, q_hi) - _log_density(ua, ub, q_lo), q_lo, q_hi
+            with np.errstate(invalid="ignore"):  # -inf - -inf at ends pinned to 0 and 1
+                gap_ = _log_density(ua, ub, q_hi) - _log_density(ua, ub, q_lo)
+            return gap_, q_lo, q_hi
 
         t_lo = np.full(ua.shape, t_max * 1e-12)
         t_hi = np.full(ua.shape, t_max * (1.0 - 1e-12))
