@@ -49,7 +49,17 @@ def test_evaluate_scores_keys_and_values(scored, capsys):
     assert res["n"] == 600
     ma = res["models"]["model_a"]
     assert ma["kind"] == "scores" and ma["kind_source"] == "detected"
-    keys = ["accuracy", "precision", "recall", "specificity", "f1", "auc", "brier", "log_loss"]
+    keys = [
+        "accuracy",
+        "precision",
+        "recall",
+        "specificity",
+        "npv",
+        "f1",
+        "auc",
+        "brier",
+        "log_loss",
+    ]
     assert list(ma["metrics"]) == keys
     for entry in ma["metrics"].values():
         assert {"value", "low", "high", "method"} <= set(entry)
@@ -69,7 +79,12 @@ def test_evaluate_scores_keys_and_values(scored, capsys):
     assert list(pair["metrics"]) == keys
     d = A.auc_difference(y, a, b)
     assert pair["metrics"]["auc"]["p_value"] == pytest.approx(d.p_value)
-    assert pair["metrics"]["auc"]["method"] == "delong"
+    assert (pair["metrics"]["auc"]["low"], pair["metrics"]["auc"]["high"]) == pytest.approx(
+        (d.low, d.high)
+    )
+    assert pair["metrics"]["auc"]["method"].startswith("mover")
+    assert ma["metrics"]["auc"]["method"] == A.auc_interval(y, a).method
+    assert ma["metrics"]["brier"]["method"] == "brier-gamma"
     pb = (b >= 0.5).astype(int)
     ra, rb = pred == y, pb == y
     table = [[np.sum(ra & rb), np.sum(ra & ~rb)], [np.sum(~ra & rb), np.sum(~ra & ~rb)]]
@@ -112,7 +127,7 @@ def test_evaluate_plain_table(scored, capsys):
     path, *_ = scored
     assert main(["evaluate", path]) == 0
     text = capsys.readouterr().out
-    assert "model_a auc" in text and "scores (detected)" in text and "delong" in text
+    assert "model_a auc" in text and "scores (detected)" in text and "auto (" in text
 
 
 def test_evaluate_from_stdin(scored):
@@ -193,7 +208,30 @@ def test_size_auc(capsys):
     )
     s = A.auc_size(0.85, 0.03, 0.2)
     assert (res["n"], res["n_positive"], res["n_negative"]) == (s.n, s.n_positive, s.n_negative)
-    assert res["n"] == res["n_positive"] + res["n_negative"]
+    assert res["n"] == res["n_positive"] + res["n_negative"] and res["interval"] == "auto"
+    # every method of auc_interval can be sized; another name is one line on stderr
+    base = ["size", "auc", "--auc", "0.9", "--half-width", "0.05", "--prevalence", "0.2"]
+    for m in A.AUC_INTERVAL_METHODS:
+        assert (
+            _json(capsys, *base, "--interval", m)["n"] == A.auc_size(0.9, 0.05, 0.2, interval=m).n
+        )
+    assert main([*base, "--interval", "exact", "--json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "interval must be one of" in err
+    res = _json(
+        capsys,
+        "size",
+        "auc",
+        "--auc",
+        "0.85",
+        "--half-width",
+        "0.03",
+        "--prevalence",
+        "0.2",
+        "--interval",
+        "wald",
+    )
+    assert res["n"] == A.auc_size(0.85, 0.03, 0.2, interval="wald").n == 1340
     res = _json(
         capsys,
         "size",
@@ -250,7 +288,8 @@ def test_read_predictions_in_blocks(tmp_path, monkeypatch):
     np.testing.assert_allclose(p.models["s"], [r[1] for r in rows])
     with open(path, "rb") as fh:
         stream = io.BytesIO(fh.read())
-    cols, names = P._read_csv(stream, "x", "label", None)
+    cols, names, groups = P._read_csv(stream, "x", "label", None)
+    assert groups == {}
     np.testing.assert_allclose(cols[1], [r[1] for r in rows])
     assert names == ["s"]
 

@@ -46,7 +46,8 @@ def test_pool_coverage_rows_on_a_synthetic_pool():
     pool = _synthetic_pool()
     rows = D.pool_coverage(pool, 3, test_size=1000, reps=60, bootstrap_reps=10, seed=2)
     keys = {(r["metric"], r["model"], r["method"]) for r in rows}
-    assert ("auc", "logistic", "delong-logit") in keys
+    assert ("auc", "logistic", "auto") in keys and ("auc", "logistic", "logit") in keys
+    assert ("auc", "difference", "mover") in keys and ("log_loss", "logistic", "gamma") in keys
     assert ("f1", "difference", "bca") in keys
     assert ("row", "random_forest", "goodman") in keys
     for r in rows:
@@ -54,6 +55,28 @@ def test_pool_coverage_rows_on_a_synthetic_pool():
     exact = [r for r in rows if r["method"] in ("clopper-pearson", "exact")]
     # 60 draws: exact intervals miss at most a handful of times
     assert all(r["coverage"] >= 0.85 for r in exact)
+
+
+def test_pool_auc_coverage_counts_hits_like_auc_interval():
+    from heldout.auc import auc_interval
+
+    pool = _synthetic_pool()
+    rows = D.pool_auc_coverage(pool, (2, 5), test_size=400, reps=30, seed=4)
+    keys = {(r["digit"], r["model"], r["method"]) for r in rows}
+    assert (2, "logistic", "auto") in keys and (5, "difference", "mover") in keys
+    # recount one row by hand with the same draws
+    from heldout.config import rng as make_rng
+
+    rng = make_rng(4)
+    draws = [rng.integers(0, len(pool), size=400) for _ in range(30)]
+    y_all = pool.labels == 5
+    s = pool.proba["random_forest"][:, 5].astype(float)
+    truth = roc_auc_score(y_all, s)
+    hits = [auc_interval(y_all[i], s[i]).contains(truth) for i in draws]
+    row = next(
+        r for r in rows if (r["digit"], r["model"], r["method"]) == (5, "random_forest", "auto")
+    )
+    assert row["coverage"] == pytest.approx(np.mean(hits)) and row["truth"] == pytest.approx(truth)
 
 
 @pytest.mark.mnist

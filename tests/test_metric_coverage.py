@@ -35,6 +35,13 @@ def test_binormal_scores_have_the_stated_auc_and_correlation():
     assert np.corrcoef(s[0][neg], s2[0][neg])[0, 1] == pytest.approx(0.6, abs=0.01)
 
 
+@pytest.mark.parametrize("model", mc.SCORE_MODELS)
+def test_score_models_have_the_stated_auc(model):
+    for auc in (0.7, 0.95):
+        y, s = mc.scored_test_sets(model, 400_000, 0.5, auc, 1, seed=3)
+        assert A.auc(y[0], s[0]) == pytest.approx(auc, abs=0.003)
+
+
 def test_count_truth_and_paired_cells():
     assert mc.count_truth("f1", 0.2, 0.8, 0.9) == pytest.approx(2 * 0.16 / (2 * 0.16 + 0.08 + 0.04))
     cells = mc._paired_cells(0.3, 0.8, 0.9, 0.7, 0.85, 0.5)
@@ -51,6 +58,66 @@ GRID = [
     (mc.auc_coverage, {"method": "logit", "n": 2000, "prevalence": 0.1, "auc": 0.95}, "holds"),
     (mc.auc_coverage, {"method": "wald", "n": 200, "prevalence": 0.1, "auc": 0.95}, "fails"),
     (mc.auc_coverage, {"method": "logit", "n": 100, "prevalence": 0.1, "auc": 0.98}, "fails"),
+    (mc.auc_coverage, {"method": "auto", "n": 100, "prevalence": 0.1, "auc": 0.98}, "holds"),
+    (mc.auc_coverage, {"method": "logit", "n": 2000, "prevalence": 0.05, "auc": 0.99}, "fails"),
+    (mc.auc_coverage, {"method": "auto", "n": 2000, "prevalence": 0.05, "auc": 0.99}, "holds"),
+    (
+        mc.auc_coverage,
+        {
+            "method": "newcombe",
+            "n": 1000,
+            "prevalence": 0.1,
+            "auc": 0.98,
+            "model": "hard-positives",
+        },
+        "fails",
+    ),
+    (
+        mc.auc_coverage,
+        {"method": "auto", "n": 1000, "prevalence": 0.1, "auc": 0.98, "model": "hard-positives"},
+        "holds",
+    ),
+    (
+        mc.auc_coverage,
+        {
+            "method": "max-variance",
+            "n": 100,
+            "prevalence": 0.05,
+            "auc": 0.6,
+            "model": "binormal-wide",
+        },
+        "holds",
+    ),
+    (
+        mc.auc_difference_coverage,
+        {
+            "n": 1000,
+            "prevalence": 0.1,
+            "auc_a": 0.99,
+            "auc_b": 0.98,
+            "correlation": 0.9,
+            "method": "delong",
+            "model": "shared-hard",
+        },
+        "fails",
+    ),
+    (
+        mc.auc_difference_coverage,
+        {
+            "n": 1000,
+            "prevalence": 0.1,
+            "auc_a": 0.99,
+            "auc_b": 0.98,
+            "correlation": 0.9,
+            "model": "shared-hard",
+        },
+        "holds",
+    ),
+    (
+        mc.auc_difference_coverage,
+        {"n": 1000, "prevalence": 0.05, "auc_a": 0.99, "auc_b": 0.97, "correlation": 0.6},
+        "holds",
+    ),
     (
         mc.auc_coverage,
         {"method": "binomial-total", "n": 1000, "prevalence": 0.1, "auc": 0.85},
@@ -138,6 +205,36 @@ GRID = [
         {"score": "brier", "method": "t", "n": 2000, "prevalence": 0.2, "auc": 0.85},
         "holds",
     ),
+    (
+        mc.score_coverage,
+        {"score": "log_loss", "method": "t", "n": 1000, "prevalence": 0.03, "auc": 0.95},
+        "fails",
+    ),
+    (
+        mc.score_coverage,
+        {"score": "log_loss", "method": "gamma", "n": 1000, "prevalence": 0.03, "auc": 0.95},
+        "holds",
+    ),
+    (
+        mc.score_coverage,
+        {"score": "brier", "method": "gamma", "n": 200, "prevalence": 0.05, "auc": 0.95},
+        "holds",
+    ),
+    (
+        mc.score_difference_coverage,
+        {"score": "log_loss", "n": 1000, "prevalence": 0.02, "auc": 0.95},
+        "fails",
+    ),
+    (
+        mc.score_difference_coverage,
+        {"score": "log_loss", "n": 5000, "prevalence": 0.05, "auc": 0.95},
+        "holds",
+    ),
+    (
+        mc.score_difference_coverage,
+        {"score": "brier", "n": 300, "prevalence": 0.1, "auc": 0.95},
+        "holds",
+    ),
     (mc.macro_f1_coverage, {"method": "logit", "n": 1000, "classes": 5, "accuracy": 0.9}, "holds"),
     (
         mc.simultaneous_coverage,
@@ -176,6 +273,10 @@ def test_bootstrap_coverage_of_a_paired_f1_difference():
         (lambda: mc.count_coverage("mcc", "wald", 10, 0.5, 0.9, 0.9), "metric"),
         (lambda: mc.count_coverage("f1", "exact", 0, 0.5, 0.9, 0.9), "n"),
         (lambda: mc.auc_coverage("exact", 10, 0.5, 0.9), "method"),
+        (lambda: mc.scored_test_sets("gamma", 10, 0.5, 0.9, 1), "model"),
+        (lambda: mc.auc_difference_coverage(10, 0.5, 0.9, 0.8, 0.5, method="x"), "method"),
+        (lambda: mc.auc_difference_coverage(10, 0.5, 0.9, 0.8, 0.5, model="x"), "model"),
+        (lambda: mc.score_difference_coverage("auc", 10, 0.5, 0.9), "score"),
         (lambda: mc.score_truth("auc", 0.5, 0.9), "score"),
         (lambda: mc.simultaneous_coverage("wilson", [0.5, 0.5], 10), "method"),
         (lambda: mc.count_coverage("f1", "exact", 10, 1.5, 0.9, 0.9), "prevalence"),

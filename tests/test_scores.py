@@ -29,8 +29,30 @@ def test_t_interval_matches_scipy():
     y, p = _data(2)
     loss = (p - y) ** 2
     lo, hi = stats.t.interval(0.9, loss.size - 1, loc=loss.mean(), scale=stats.sem(loss))
-    e = S.score_interval(y, p, "brier", alpha=0.1)
+    e = S.score_interval(y, p, "brier", alpha=0.1, method="t")
     assert (e.low, e.high) == pytest.approx((lo, hi), rel=1e-12)
+
+
+def test_gamma_interval_matches_scipy_gamma_and_garwood():
+    y, p = _data(2)
+    loss = S.log_loss_items(y, p)
+    mean, se = loss.mean(), stats.sem(loss)
+    k, scale = mean**2 / se**2, se**2 / mean
+    e = S.score_interval(y, p, "log_loss", alpha=0.1)
+    assert e.method == "log_loss-gamma"
+    assert e.low == pytest.approx(stats.gamma.ppf(0.05, k, scale=scale), rel=1e-10)
+    assert e.high == pytest.approx(stats.gamma.ppf(0.95, k + 1, scale=scale), rel=1e-10)
+    # losses that are 0 or 1 with a small mean: k is about the number of ones, and the
+    # interval is Garwood's exact Poisson interval on that count, divided by n
+    n, ones = 10_000, 7
+    values = np.r_[np.ones(ones), np.zeros(n - ones)]
+    _, low, high, _ = S._gamma_interval(values, 0.05)
+    scale = values.var(ddof=1) / n / values.mean()
+    count = values.mean() / scale
+    assert count == pytest.approx(ones, rel=1e-3)
+    assert low == pytest.approx(stats.chi2.ppf(0.025, 2 * count) / 2 * scale, rel=1e-9)
+    assert high == pytest.approx(stats.chi2.ppf(0.975, 2 * count + 2) / 2 * scale, rel=1e-9)
+    assert high * n == pytest.approx(stats.chi2.ppf(0.975, 2 * ones + 2) / 2, rel=2e-3)
 
 
 def test_log_loss_clips_hard_zeros():
@@ -93,6 +115,22 @@ def test_t_interval_coverage_holds_at_moderate_n_and_fails_for_log_loss_at_small
 
 
 @pytest.mark.parametrize(
+    "score, n, prevalence, auc, sharpness",
+    [
+        ("log_loss", 200, 0.1, 0.95, 2.0),
+        ("log_loss", 1000, 0.02, 0.95, 1.0),
+        ("brier", 1000, 0.01, 0.95, 1.0),
+        ("brier", 300, 0.05, 0.8, 2.0),
+        ("log_loss", 5000, 0.3, 0.8, 1.0),
+    ],
+)
+def test_gamma_interval_holds_with_rare_positives(score, n, prevalence, auc, sharpness):
+    """The default's coverage by simulation: at least 0.95 - 3 Monte Carlo s.e. (10+ positives)."""
+    c = mc.score_coverage(score, "gamma", n, prevalence, auc, sharpness, reps=3000, seed=8)
+    assert c.holds, c
+
+
+@pytest.mark.parametrize(
     "call, word",
     [
         (lambda: S.brier_items([0, 1], [0.2, 1.2]), "between 0 and 1"),
@@ -100,7 +138,7 @@ def test_t_interval_coverage_holds_at_moderate_n_and_fails_for_log_loss_at_small
         (lambda: S.score_interval([0, 1], [0.2], "brier"), "labels have 2"),
         (lambda: S.score_interval([0, 1], [0.2, 0.3], "auc"), "score"),
         (lambda: S.score_interval([0, 1], [0.2, 0.3], method="z"), "method"),
-        (lambda: S.score_interval([0, 1], [0.2, 0.3], n_resamples=10), "only to method"),
+        (lambda: S.score_interval([0, 1], [0.2, 0.3], method="t", n_resamples=10), "only to"),
         (lambda: S.reliability([0, 1], [0.2, 0.3], bins=0), "bins"),
         (lambda: S.reliability([0, 1], [0.2, 0.3], strategy="kmeans"), "strategy"),
     ],

@@ -23,7 +23,7 @@ With ``N`` the variable of smaller logit spread and ``W`` the other,
 integrated over the window where ``log h_N`` is within 40 of its maximum (found by
 Newton's method on the convex deviance).  The window is cut into panels (uniform up to
 nine curvature standard deviations from the mode, then uniform tail panels of at most
-three e-folds and 1.5 logit units each for long exponential tails), each with a 13-point Clenshaw-Curtis rule.  ``F_W`` is carried along the same
+three e-folds and 1 logit unit each for long exponential tails), each with a 13-point Clenshaw-Curtis rule.  ``F_W`` is carried along the same
 nodes by spectral (Chebyshev) integration of ``h_W``, starting from its value at the
 window's left end, itself the integral of ``h_W`` over its own panels.  Pairs are
 processed in small blocks so that the temporaries stay in cache.
@@ -45,7 +45,7 @@ _CUM = np.polynomial.chebyshev.chebvander(_X, _K) @ _ANTI  # cumulative integral
 _WEIGHTS = _CUM[-1]  # Clenshaw-Curtis weights on [-1, 1]
 _CORE, _SPAN, _DROP = 6, 9.0, 40.0  # core panels per side, core width (sds), window drop
 _TAIL_DROP, _MAX_TAIL = 3.0, 48  # tail panels: at most 3 e-folds (and 1.5 logit units) each
-_MAX_WIDTH, _MAX_CORE = 1.5, 24  # core panels: at most 1.5 logit units wide
+_MAX_WIDTH, _MAX_CORE = 1.0, 24  # core panels: at most 1 logit unit wide (3e-12 at 1.5)
 _U = np.linspace(0.0, 1.0, _CORE + 1)
 _MAX_TERMS = 1000  # longest finite sum used
 _SUM_BLOCK = 256  # pairs per block of finite sums
@@ -91,7 +91,7 @@ class _LogitBeta:
             t = np.where(np.sign(t - step) == np.sign(t), t - step, t / 2.0)
         core_sd = _SPAN / np.sqrt(self.npq)
         ends = np.minimum(np.abs(t), core_sd)
-        # panels no wider than 1.5 logit units: the logit density has poles at distance pi
+        # panels no wider than 1 logit unit: the logit density has poles at distance pi
         cores = int(np.clip(np.ceil(np.max(ends) / _MAX_WIDTH), _CORE, _MAX_CORE))
         u = np.linspace(0.0, 1.0, cores + 1)
         left_over = _DROP - self.deviance(ends * np.array([[-1.0, 1.0]]))[0]  # drop still to come

@@ -4,12 +4,12 @@ Every chapter of the book uses these helpers instead of defining its own, so
 that a number reads the same way everywhere and a table renders its math:
 
 * :func:`publish` formats a value and pastes it into the prose with MyST-NB's
-  ``glue`` (``{glue:text}`name` `` in a markdown cell); it returns the text.
+  ``glue`` (the prose pastes it with the ``glue:text`` role); it returns the text.
 * :func:`num`, :func:`sig`, :func:`count`, :func:`pct` and :func:`sci` format
   numbers the way the book prints them.
 * :func:`table` turns rows (or a pandas ``DataFrame``) into a Markdown table
-  that the book renders as MyST, so ``$...$`` in headers and cells is typeset,
-  and that refuses ``NaN`` (a missing value is written as an explicit text).
+  that the book renders as MyST, so dollar-delimited math in headers and cells
+  is typeset, and that refuses ``NaN`` (a missing value is written as an explicit text).
 * :func:`style` applies the house figure style (labelled axes, readable at
   page width); :func:`verdict` picks a word from a comparison so that the
   prose follows the numbers.
@@ -165,7 +165,7 @@ def _format(value: Any, fmt: str | Callable[[Any], str] | None) -> str:
 
 
 def publish(name: str, value: Any, fmt: str | Callable[[Any], str] | None = None) -> str:
-    """Format ``value`` and glue it under ``name`` for ``{glue:text}`name` `` in the prose.
+    """Format ``value`` and glue it under ``name``, for the ``glue:text`` role in the prose.
 
     Parameters
     ----------
@@ -221,7 +221,7 @@ def verdict(condition: bool, if_true: str, if_false: str) -> str:
 
 
 class _MarkdownTable:
-    """A Markdown table rendered by MyST (so ``$...$`` is typeset)."""
+    """A Markdown table rendered by MyST (so dollar-delimited math is typeset)."""
 
     def __init__(self, text: str):
         self.text = text
@@ -263,7 +263,7 @@ def table(
         A pandas ``DataFrame``, a mapping of column name to values, or an
         iterable of rows (sequences or mappings).
     columns
-        Header texts (MyST, so ``"$\\ln(1/\\delta)$"`` is typeset).  Defaults to
+        Header texts (MyST, so dollar-delimited math is typeset).  Defaults to
         the frame's columns or the mappings' keys.
     formats
         Per-column formats, as for :func:`publish` (``{"bound": "num:4"}``).

@@ -31,9 +31,9 @@ accuracy, the macro F1 and the row of class ``d`` of the confusion matrix.
 
 Predictions are cached under ``$HELDOUT_CACHE_DIR/pool`` (the directory of
 :func:`heldout.models.cache_root`), keyed like the MNIST chapter's fits by the
-data, the model, its parameters, the profile and the library versions.  Run any
-full-profile fit under the MNIST lock (``flock /work/locks/mnist-full.lock`` on
-the book's build machine) since a full fit holds the 70,000 digits in memory.
+data, the model, its parameters, the profile and the library versions.  Run at most
+one full-profile fit at a time on a machine: a full fit holds the 70,000 digits in
+memory.
 """
 
 from __future__ import annotations
@@ -44,16 +44,23 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 from heldout import _inputs
 
 __all__ = [
+    "POOL_AUC_METHODS",
     "POOL_MODELS",
     "Pool",
+    "pool_auc_coverage",
     "pool_coverage",
     "pool_predictions",
     "pool_truths",
 ]
+
+#: The AUC intervals of :func:`pool_coverage` (the methods of :func:`heldout.auc.auc_interval`
+#: the book discusses).
+POOL_AUC_METHODS = ("logit", "newcombe", "effective", "auto", "max-variance")
 
 #: The models fitted for the pool experiment, and their settings (part of the cache key).
 POOL_MODELS: dict[str, dict] = {
@@ -78,6 +85,9 @@ class Pool:
         ``"full"`` or ``"quick"``.
     cached : dict
         Whether each model came from the cache.
+    indices : ndarray of int, optional
+        Where each pool digit sits among MNIST's 70,000 (training digits first),
+        the order of :func:`heldout.qmnist.load_writers`.
     """
 
     labels: np.ndarray
@@ -85,6 +95,7 @@ class Pool:
     train_size: int
     profile: str
     cached: dict
+    indices: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.labels.size)
@@ -204,7 +215,7 @@ def pool_predictions(
                 os.replace(tmp, path)
             except OSError:  # a read-only cache only costs time
                 pass
-    return Pool(pool_y, proba, int(y.size), profile, cached)
+    return Pool(pool_y, proba, int(y.size), profile, cached, pool_idx)
 
 
 # --------------------------------------------------------------------------- truths
@@ -278,13 +289,13 @@ def pool_coverage(
         ``truth``, ``coverage``, ``mcse``, ``reps``, ``width`` (mean).
     """
     from heldout._checks import as_probability
-    from heldout.auc import _difference, _interval, delong
+    from heldout.auc import _correlation, _interval_arrays, _mover_ends, delong
     from heldout.bootstrap import bootstrap_interval
     from heldout.config import rng as make_rng
     from heldout.fscore import balanced_accuracy_interval, f1_interval, macro_interval
     from heldout.metric_coverage import goodman_rows
     from heldout.rates import _agresti_min, confusion_matrix, rate_interval
-    from heldout.scores import _t_interval, score_difference
+    from heldout.scores import _gamma_interval, _t_interval, score_difference
 
     digit = int(_inputs.count(digit, "digit"))
     if digit > 9:
@@ -294,6 +305,7 @@ def pool_coverage(
     bootstrap_reps = min(int(_inputs.count(bootstrap_reps, "bootstrap_reps")), reps)
     alpha = float(as_probability(alpha, "alpha"))
     truths = pool_truths(pool, digit)
+    z_crit = float(special.ndtri(1 - alpha / 2))
     rng = make_rng(seed)
     models = list(pool.proba)
     y_all = pool.labels
@@ -328,11 +340,18 @@ def pool_coverage(
                 hat10 = pred10[m][idx]
                 hat = hat10 == digit
                 t = _binary_table(y, hat)
-                for method in ("logit", "wald"):
-                    e = _interval(d_all.auc[i_m], d_all.cov[i_m, i_m], test_size, alpha, method)
-                    record("auc", m, f"delong-{method}", e.low, e.high, truths[("auc", m)])
-                a_hat = e.value
-                half = float(np.sqrt(a_hat * (1 - a_hat) / test_size)) * 1.959963984540054
+                for method in POOL_AUC_METHODS:
+                    low, high, _ = _interval_arrays(
+                        d_all.auc[i_m],
+                        d_all.cov[i_m, i_m],
+                        d_all.n_positive,
+                        d_all.n_negative,
+                        alpha,
+                        method,
+                    )
+                    record("auc", m, method, float(low), float(high), truths[("auc", m)])
+                a_hat = float(d_all.auc[i_m])
+                half = float(np.sqrt(a_hat * (1 - a_hat) / test_size)) * z_crit
                 record("auc", m, "binomial-total", a_hat - half, a_hat + half, truths[("auc", m)])
                 for metric, counts in rate_counts.items():
                     k, n = counts(t)
@@ -361,8 +380,9 @@ def pool_coverage(
                     else:
                         sc = np.clip(s, 1e-15, 1 - 1e-15)
                         loss = -np.where(y, np.log(sc), np.log1p(-sc))
-                    _, low, high, _ = _t_interval(loss, alpha)
-                    record(score, m, "t", low, high, truths[(score, m)])
+                    for name, compute in (("t", _t_interval), ("gamma", _gamma_interval)):
+                        _, low, high, _ = compute(loss, alpha)
+                        record(score, m, name, float(low), float(high), truths[(score, m)])
                 cm = confusion_matrix(y10, hat10, classes=np.arange(10))
                 e = rate_interval(int(np.trace(cm)), test_size, alpha)
                 record("accuracy10", m, "clopper-pearson", e.low, e.high, truths[("accuracy10", m)])
@@ -391,8 +411,30 @@ def pool_coverage(
                         record(metric, m, "bca", e.low, e.high, truths[(metric, m)])
             a, b = models
             sa, sb = scores[a][idx], scores[b][idx]
-            d = _difference(d_all, 0, 1, alpha)
-            record("auc", "difference", "delong", d.low, d.high, truths[("auc", "difference")])
+            cov = d_all.cov
+            diff = float(d_all.auc[0] - d_all.auc[1])
+            half = z_crit * math.sqrt(max(cov[0, 0] + cov[1, 1] - 2 * cov[0, 1], 0.0))
+            record(
+                "auc",
+                "difference",
+                "delong",
+                diff - half,
+                diff + half,
+                truths[("auc", "difference")],
+            )
+            low, high = _mover_ends(
+                d_all.auc[0],
+                d_all.auc[1],
+                cov[0, 0],
+                cov[1, 1],
+                _correlation(cov[0, 0], cov[1, 1], cov[0, 1]),
+                d_all.n_positive,
+                d_all.n_negative,
+                alpha,
+            )
+            record(
+                "auc", "difference", "mover", float(low), float(high), truths[("auc", "difference")]
+            )
             ra, rb = pred10[a][idx] == y10, pred10[b][idx] == y10
             lo, hi = _agresti_min(
                 np.count_nonzero(ra & ~rb), np.count_nonzero(~ra & rb), test_size, alpha
@@ -436,4 +478,96 @@ def pool_coverage(
                 "width": float(np.nanmean(arr[ok, 1])) if count else math.nan,
             }
         )
+    return rows
+
+
+def pool_auc_coverage(
+    pool: Pool,
+    digits=tuple(range(10)),
+    test_size: int = 4_200,
+    reps: int = 400,
+    alpha: float = 0.05,
+    methods: tuple[str, ...] = ("auto", "logit"),
+    seed=None,
+) -> list[dict]:
+    """Coverage of AUC intervals for every "digit d or not" task on test sets from the pool.
+
+    The same test sets (``reps`` draws of ``test_size`` digits with replacement)
+    serve every digit; for each digit, model and method of
+    :func:`heldout.auc.auc_interval`, and for the paired difference (logistic
+    minus random forest) with ``"mover"`` and ``"delong"``, one row:
+    ``digit``, ``model``, ``method``, ``truth``, ``shortfall`` (expected
+    positives' worth of misranking per test set), ``coverage``, ``mcse``,
+    ``reps``, ``width``.
+    """
+    from scipy import stats
+
+    from heldout._checks import as_probability
+    from heldout.auc import _correlation, _interval_arrays, _mover_ends, auc, delong
+    from heldout.config import rng as make_rng
+
+    test_size = int(_inputs.count(test_size, "test_size", minimum=10))
+    reps = int(_inputs.count(reps, "reps", minimum=1))
+    alpha = float(as_probability(alpha, "alpha"))
+    digits = [int(d) for d in digits]
+    if any(d < 0 or d > 9 for d in digits):
+        raise ValueError(f"digits must be in 0..9, got {digits}")
+    models = list(pool.proba)
+    rng = make_rng(seed)
+    draws = [rng.integers(0, len(pool), size=test_size) for _ in range(reps)]
+    level = 1 - alpha
+    rows = []
+    for digit in digits:
+        y_all = pool.labels == digit
+        scores = np.vstack([pool.proba[m][:, digit].astype(np.float64) for m in models])
+        truth = {m: float(auc(y_all, scores[i])) for i, m in enumerate(models)}
+        truth["difference"] = truth[models[0]] - truth[models[1]]
+        hits: dict[tuple, list] = {}
+        for idx in draws:
+            y = y_all[idx]
+            if y.all() or not y.any():
+                continue
+            d = delong(y, scores[:, idx])
+            for i, m in enumerate(models):
+                for method in methods:
+                    low, high, _ = _interval_arrays(
+                        d.auc[i], d.cov[i, i], d.n_positive, d.n_negative, alpha, method
+                    )
+                    ok = bool(low <= truth[m] <= high)
+                    hits.setdefault((m, method), []).append((ok, float(high - low)))
+            cov = d.cov
+            diff = d.auc[0] - d.auc[1]
+            half = stats.norm.isf(alpha / 2) * math.sqrt(
+                max(cov[0, 0] + cov[1, 1] - 2 * cov[0, 1], 0.0)
+            )
+            r = _correlation(cov[0, 0], cov[1, 1], cov[0, 1])
+            ends = {
+                "mover": _mover_ends(
+                    d.auc[0], d.auc[1], cov[0, 0], cov[1, 1], r, d.n_positive, d.n_negative, alpha
+                ),
+                "delong": (diff - half, diff + half),
+            }
+            for method, (low, high) in ends.items():
+                ok = bool(low <= truth["difference"] <= high)
+                hits.setdefault(("difference", method), []).append((ok, float(high - low)))
+        prevalence = float(np.mean(y_all))
+        for (model, method), values in hits.items():
+            arr = np.array(values, dtype=float)
+            cov = float(arr[:, 0].mean())
+            base = max(cov * (1 - cov), level * (1 - level))
+            value = truth[model] if model != "difference" else min(truth[m] for m in models)
+            short = test_size * min(prevalence, 1 - prevalence) * (1 - value)
+            rows.append(
+                {
+                    "digit": digit,
+                    "model": model,
+                    "method": method,
+                    "truth": truth[model],
+                    "shortfall": float(short),
+                    "coverage": cov,
+                    "mcse": math.sqrt(base / arr.shape[0]),
+                    "reps": int(arr.shape[0]),
+                    "width": float(arr[:, 1].mean()),
+                }
+            )
     return rows

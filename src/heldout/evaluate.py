@@ -10,15 +10,35 @@ accuracy         Clopper-Pearson (:mod:`heldout.rates`)      Clopper-Pearson
 precision        Clopper-Pearson on predicted positives      macro average, delta (logit)
 recall           Clopper-Pearson on actual positives         macro average, delta (logit)
 specificity      Clopper-Pearson on actual negatives         macro average, delta (logit)
+npv              Clopper-Pearson on predicted negatives      --
 f1               exact, via the Jaccard index                macro average, delta (logit)
-auc              DeLong, logit scale (scores only)           --
-brier, log_loss  t-interval on per-item losses (scores)      --
+auc              ``"auto"`` of :mod:`heldout.auc` (scores)   --
+brier, log_loss  effective-count gamma interval (scores)     --
 ===============  ==========================================  ===============================
 
 and for every pair of models, the paired difference on the same items with its
-test: DeLong for the AUC, McNemar (exact) with Agresti and Min's interval for the
-accuracy, the paired t for the Brier score and log loss (differences of means),
-and the paired BCa bootstrap (:mod:`heldout.bootstrap`) for the others.
+test: MOVER on the ``"auto"`` intervals for the AUC
+(:func:`heldout.auc.auc_difference`), McNemar (exact) with Agresti and Min's
+interval for the accuracy, the paired t for the Brier score and log loss
+(differences of means), and the paired BCa bootstrap (:mod:`heldout.bootstrap`)
+for the others.  Where the book's simulations show a method failing (too few
+items in the smaller class for the AUC or the proper scores), the entry carries
+a ``warning``.
+
+Clustered items (``clusters``, one cluster id per item).  Every metric that is a
+mean over its own items (accuracy; the Brier score and log loss; recall over the
+actual positives, specificity over the actual negatives, precision over the
+predicted positives, NPV over the predicted negatives) gets the cluster-robust
+interval of :func:`heldout.clustered.clustered_mean` as its ``low``/``high``, and
+the fields ``se_iid``, ``se_cluster``, ``design_effect``, ``icc``,
+``effective_n`` and ``clusters``, with the independent-item interval kept as
+``iid_low``/``iid_high``/``iid_method``.  The paired differences of the means on
+the same items use :func:`heldout.clustered.clustered_difference`.  The AUC and
+F1, and the differences of precision and NPV (whose items differ between the
+models), use the cluster bootstrap of
+:func:`heldout.bootstrap.cluster_bootstrap_interval`, and say so in ``method``.
+With ``strata`` (and optionally the population ``shares`` of the strata), each
+mean also gets a ``stratified`` estimate (:func:`heldout.strata.stratified_mean`).
 
 A model column holds either predicted labels or, for two classes, scores in
 [0, 1] (predicted probabilities of class 1): whole numbers are read as labels and
@@ -28,8 +48,7 @@ labels at ``threshold`` for the label metrics.
 The metrics are entries of :data:`METRICS`, each a :class:`MetricSpec` with a
 function for one model and one for a pair; :func:`evaluate` calls them in turn,
 and :func:`metric_entry` / :func:`pair_entry` turn their results into the printed
-dictionaries, to which a spec may add fields (``extra``), so that options such
-as clustered items can add per-metric information without changing the rest.
+dictionaries, to which a spec may add fields (``extra``, ``warning``).
 """
 
 from __future__ import annotations
@@ -44,8 +63,10 @@ import numpy as np
 from heldout.estimate import Difference, Estimate
 
 __all__ = [
+    "AUC_MIN_CLASS",
     "METRICS",
     "MAX_CLASSES",
+    "SCORE_MIN_CLASS",
     "Context",
     "MetricSpec",
     "detect_kind",
@@ -57,6 +78,10 @@ __all__ = [
 
 #: Most classes ``evaluate`` accepts in the label column.
 MAX_CLASSES = 100
+#: Fewer items than this in the smaller class: only the max-variance AUC interval holds.
+AUC_MIN_CLASS = 10
+#: Fewer items than this in the rarer class: the proper scores' intervals are not trusted.
+SCORE_MIN_CLASS = 10
 
 
 @dataclass
@@ -72,11 +97,21 @@ class Context:
     n_resamples: int
     seed: int | None
     cache: dict = field(default_factory=dict)
+    clusters: np.ndarray | None = None
+    strata: np.ndarray | None = None
+    shares: dict | None = None
+    correction: str = "CR1"
 
     @property
     def binary(self) -> bool:
         """Two classes, coded 0 and 1."""
         return self.classes.size <= 2 and set(self.classes.tolist()) <= {0, 1}
+
+    @property
+    def minority(self) -> int:
+        """Items in the smaller class of a binary label column."""
+        n1 = int(np.count_nonzero(self.y == 1))
+        return min(n1, self.y.size - n1)
 
     def confusion(self, model: str) -> np.ndarray:
         """Confusion matrix of ``model`` over the classes (cached)."""
@@ -115,6 +150,16 @@ class MetricSpec:
         Only for two classes.
     extra : callable, optional
         ``extra(ctx, model_or_pair, result) -> dict`` of additional fields.
+    items : callable, optional
+        ``items(ctx, model) -> (values, mask)``: for a metric that is a mean, its
+        per-item values and the items it averages over (for clustered intervals).
+    shared_items : bool
+        The two models of a pair average over the same items (so a paired
+        clustered difference of means applies).
+    cluster_metric : str, optional
+        Name for :func:`heldout.bootstrap.cluster_bootstrap_interval`.
+    warning : callable, optional
+        ``warning(ctx, model_or_pair) -> str or None``.
     """
 
     name: str
@@ -123,9 +168,21 @@ class MetricSpec:
     pair: Callable
     binary_only: bool = False
     extra: Callable | None = None
+    items: Callable | None = None
+    shared_items: bool = True
+    cluster_metric: str | None = None
+    warning: Callable | None = None
 
 
 # --------------------------------------------------------------------------- singles
+_RATES = {  # numerator (true, predicted) cell, denominator subset, its name
+    "precision": ((1, 1), ("pred", 1), "predicted positives"),
+    "recall": ((1, 1), ("true", 1), "actual positives"),
+    "specificity": ((0, 0), ("true", 0), "actual negatives"),
+    "npv": ((0, 0), ("pred", 0), "predicted negatives"),
+}
+
+
 def _rate(which: str):
     def single(ctx: Context, model: str) -> Estimate:
         from heldout.fscore import macro_interval
@@ -135,20 +192,29 @@ def _rate(which: str):
         if which == "accuracy":
             return rate_interval(int(np.trace(cm)), int(cm.sum()), ctx.alpha)
         if not ctx.binary:
-            average = {"precision": "precision", "recall": "recall", "specificity": "specificity"}
-            e = macro_interval(cm, average[which], ctx.alpha, "logit")
-            return e
-        tn, fp, fn, tp = cm[0, 0], cm[0, 1], cm[1, 0], cm[1, 1]
-        k, m, what = {
-            "precision": (tp, tp + fp, "predicted positives"),
-            "recall": (tp, tp + fn, "actual positives"),
-            "specificity": (tn, tn + fp, "actual negatives"),
-        }[which]
+            return macro_interval(cm, which, ctx.alpha, "logit")
+        (ti, pi), (axis, value), what = _RATES[which]
+        m = int(cm[:, value].sum() if axis == "pred" else cm[value, :].sum())
         if m == 0:
             raise ValueError(f"undefined: no {what}")
-        return rate_interval(int(k), int(m), ctx.alpha)
+        return rate_interval(int(cm[ti, pi]), m, ctx.alpha)
 
     return single
+
+
+def _rate_items(which: str):
+    """Per-item values of a rate that is a mean over its own subset of items."""
+
+    def items(ctx: Context, model: str):
+        pred, y = ctx.labels[model], ctx.y
+        if which == "accuracy":
+            return (pred == y).astype(float), np.ones(y.size, dtype=bool)
+        (ti, pi), (axis, value), _ = _RATES[which]
+        mask = (pred == value) if axis == "pred" else (y == value)
+        hit = (y == ti) if axis == "pred" else (pred == pi)
+        return hit.astype(float), mask
+
+    return items
 
 
 def _f1(ctx: Context, model: str) -> Estimate:
@@ -169,16 +235,66 @@ def _auc(ctx: Context, model: str) -> Estimate:
     scored = tuple(ctx.scores)  # one DeLong computation serves every model and pair
     d = ctx.delong(scored)
     i = scored.index(model)
-    return _interval(d.auc[i], d.cov[i, i], ctx.y.size, ctx.alpha, "logit")
+    return _interval(d.auc[i], d.cov[i, i], d.n_positive, d.n_negative, ctx.alpha, "auto")
+
+
+def _auc_warning(ctx: Context, model_or_pair) -> str | None:
+    from heldout.auc import SHORTFALL_MIN, shortfall
+
+    if ctx.minority < AUC_MIN_CLASS:
+        return (
+            f"{ctx.minority} items in the smaller class, fewer than {AUC_MIN_CLASS}: only the "
+            "wide max-variance interval holds its level here"
+        )
+    if ctx.clusters is None:
+        return None
+    scored = tuple(ctx.scores)
+    d = ctx.delong(scored)
+    names = model_or_pair if isinstance(model_or_pair, tuple) else (model_or_pair,)
+    short = min(float(shortfall(d.auc[scored.index(m)], d.n_positive, d.n_negative)) for m in names)
+    if short < SHORTFALL_MIN:
+        return (
+            f"about {short:.1f} items' worth of misranked pairs, fewer than {SHORTFALL_MIN:g}: "
+            "the cluster bootstrap, like every bootstrap, undercovers with so few"
+        )
+    return None
 
 
 def _score(which: str):
     def single(ctx: Context, model: str) -> Estimate:
         from heldout.scores import score_interval
 
-        return score_interval(ctx.y, ctx.scores[model], which, ctx.alpha, "t")
+        return score_interval(ctx.y, ctx.scores[model], which, ctx.alpha, "gamma")
 
     return single
+
+
+def _score_items(which: str):
+    def items(ctx: Context, model: str):
+        from heldout.scores import brier_items, log_loss_items
+
+        per_item = brier_items if which == "brier" else log_loss_items
+        return per_item(ctx.y, ctx.scores[model]), np.ones(ctx.y.size, dtype=bool)
+
+    return items
+
+
+def _score_warning(which: str):
+    def warning(ctx: Context, model_or_pair) -> str | None:
+        from heldout.scores import PAIRED_T_MIN_CLASS
+
+        if isinstance(model_or_pair, tuple):
+            need, what = PAIRED_T_MIN_CLASS[which], "the paired t-interval"
+        else:
+            need, what = SCORE_MIN_CLASS, "the interval"
+        if ctx.minority < need:
+            return (
+                f"{ctx.minority} items in the rarer class, fewer than {need}: {what} of the "
+                f"{which.replace('_', ' ')} undercovers in the book's simulations"
+            )
+        return None
+
+    return warning
 
 
 # --------------------------------------------------------------------------- pairs
@@ -212,7 +328,7 @@ def _auc_pair(ctx: Context, a: str, b: str) -> Difference:
     from heldout.auc import _difference
 
     scored = tuple(ctx.scores)
-    return _difference(ctx.delong(scored), scored.index(a), scored.index(b), ctx.alpha)
+    return _difference(ctx.delong(scored), scored.index(a), scored.index(b), ctx.alpha, "mover")
 
 
 def _score_pair(which: str):
@@ -226,17 +342,206 @@ def _score_pair(which: str):
 
 #: The metrics of the report, in output order.
 METRICS: tuple[MetricSpec, ...] = (
-    MetricSpec("accuracy", False, _rate("accuracy"), _accuracy_pair),
-    MetricSpec("precision", False, _rate("precision"), _boot_pair("precision", "macro_precision")),
-    MetricSpec("recall", False, _rate("recall"), _boot_pair("recall", "macro_recall")),
+    MetricSpec("accuracy", False, _rate("accuracy"), _accuracy_pair, items=_rate_items("accuracy")),
     MetricSpec(
-        "specificity", False, _rate("specificity"), _boot_pair("specificity", "macro_specificity")
+        "precision",
+        False,
+        _rate("precision"),
+        _boot_pair("precision", "macro_precision"),
+        items=_rate_items("precision"),
+        shared_items=False,
+        cluster_metric="precision",
     ),
-    MetricSpec("f1", False, _f1, _boot_pair("f1", "macro_f1")),
-    MetricSpec("auc", True, _auc, _auc_pair, binary_only=True),
-    MetricSpec("brier", True, _score("brier"), _score_pair("brier"), binary_only=True),
-    MetricSpec("log_loss", True, _score("log_loss"), _score_pair("log_loss"), binary_only=True),
+    MetricSpec(
+        "recall",
+        False,
+        _rate("recall"),
+        _boot_pair("recall", "macro_recall"),
+        items=_rate_items("recall"),
+    ),
+    MetricSpec(
+        "specificity",
+        False,
+        _rate("specificity"),
+        _boot_pair("specificity", "macro_specificity"),
+        items=_rate_items("specificity"),
+    ),
+    MetricSpec(
+        "npv",
+        False,
+        _rate("npv"),
+        _boot_pair("npv", "npv"),
+        binary_only=True,
+        items=_rate_items("npv"),
+        shared_items=False,
+        cluster_metric="npv",
+    ),
+    MetricSpec("f1", False, _f1, _boot_pair("f1", "macro_f1"), cluster_metric="f1"),
+    MetricSpec(
+        "auc",
+        True,
+        _auc,
+        _auc_pair,
+        binary_only=True,
+        cluster_metric="auc",
+        warning=_auc_warning,
+    ),
+    MetricSpec(
+        "brier",
+        True,
+        _score("brier"),
+        _score_pair("brier"),
+        binary_only=True,
+        items=_score_items("brier"),
+        warning=_score_warning("brier"),
+    ),
+    MetricSpec(
+        "log_loss",
+        True,
+        _score("log_loss"),
+        _score_pair("log_loss"),
+        binary_only=True,
+        items=_score_items("log_loss"),
+        warning=_score_warning("log_loss"),
+    ),
 )
+
+
+# --------------------------------------------------------------------------- clustered items
+def _rounded(x):
+    return None if x is None else float(x)
+
+
+def _cluster_fields(r) -> dict:
+    """The clustered fields of a :class:`heldout.clustered.ClusteredMean`."""
+    return {
+        "se_iid": float(r.se_iid),
+        "se_cluster": float(r.se_cluster),
+        "design_effect": _rounded(r.design_effect),
+        "icc": _rounded(r.icc),
+        "effective_n": _rounded(r.effective_n),
+        "clusters": int(r.clusters),
+    }
+
+
+def _stratified(ctx: Context, values: np.ndarray, mask: np.ndarray) -> dict:
+    from heldout.strata import stratified_mean
+
+    clusters = None if ctx.clusters is None else ctx.clusters[mask]
+    try:
+        s = stratified_mean(
+            values[mask], ctx.strata[mask], ctx.shares, clusters=clusters, alpha=ctx.alpha
+        )
+    except ValueError as exc:
+        return {"value": None, "note": str(exc)}
+    return {
+        "value": s.estimate,
+        "low": s.low,
+        "high": s.high,
+        "se": s.se,
+        "method": f"stratified-{s.method}",
+        "strata": {
+            str(k): {"n": int(n), "mean": float(m), "share": float(w)}
+            for k, n, m, w in zip(s.strata, s.sizes, s.means, s.shares, strict=True)
+        },
+    }
+
+
+def _clustered_single(ctx: Context, spec: MetricSpec, model: str, iid: Estimate):
+    """The clustered result of one model's metric: (Estimate, extra fields) or None."""
+    extra: dict = {}
+    if spec.items is not None and (ctx.binary or spec.name == "accuracy"):
+        values, mask = spec.items(ctx, model)
+        if ctx.strata is not None:
+            extra["stratified"] = _stratified(ctx, values, mask)
+        if ctx.clusters is None:
+            return None, extra
+        from heldout.clustered import clustered_mean
+
+        r = clustered_mean(
+            values[mask], ctx.clusters[mask], alpha=ctx.alpha, correction=ctx.correction
+        )
+        est = Estimate(
+            r.estimate,
+            r.low,
+            r.high,
+            method=f"clustered-{r.method} ({r.correction}, {r.clusters} clusters)",
+            se=r.se_cluster,
+            n=int(mask.sum()),
+            alpha=ctx.alpha,
+        )
+        return est, {**_cluster_fields(r), **extra}
+    if ctx.clusters is None:
+        return None, extra
+    if spec.cluster_metric is None or not ctx.binary:
+        return None, {"cluster_note": "no clustered interval for this metric"}
+    from heldout.bootstrap import cluster_bootstrap_interval
+
+    pred = ctx.scores[model] if spec.name == "auc" else ctx.labels[model]
+    est = cluster_bootstrap_interval(
+        spec.cluster_metric,
+        ctx.y,
+        pred,
+        clusters=ctx.clusters,
+        alpha=ctx.alpha,
+        n_resamples=ctx.n_resamples,
+        seed=ctx.seed,
+    )
+    return est, {"se_iid": _rounded(iid.se), "se_cluster": est.se, "clusters": _n_clusters(ctx)}
+
+
+def _n_clusters(ctx: Context) -> int:
+    return int(np.unique(ctx.clusters).size)
+
+
+def _clustered_pair(ctx: Context, spec: MetricSpec, a: str, b: str):
+    """The clustered paired difference: (Difference, extra fields) or (None, note)."""
+    from scipy import stats
+
+    if spec.items is not None and spec.shared_items and (ctx.binary or spec.name == "accuracy"):
+        from heldout.clustered import clustered_difference
+
+        va, mask = spec.items(ctx, a)
+        vb, _ = spec.items(ctx, b)
+        r = clustered_difference(
+            va[mask], vb[mask], ctx.clusters[mask], alpha=ctx.alpha, correction=ctx.correction
+        )
+        t = r.estimate / r.se_cluster if r.se_cluster > 0 else math.copysign(math.inf, r.estimate)
+        if r.se_cluster == 0 and r.estimate == 0:
+            t, p = 0.0, 1.0
+        else:
+            p = float(2 * stats.t.sf(abs(t), r.df))
+        d = Difference(
+            r.estimate,
+            r.low,
+            r.high,
+            p_value=p,
+            method=f"clustered-{r.method} ({r.correction}, {r.clusters} clusters)",
+            se=r.se_cluster,
+            statistic=t,
+            n=int(mask.sum()),
+            alpha=ctx.alpha,
+        )
+        return d, _cluster_fields(r)
+    if spec.cluster_metric is None or not ctx.binary:
+        return None, {"cluster_note": "no clustered interval for this metric"}
+    from heldout.bootstrap import cluster_bootstrap_interval
+
+    pa, pb = (
+        (ctx.scores if spec.name == "auc" else ctx.labels)[a],
+        (ctx.scores if spec.name == "auc" else ctx.labels)[b],
+    )
+    d = cluster_bootstrap_interval(
+        spec.cluster_metric,
+        ctx.y,
+        pa,
+        pb,
+        clusters=ctx.clusters,
+        alpha=ctx.alpha,
+        n_resamples=ctx.n_resamples,
+        seed=ctx.seed,
+    )
+    return d, {"se_cluster": d.se, "clusters": _n_clusters(ctx)}
 
 
 # --------------------------------------------------------------------------- entries
@@ -275,6 +580,55 @@ def pair_entry(result: Difference | None, note: str = "", **extra) -> dict:
     return out
 
 
+def _single_entry(ctx: Context, spec: MetricSpec, name: str) -> dict:
+    try:
+        result = spec.single(ctx, name)
+    except ValueError as exc:
+        return metric_entry(None, str(exc))
+    extra = spec.extra(ctx, name, result) if spec.extra else {}
+    if ctx.clusters is not None or ctx.strata is not None:
+        try:
+            clustered, fields = _clustered_single(ctx, spec, name, result)
+        except ValueError as exc:
+            clustered, fields = None, {"cluster_note": str(exc)}
+        extra.update(fields)
+        if clustered is not None:
+            extra.update(
+                iid_low=_num(result.low), iid_high=_num(result.high), iid_method=result.method
+            )
+            result = clustered
+    note = spec.warning(ctx, name) if spec.warning else None
+    if note:
+        extra["warning"] = note
+    return metric_entry(result, **extra)
+
+
+def _pair_entry(ctx: Context, spec: MetricSpec, a: str, b: str) -> dict:
+    try:
+        result = spec.pair(ctx, a, b)
+    except ValueError as exc:
+        return pair_entry(None, str(exc))
+    extra = spec.extra(ctx, (a, b), result) if spec.extra else {}
+    if ctx.clusters is not None:
+        try:
+            clustered, fields = _clustered_pair(ctx, spec, a, b)
+        except ValueError as exc:
+            clustered, fields = None, {"cluster_note": str(exc)}
+        extra.update(fields)
+        if clustered is not None:
+            extra.update(
+                iid_low=_num(result.low),
+                iid_high=_num(result.high),
+                iid_p_value=_num(result.p_value),
+                iid_method=result.method,
+            )
+            result = clustered
+    note = spec.warning(ctx, (a, b)) if spec.warning else None
+    if note:
+        extra["warning"] = note
+    return pair_entry(result, **extra)
+
+
 # --------------------------------------------------------------------------- kinds
 def detect_kind(values: np.ndarray) -> str:
     """``"labels"`` when every value is a whole number, else ``"scores"``.
@@ -297,6 +651,17 @@ def _classes(y: np.ndarray) -> np.ndarray:
     return classes
 
 
+def _groups(values, name: str, n: int) -> np.ndarray | None:
+    if values is None:
+        return None
+    arr = np.asarray(values)
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise ValueError(
+            f"{name} must have one label per item: got shape {arr.shape} for {n} items"
+        )
+    return arr
+
+
 def evaluate(
     y,
     predictions: dict,
@@ -306,6 +671,10 @@ def evaluate(
     threshold: float = 0.5,
     n_resamples: int = 2000,
     seed: int | None = None,
+    clusters=None,
+    strata=None,
+    shares: dict | None = None,
+    correction: str = "CR1",
 ) -> dict:
     """Every metric of every model with intervals, and paired differences of every pair.
 
@@ -323,16 +692,25 @@ def evaluate(
     threshold : float, default 0.5
         Scores at or above it are predicted positive.
     n_resamples : int, default 2000
-        Resamples of the paired bootstrap.
+        Resamples of the paired (and cluster) bootstrap.
     seed : int, optional
         Seed of the bootstrap.
+    clusters : array_like, optional
+        Cluster id of each item: clustered intervals (see the module notes).
+    strata : array_like, optional
+        Stratum of each item: a stratified estimate of every mean.
+    shares : dict, optional
+        Population share of each stratum (default: the test set's own mix).
+    correction : {"CR1", "CR0"}
+        Small-sample factor of the cluster-robust variance.
 
     Returns
     -------
     dict
         ``n``, ``level``, ``classes``, ``models`` (per model: ``kind``,
         ``kind_source``, ``metrics``) and ``pairs`` (per pair: ``a``, ``b``,
-        ``metrics``), ready for JSON.
+        ``metrics``), ready for JSON; with ``clusters`` also ``clusters`` (their
+        number).
 
     Examples
     --------
@@ -341,9 +719,14 @@ def evaluate(
     >>> a = np.clip(0.3 + 0.4 * y + rng.normal(0, 0.2, 500), 0, 1)
     >>> r = evaluate(y, {"a": a, "b": (a > 0.6).astype(int)}, seed=1)
     >>> sorted(r["models"]["a"]["metrics"]), r["models"]["b"]["kind"]
-    (['accuracy', 'auc', 'brier', 'f1', 'log_loss', 'precision', 'recall', 'specificity'], 'labels')
+    (['accuracy', 'auc', 'brier', 'f1', 'log_loss', 'npv', 'precision', 'recall', 'specificity'], 'labels')
     >>> r["pairs"][0]["metrics"]["accuracy"]["method"]
     'agresti-min, mcnemar-exact'
+    >>> g = np.repeat(np.arange(50), 10)
+    >>> r = evaluate(y, {"a": a}, clusters=g, seed=1)
+    >>> acc = r["models"]["a"]["metrics"]["accuracy"]
+    >>> acc["method"], acc["clusters"]
+    ('clustered-wilson (CR1, 50 clusters)', 50)
     """
     from heldout import _inputs
     from heldout._checks import as_probability
@@ -352,12 +735,26 @@ def evaluate(
     th = float(as_probability(threshold, "threshold"))
     if not predictions:
         raise ValueError("predictions must hold at least one model")
+    if correction not in ("CR1", "CR0"):
+        raise ValueError(f"correction must be 'CR1' or 'CR0', got {correction!r}")
     yy = _inputs.scores(y, "labels")
     classes = _classes(yy)
     if classes.size < 2:
         raise ValueError(
             f"the label column holds a single class ({classes[0]}); nothing to measure"
         )
+    cl = _groups(clusters, "clusters", yy.size)
+    st = _groups(strata, "strata", yy.size)
+    if shares is not None and st is None:
+        raise ValueError("shares need strata (one stratum label per item)")
+    if st is not None:
+        from heldout.strata import stratified_mean
+
+        stratified_mean(yy, st, shares)  # the shares fit the strata (else a ValueError)
+    if cl is not None:
+        from heldout.clustered import cluster_codes
+
+        cluster_codes(cl, yy.size)  # at least two clusters, no missing ids
     y_int = yy.astype(np.int64)
     labels, scores, report = {}, {}, {}
     for name, column in predictions.items():
@@ -388,19 +785,26 @@ def evaluate(
     all_classes = np.union1d(classes, np.unique(np.concatenate(list(labels.values()))))
     if all_classes.size > MAX_CLASSES:
         raise ValueError(f"the labels and predictions hold more than {MAX_CLASSES} classes")
-    ctx = Context(y_int, labels, scores, all_classes, 1 - lv, th, n_resamples, seed)
+    ctx = Context(
+        y_int,
+        labels,
+        scores,
+        all_classes,
+        1 - lv,
+        th,
+        n_resamples,
+        seed,
+        clusters=cl,
+        strata=st,
+        shares=shares,
+        correction=correction,
+    )
     for name in predictions:
         metrics = {}
         for spec in METRICS:
             if (spec.needs_scores and name not in scores) or (spec.binary_only and not ctx.binary):
                 continue
-            try:
-                result = spec.single(ctx, name)
-            except ValueError as exc:
-                metrics[spec.name] = metric_entry(None, str(exc))
-                continue
-            extra = spec.extra(ctx, name, result) if spec.extra else {}
-            metrics[spec.name] = metric_entry(result, **extra)
+            metrics[spec.name] = _single_entry(ctx, spec, name)
         report[name]["metrics"] = metrics
     pairs = []
     names = list(predictions)
@@ -412,21 +816,18 @@ def evaluate(
                     continue
                 if spec.needs_scores and not (a in scores and b in scores):
                     continue
-                try:
-                    result = spec.pair(ctx, a, b)
-                except ValueError as exc:
-                    metrics[spec.name] = pair_entry(None, str(exc))
-                    continue
-                extra = spec.extra(ctx, (a, b), result) if spec.extra else {}
-                metrics[spec.name] = pair_entry(result, **extra)
+                metrics[spec.name] = _pair_entry(ctx, spec, a, b)
             pairs.append({"a": a, "b": b, "metrics": metrics})
-    return {
+    out = {
         "n": int(yy.size),
         "level": lv,
         "classes": [int(c) for c in ctx.classes],
         "models": report,
         "pairs": pairs,
     }
+    if cl is not None:
+        out["clusters"] = _n_clusters(ctx)
+    return out
 
 
 # --------------------------------------------------------------------------- plot
@@ -442,16 +843,7 @@ def forest_plot(report: dict, path=None):
 
     models = list(report["models"])
     rows = []
-    for name in (
-        "accuracy",
-        "precision",
-        "recall",
-        "specificity",
-        "f1",
-        "auc",
-        "brier",
-        "log_loss",
-    ):
+    for name in (spec.name for spec in METRICS):
         if any(name in report["models"][m]["metrics"] for m in models):
             rows.append(name)
     height = 1.0 + 0.45 * len(rows) * max(1, len(models)) ** 0.5

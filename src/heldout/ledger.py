@@ -6,7 +6,7 @@ claim in the book's words, its *kind* (``number``, ``formula`` or ``verbal``),
 the value as the article prints it, the check that evaluates it (a function
 registered in this module, by name, with the article's inputs as arguments), the
 rule saying when a number counts as reproduced, the status the book expects, a
-severity, the reason in one sentence and the chapter (and planned section label)
+severity, the reason in one sentence and the chapter (and the label of its section)
 that works it out.  The articles' printed numbers are typed there and nowhere
 else: :func:`article_value` reads them for the chapters and for
 :data:`heldout.models.ARTICLE_RESULTS`.
@@ -104,9 +104,9 @@ FAULTS = ("differs", "does not hold")
 #: How bad a difference is, mildest first.
 SEVERITIES = ("typo", "loose", "wrong number", "wrong conclusion")
 
-#: Role of the link from a row to the chapter that checks it: ``"doc"`` links the chapter;
-#: ``"ref"`` links the row's section label (switch when the chapters carry the labels).
-LINK_ROLE = "doc"
+#: Role of the link from a row to where it is checked: ``"ref"`` links the row's section (its
+#: label, which the chapter carries on the section's heading); ``"doc"`` links the chapter.
+LINK_ROLE = "ref"
 
 
 # =========================================================================== the data file
@@ -157,7 +157,7 @@ class Claim:
     chapter : str
         The notebook that checks the claim.
     label : str
-        The MyST label of the section that checks it (planned).
+        The MyST label of the section that checks it (on the section's heading).
     show : str
         Optional template for the book's value (``str.format`` fields from the
         check's extra values).
@@ -1742,6 +1742,53 @@ def _normal_theory_laplace(scale):
     return _ev(abs(gaussian / exact - 1) < 0.1, ratio=exact / gaussian)
 
 
+# --- 002 and 003: reusing a test set (the chapter test_set_reuse) ----------------------------
+def _reuse():
+    from heldout import reuse
+
+    return reuse
+
+
+@_check("fixed_models_supported")
+def _fixed_models_supported(n, models, epsilon, delta):
+    """Models fixed in advance: how many one holdout scores to within ``epsilon`` at once
+    (Hoeffding and a union bound, ``reuse.queries_supported(..., "non-adaptive")``)."""
+    supported = _reuse().queries_supported(n, epsilon, delta, method="non-adaptive")
+    return _ev(supported >= models, supported=float(supported), models=models, n=n)
+
+
+@_check("adaptive_attack_significant")
+def _adaptive_attack_significant(n, queries, alpha):
+    """Models chosen after seeing the scores: the boosting attack's expected reported accuracy
+    on pure-noise labels, and the exact one-sided binomial p-value of that score under 1/2.
+    The claim that significance protects the comparison holds if the p-value stays above
+    ``alpha``."""
+    from scipy import stats
+
+    acc = float(_reuse().attack_expected_accuracy(n, queries))
+    correct = round(acc * n)
+    p = float(stats.binom.sf(correct - 1, n, 0.5))
+    return _ev(p >= alpha, accuracy=acc, p=max(p, 1e-300), queries=queries)
+
+
+@_check("holdout_learned")
+def _holdout_learned(n, queries, z):
+    """Can choosing after looking make a model "learn" a holdout?  The attack's expected
+    reported accuracy on pure-noise labels, against 1/2 plus ``z`` standard errors."""
+    acc = float(_reuse().attack_expected_accuracy(n, queries))
+    se = 0.5 / math.sqrt(n)
+    return _ev(acc > 0.5 + z * se, accuracy=acc, errors=(acc - 0.5) / se, queries=queries)
+
+
+@_check("winner_bias_equal")
+def _winner_bias_equal(n, models, accuracy):
+    """Upward bias of the best of ``models`` equally good scores on ``n`` items, exactly
+    (``reuse.winner_bias``), in points and in standard errors of one score."""
+    bias = float(_reuse().winner_bias(n, models, accuracy))
+    se = math.sqrt(accuracy * (1 - accuracy) / n)
+    return _ev(bias > 0, bias=bias, errors=bias / se, models=models, n=n)
+
+
 # --- 004: acceptance testing -----------------------------------------------------------------
 def _acc():
     from heldout import acceptance
@@ -2221,10 +2268,9 @@ def counts(rows: Sequence[Row], by: str = "status") -> dict[str, dict[str, int]]
 def link(row: Row | Claim, role: str | None = None) -> str:
     """MyST link from a row to where it is checked.
 
-    With ``role="doc"`` the link names the row's chapter (a ``doc`` role); with
-    ``role="ref"`` it names the row's section label (a ``ref`` role).  The default is
-    :data:`LINK_ROLE`, so switching every row of the ledger page to section links is
-    one line.
+    With ``role="ref"`` (the default, :data:`LINK_ROLE`) it names the row's section label
+    (a ``ref`` role, which shows the section's title); with ``role="doc"`` it names the
+    row's chapter (a ``doc`` role).
 
     Examples
     --------

@@ -36,9 +36,12 @@ from scipy import integrate, special, stats
 from heldout import _inputs
 from heldout._checks import as_probability
 from heldout._result import Result, extra
+from heldout.auc import AUC_INTERVAL_METHODS
 from heldout.config import rng as make_rng
 
 __all__ = [
+    "PAIRED_SCORE_MODELS",
+    "SCORE_MODELS",
     "Coverage",
     "auc_coverage",
     "auc_difference_coverage",
@@ -50,7 +53,9 @@ __all__ = [
     "macro_f1_coverage",
     "precision_conditional_coverage",
     "score_coverage",
+    "score_difference_coverage",
     "score_truth",
+    "scored_test_sets",
     "simultaneous_coverage",
 ]
 
@@ -327,6 +332,70 @@ def binormal_scores(
     return y, s, s_b
 
 
+#: Score models of :func:`scored_test_sets` (each has AUC exactly ``auc``).
+SCORE_MODELS = ("binormal", "binormal-wide", "exponential", "hard-positives", "lost-positives")
+_FAR = 12.0  # twelve standard deviations: "above (or below) every other score"
+
+
+def scored_test_sets(
+    model: str, n: int, prevalence: float, auc: float, reps: int, seed=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Draw ``reps`` test sets of ``n`` scored items from a score model with AUC ``auc``.
+
+    Negatives score :math:`N(0, 1)` (or :math:`\\mathrm{Exp}(1)`); the positives:
+
+    ``"binormal"``
+        :math:`N(\\mu, 1)`, :math:`\\mu = \\sqrt2\\,\\Phi^{-1}(A)`: the misranking
+        comes from the tails of both classes;
+    ``"binormal-wide"``
+        :math:`N(\\mu, 4)`, :math:`\\mu = \\sqrt5\\,\\Phi^{-1}(A)`;
+    ``"exponential"``
+        :math:`\\mathrm{Exp}(1)/\\lambda` with :math:`\\lambda = (1-A)/A`, the model
+        under which Hanley and McNeil's variance is exact;
+    ``"hard-positives"``
+        a share :math:`2(1-A)` of the positives scored like negatives (label noise,
+        or cases the model cannot see), the rest far above every negative;
+    ``"lost-positives"``
+        a share :math:`1-A` of the positives far *below* every negative, the rest
+        far above: each misranked positive is misranked against all negatives, the
+        most variable way of losing :math:`1-A`.
+
+    Returns ``y`` (reps, n) of bool and the scores (reps, n).
+
+    Examples
+    --------
+    >>> y, s = scored_test_sets("hard-positives", 200_000, 0.5, 0.9, 1, seed=1)
+    >>> from heldout.auc import auc
+    >>> round(float(auc(y[0], s[0])), 2)
+    0.9
+    """
+    if model not in SCORE_MODELS:
+        raise ValueError(f"model must be one of {', '.join(SCORE_MODELS)}, got {model!r}")
+    if model == "binormal":
+        return binormal_scores(n, prevalence, auc, reps, seed)
+    rng = make_rng(seed)
+    n = int(_inputs.count(n, "n", minimum=2))
+    pi = float(as_probability(prevalence, "prevalence"))
+    a = float(as_probability(auc, "auc"))
+    r = _reps(reps)
+    y = rng.random((r, n)) < pi
+    z = rng.standard_normal((r, n))
+    if model == "binormal-wide":
+        s = np.where(y, math.sqrt(5) * special.ndtri(a) + 2 * z, z)
+    elif model == "exponential":
+        e = rng.standard_exponential((r, n))
+        s = np.where(y, e * a / (1 - a), e)
+    elif model == "hard-positives":
+        if a < 0.5:
+            raise ValueError(f"auc must be at least 0.5 for model {model!r}, got {auc!r}")
+        hard = rng.random((r, n)) < 2 * (1 - a)
+        s = z + np.where(y & ~hard, _FAR, 0.0)
+    else:
+        lost = rng.random((r, n)) < 1 - a
+        s = z + np.where(y, np.where(lost, -_FAR, _FAR), 0.0)
+    return y, s
+
+
 def _batch_placements(y: np.ndarray, s: np.ndarray):
     """Per-item placement values of many test sets at once (continuous scores, no ties)."""
     order = np.argsort(s, axis=1)
@@ -363,7 +432,7 @@ def _batch_delong(y: np.ndarray, *scores: np.ndarray):
     return aucs, cov, n1, n0
 
 
-_AUC_METHODS = ("logit", "wald", "binomial-total", "bca")
+_AUC_METHODS = (*AUC_INTERVAL_METHODS, "binomial-total", "bca")
 
 
 def auc_coverage(
@@ -375,29 +444,34 @@ def auc_coverage(
     alpha: float = 0.05,
     seed=None,
     n_resamples: int = 999,
+    model: str = "binormal",
 ) -> Coverage | dict:
-    """Coverage of an AUC interval under the binormal model (truth: ``auc``).
+    """Coverage of an AUC interval on test sets drawn from a score model (truth: ``auc``).
 
-    Methods: ``"logit"`` and ``"wald"`` (DeLong, :func:`heldout.auc.auc_interval`),
-    ``"bca"`` (:func:`heldout.bootstrap.bootstrap_interval`) and
-    ``"binomial-total"``, :math:`\\hat A \\pm z\\sqrt{\\hat A(1-\\hat A)/n}`, what one
-    gets by treating the AUC as a mean over the :math:`n` items.  Test sets with
-    fewer than two items of a class are excluded (counted in ``undefined``).
-    ``method`` may be a sequence of methods: they are then computed on the same
-    test sets and returned as a ``dict``.
+    Methods: those of :func:`heldout.auc.auc_interval` (computed by the same
+    code, vectorised over the test sets), ``"bca"``
+    (:func:`heldout.bootstrap.bootstrap_interval`) and ``"binomial-total"``,
+    :math:`\\hat A \\pm z\\sqrt{\\hat A(1-\\hat A)/n}`, what one gets by treating the
+    AUC as a mean over the :math:`n` items.  ``model`` is one of
+    :data:`SCORE_MODELS` (:func:`scored_test_sets`).  Test sets with fewer than
+    two items of a class are excluded (counted in ``undefined``).  ``method`` may
+    be a sequence of methods: they are then computed on the same test sets and
+    returned as a ``dict``.
 
     Examples
     --------
-    >>> c = auc_coverage("logit", 400, 0.3, 0.8, reps=1000, seed=2)
+    >>> c = auc_coverage("auto", 400, 0.3, 0.8, reps=1000, seed=2)
     >>> c.holds
     True
     """
+    from heldout.auc import _interval_arrays
+
     methods = (method,) if isinstance(method, str) else tuple(method)
     for m in methods:
         if m not in _AUC_METHODS:
             raise ValueError(f"method must be one of {', '.join(_AUC_METHODS)}, got {m!r}")
     alpha = float(as_probability(alpha, "alpha"))
-    y, s = binormal_scores(n, prevalence, auc, reps, seed)
+    y, s = scored_test_sets(model, n, prevalence, auc, reps, seed)
     z = stats.norm.isf(alpha / 2)
     out = {}
     if "bca" in methods:
@@ -406,24 +480,23 @@ def auc_coverage(
         aucs, cov, n1, n0 = _batch_delong(y, s)
         defined = (n1 >= 2) & (n0 >= 2)
         a = np.where(defined, aucs[0], 0.5)
-        se = np.sqrt(np.maximum(np.where(defined, cov[0, 0], 0), 0))
+        var = np.where(defined, cov[0, 0], 0.0)
+        n1d, n0d = np.maximum(n1, 1), np.maximum(n0, 1)
         for m in methods:
             if m == "bca":
                 continue
             if m == "binomial-total":
                 half = z * np.sqrt(a * (1 - a) / y.shape[1])
                 low, high = a - half, a + half
-            elif m == "wald":
-                low, high = a - z * se, a + z * se
             else:
-                inner = (a > 0) & (a < 1) & (se > 0)
-                v = np.where(inner, a, 0.5)
-                half = z * se / (v * (1 - v))
-                low = np.where(inner, special.expit(special.logit(v) - half), a)
-                high = np.where(inner, special.expit(special.logit(v) + half), a)
+                low, high, _ = _interval_arrays(a, var, n1d, n0d, alpha, m)
             hit = (low <= auc) & (auc <= high)
             out[m] = _coverage(hit, high - low, auc, defined, alpha)
     return out[methods[0]] if isinstance(method, str) else {m: out[m] for m in methods}
+
+
+#: Score models of :func:`auc_difference_coverage`.
+PAIRED_SCORE_MODELS = ("binormal", "shared-hard")
 
 
 def auc_difference_coverage(
@@ -435,27 +508,77 @@ def auc_difference_coverage(
     reps: int = 2000,
     alpha: float = 0.05,
     seed=None,
-) -> Coverage:
-    """Coverage of DeLong's paired interval for ``AUC(A) - AUC(B)`` (correlated binormal scores).
+    method: str | tuple = "mover",
+    model: str = "binormal",
+) -> Coverage | dict:
+    """Coverage of a paired interval for ``AUC(A) - AUC(B)`` (:func:`heldout.auc.auc_difference`).
+
+    ``model="binormal"``: correlated binormal scores (correlation ``correlation``
+    within each class).  ``"shared-hard"``: a share :math:`2(1-A)` of the positives
+    is hard for model A and :math:`2(1-B)` for model B, the hard positives of A
+    being hard for B too (one uniform draw decides both), the others far above
+    the negatives; the noise correlates ``correlation``.  Methods ``"mover"``
+    and ``"delong"``; a sequence gives a ``dict``.
 
     Examples
     --------
     >>> auc_difference_coverage(300, 0.3, 0.8, 0.75, 0.6, reps=1000, seed=3).holds
     True
     """
+    from heldout.auc import _correlation, _mover_ends
+
+    methods = (method,) if isinstance(method, str) else tuple(method)
+    for m in methods:
+        if m not in ("mover", "delong"):
+            raise ValueError(f"method must be 'mover' or 'delong', got {m!r}")
+    if model not in PAIRED_SCORE_MODELS:
+        raise ValueError(f"model must be one of {', '.join(PAIRED_SCORE_MODELS)}, got {model!r}")
     alpha = float(as_probability(alpha, "alpha"))
-    y, sa, sb = binormal_scores(
-        n, prevalence, auc_a, reps, seed, correlation=correlation, auc_b=auc_b
-    )
+    if model == "binormal":
+        y, sa, sb = binormal_scores(
+            n, prevalence, auc_a, reps, seed, correlation=correlation, auc_b=auc_b
+        )
+    else:
+        rng = make_rng(seed)
+        n = int(_inputs.count(n, "n", minimum=2))
+        pi = float(as_probability(prevalence, "prevalence"))
+        qa = 2 * (1 - float(as_probability(auc_a, "auc_a")))
+        qb = 2 * (1 - float(as_probability(auc_b, "auc_b")))
+        rho = float(as_probability(correlation, "correlation", closed=True))
+        r = _reps(reps)
+        y = rng.random((r, n)) < pi
+        u = rng.random((r, n))
+        za = rng.standard_normal((r, n))
+        zb = rho * za + math.sqrt(1 - rho**2) * rng.standard_normal((r, n))
+        sa = za + np.where(y & (u >= qa), _FAR, 0.0)
+        sb = zb + np.where(y & (u >= qb), _FAR, 0.0)
     aucs, cov, n1, n0 = _batch_delong(y, sa, sb)
     defined = (n1 >= 2) & (n0 >= 2)
     d = aucs[0] - aucs[1]
-    var = cov[0, 0] + cov[1, 1] - 2 * cov[0, 1]
-    se = np.sqrt(np.maximum(np.where(defined, var, 0), 0))
-    z = stats.norm.isf(alpha / 2)
     truth = auc_a - auc_b
-    hit = (d - z * se <= truth) & (truth <= d + z * se)
-    return _coverage(hit, 2 * z * se, truth, defined, alpha)
+    out = {}
+    for m in methods:
+        if m == "delong":
+            var = cov[0, 0] + cov[1, 1] - 2 * cov[0, 1]
+            half = stats.norm.isf(alpha / 2) * np.sqrt(np.maximum(np.where(defined, var, 0), 0))
+            low, high = d - half, d + half
+        else:
+            va = np.where(defined, cov[0, 0], 0.0)
+            vb = np.where(defined, cov[1, 1], 0.0)
+            r_ab = _correlation(va, vb, np.where(defined, cov[0, 1], 0.0))
+            low, high = _mover_ends(
+                np.where(defined, aucs[0], 0.5),
+                np.where(defined, aucs[1], 0.5),
+                va,
+                vb,
+                r_ab,
+                np.maximum(n1, 1),
+                np.maximum(n0, 1),
+                alpha,
+            )
+        hit = (low <= truth) & (truth <= high)
+        out[m] = _coverage(hit, high - low, truth, defined, alpha)
+    return out[methods[0]] if isinstance(method, str) else out
 
 
 def score_truth(score: str, prevalence: float, auc: float, sharpness: float = 1.0) -> float:
@@ -495,7 +618,7 @@ def score_truth(score: str, prevalence: float, auc: float, sharpness: float = 1.
 
 def score_coverage(
     score: str,
-    method: str,
+    method: str | tuple,
     n: int,
     prevalence: float,
     auc: float,
@@ -504,15 +627,20 @@ def score_coverage(
     alpha: float = 0.05,
     seed=None,
     n_resamples: int = 999,
-) -> Coverage:
-    """Coverage of the t-interval (``method="t"``) or BCa bootstrap (``"bca"``) of a proper score.
+) -> Coverage | dict:
+    """Coverage of an interval for a proper score: ``"gamma"``, ``"t"`` or ``"bca"``.
+
+    The methods of :func:`heldout.scores.score_interval`, on test sets of the
+    binormal model whose probabilities have ``sharpness`` times the true log-odds
+    (the truth is :func:`score_truth`).  A sequence of methods is computed on the
+    same test sets and returned as a ``dict``.
 
     Examples
     --------
-    >>> score_coverage("brier", "t", 500, 0.3, 0.8, reps=1000, seed=4).holds
+    >>> score_coverage("brier", "gamma", 500, 0.3, 0.8, reps=1000, seed=4).holds
     True
     """
-    from heldout.scores import _t_interval
+    from heldout.scores import _gamma_interval, _t_interval
 
     alpha = float(as_probability(alpha, "alpha"))
     truth = score_truth(score, prevalence, auc, sharpness)
@@ -520,18 +648,25 @@ def score_coverage(
     mu = math.sqrt(2) * special.ndtri(auc)
     logit = math.log(prevalence / (1 - prevalence)) + mu * s - mu * mu / 2
     q = special.expit(sharpness * logit)
-    if method == "bca":
-        return _bootstrap_rows(score, y, q, None, truth, alpha, n_resamples, seed)
-    if method != "t":
-        raise ValueError(f"method must be 't' or 'bca', got {method!r}")
+    methods = (method,) if isinstance(method, str) else tuple(method)
+    for m in methods:
+        if m not in ("t", "gamma", "bca"):
+            raise ValueError(f"method must be 'gamma', 't' or 'bca', got {m!r}")
     qc = np.clip(q, 1e-15, 1 - 1e-15)
     if score == "brier":
         loss = (q - y) ** 2
     else:
         loss = -np.where(y, np.log(qc), np.log1p(-qc))
-    _, low, high, _ = _t_interval(loss, alpha, axis=1)
-    hit = (low <= truth) & (truth <= high)
-    return _coverage(hit, high - low, truth, np.ones(y.shape[0], bool), alpha)
+    out = {}
+    for m in methods:
+        if m == "bca":
+            out[m] = _bootstrap_rows(score, y, q, None, truth, alpha, n_resamples, seed)
+            continue
+        compute = _gamma_interval if m == "gamma" else _t_interval
+        _, low, high, _ = compute(loss, alpha, axis=1)
+        hit = (low <= truth) & (truth <= high)
+        out[m] = _coverage(hit, high - low, truth, np.ones(y.shape[0], bool), alpha)
+    return out[methods[0]] if isinstance(method, str) else out
 
 
 # --------------------------------------------------------------------------- bootstrap
@@ -773,3 +908,49 @@ def macro_f1_coverage(
     low, high = np.asarray(e.low), np.asarray(e.high)
     hit = (low <= truth) & (truth <= high)
     return _coverage(hit, high - low, truth, np.ones(counts.shape[0], bool), alpha)
+
+
+def score_difference_coverage(
+    score: str,
+    n: int,
+    prevalence: float,
+    auc: float,
+    sharpness_a: float = 1.0,
+    sharpness_b: float = 2.0,
+    reps: int = 2000,
+    alpha: float = 0.05,
+    seed=None,
+) -> Coverage:
+    """Coverage of the paired t-interval of :func:`heldout.scores.score_difference`.
+
+    Two models score the same binormal test sets with ``sharpness_a`` and
+    ``sharpness_b`` times the true log-odds (:func:`score_coverage`); the truth
+    is the difference of their :func:`score_truth`.
+
+    Examples
+    --------
+    >>> score_difference_coverage("brier", 2000, 0.3, 0.85, reps=1000, seed=4).holds
+    True
+    """
+    from heldout.scores import _t_interval
+
+    if score not in ("brier", "log_loss"):
+        raise ValueError(f"score must be 'brier' or 'log_loss', got {score!r}")
+    alpha = float(as_probability(alpha, "alpha"))
+    truth = score_truth(score, prevalence, auc, sharpness_a) - score_truth(
+        score, prevalence, auc, sharpness_b
+    )
+    y, s = binormal_scores(n, prevalence, auc, reps, seed)
+    mu = math.sqrt(2) * special.ndtri(auc)
+    logit = math.log(prevalence / (1 - prevalence)) + mu * s - mu * mu / 2
+
+    def losses(k):
+        q = special.expit(k * logit)
+        if score == "brier":
+            return (q - y) ** 2
+        qc = np.clip(q, 1e-15, 1 - 1e-15)
+        return -np.where(y, np.log(qc), np.log1p(-qc))
+
+    _, low, high, _ = _t_interval(losses(sharpness_a) - losses(sharpness_b), alpha, axis=1)
+    hit = (low <= truth) & (truth <= high)
+    return _coverage(hit, high - low, truth, np.ones(y.shape[0], bool), alpha)

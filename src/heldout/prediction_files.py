@@ -19,7 +19,7 @@ import io
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +40,9 @@ class Predictions:
         The label column.
     models : dict
         ``models[name]`` is the model's column (float64), in file order.
+    groups : dict
+        ``groups[name]`` is a column of group labels (clusters, strata) read as
+        text, for the columns named in ``read_predictions(..., groups=...)``.
     label : str
         Name of the label column.
     source : str
@@ -50,6 +53,7 @@ class Predictions:
     models: dict
     label: str
     source: str
+    groups: dict = field(default_factory=dict)
 
     @property
     def n(self) -> int:
@@ -72,18 +76,28 @@ def _header(line: bytes, source: str) -> list[str]:
     return names
 
 
-def _columns_wanted(names, label, models, source):
+def _columns_wanted(names, label, models, source, groups=()):
+    for g in groups:
+        if g not in names:
+            raise ValueError(
+                f"{source}: no column named {g!r} (named as a cluster or stratum column); columns are {', '.join(names)}"
+            )
+        if g == label:
+            raise ValueError(f"{source}: column {g!r} cannot be both the labels and the groups")
     if label not in names:
         raise ValueError(
             f"{source}: no column named {label!r} (the labels; choose another with --label); "
             f"columns are {', '.join(names)}"
         )
     if models is None:
-        models = [c for c in names if c != label]
+        models = [c for c in names if c != label and c not in groups]
     else:
         missing = [m for m in models if m not in names]
         if missing:
             raise ValueError(f"{source}: no column named {', '.join(map(repr, missing))}")
+        both = [m for m in models if m in groups]
+        if both:
+            raise ValueError(f"{source}: column {both[0]!r} cannot be both a model and a group")
     if not models:
         raise ValueError(f"{source}: there is no model column besides the label column {label!r}")
     return [names.index(label)] + [names.index(m) for m in models], list(models)
@@ -118,6 +132,24 @@ def _parse_block(block: bytes, usecols, ncols, first_line, source) -> np.ndarray
     return arr
 
 
+def _parse_text(block: bytes, cols, names, first_line, source) -> np.ndarray:
+    """The text of columns ``cols`` of a block of CSV lines, stripped of spaces and quotes."""
+    try:
+        arr = np.loadtxt(
+            io.BytesIO(block), delimiter=",", dtype=str, ndmin=2, usecols=cols, encoding="utf-8"
+        )
+    except ValueError as exc:
+        raise ValueError(f"{source}: a data row could not be read: {exc}") from None
+    arr = np.char.strip(np.char.strip(arr), "\"'")
+    empty = arr == ""
+    if empty.any():
+        row, col = np.argwhere(empty)[0]
+        raise ValueError(
+            f"{source}: column {names[cols[col]]!r} has an empty cell (line {first_line + row})"
+        )
+    return arr
+
+
 def _count_rows(path: Path) -> int:
     rows = 0
     last = b"\n"
@@ -149,11 +181,13 @@ def _blocks(fh):
         yield rest + b"\n", line
 
 
-def _read_csv(fh, source, label, models, expected_rows=None):
+def _read_csv(fh, source, label, models, expected_rows=None, groups=()):
     names = _header(fh.readline(), source)
-    usecols, model_names = _columns_wanted(names, label, models, source)
+    usecols, model_names = _columns_wanted(names, label, models, source, groups)
+    group_cols = [names.index(g) for g in groups]
     ncols = len(names)
     k = len(usecols)
+    texts = []
     if expected_rows is not None:
         out = np.empty((k, expected_rows))  # one contiguous row per column
         filled = 0
@@ -163,14 +197,21 @@ def _read_csv(fh, source, label, models, expected_rows=None):
                 raise ValueError(f"{source}: the file changed while it was read")
             out[:, filled : filled + arr.shape[0]] = arr.T
             filled += arr.shape[0]
+            if group_cols:
+                texts.append(_parse_text(block, group_cols, names, first, source))
         columns = out[:, :filled]
     else:
-        parts = [_parse_block(b, usecols, ncols, first, source).T for b, first in _blocks(fh)]
+        parts = []
+        for block, first in _blocks(fh):
+            parts.append(_parse_block(block, usecols, ncols, first, source).T)
+            if group_cols:
+                texts.append(_parse_text(block, group_cols, names, first, source))
         columns = np.concatenate(parts, axis=1) if parts else np.empty((k, 0))
-    return columns, model_names
+    text = np.concatenate(texts, axis=0) if texts else np.empty((0, len(groups)), dtype=str)
+    return columns, model_names, {g: text[:, i] for i, g in enumerate(groups)}
 
 
-def _read_parquet(path, source, label, models):
+def _read_parquet(path, source, label, models, groups=()):
     try:
         import pyarrow.parquet as pq
     except ImportError:
@@ -182,8 +223,9 @@ def _read_parquet(path, source, label, models):
     except Exception as exc:  # pyarrow raises its own error types for bad files
         raise ValueError(f"{source}: not a readable Parquet file ({exc})") from None
     names = list(schema.names)
-    usecols, model_names = _columns_wanted(names, label, models, source)
+    usecols, model_names = _columns_wanted(names, label, models, source, groups)
     table = pq.read_table(path, columns=[names[i] for i in usecols])
+    group_table = pq.read_table(path, columns=list(groups)) if groups else None
     columns = []
     for name in table.column_names:
         try:
@@ -194,13 +236,20 @@ def _read_parquet(path, source, label, models):
             columns.append(np.asarray(col, dtype=np.float64))
         except (TypeError, ValueError):
             raise ValueError(f"{source}: column {name!r} is not numeric") from None
-    return np.vstack(columns), model_names
+    found = {}
+    for g in groups:
+        col = group_table.column(g)
+        if col.null_count:
+            raise ValueError(f"{source}: column {g!r} has missing values")
+        found[g] = np.asarray([str(v) for v in col.to_pylist()])
+    return np.vstack(columns), model_names, found
 
 
 def read_predictions(
     source: str | os.PathLike,
     label: str = "label",
     models: list[str] | None = None,
+    groups: list[str] | tuple[str, ...] = (),
 ) -> Predictions:
     """Read a predictions file (CSV, Parquet, or ``"-"`` for CSV on standard input).
 
@@ -211,7 +260,10 @@ def read_predictions(
     label : str, default "label"
         Name of the label column.
     models : list of str, optional
-        Model columns to read (default: every other column).
+        Model columns to read (default: every other column but the groups).
+    groups : list of str, optional
+        Columns of group labels (cluster ids, strata) to read as text; any
+        values but empty cells.
 
     Returns
     -------
@@ -234,19 +286,24 @@ def read_predictions(
     >>> os.unlink(f.name)
     """
     name = "standard input" if str(source) == "-" else str(source)
+    groups = tuple(groups)
+    if len(set(groups)) != len(groups):
+        raise ValueError(f"{name}: a group column is named twice")
     if str(source) == "-":
-        columns, model_names = _read_csv(sys.stdin.buffer, name, label, models)
+        columns, model_names, found = _read_csv(
+            sys.stdin.buffer, name, label, models, groups=groups
+        )
     else:
         path = Path(source)
         if not path.is_file():
             raise ValueError(f"{name}: no such file")
         if path.suffix.lower() in (".parquet", ".pq"):
-            columns, model_names = _read_parquet(path, name, label, models)
+            columns, model_names, found = _read_parquet(path, name, label, models, groups)
         else:
             try:
                 rows = _count_rows(path)
                 with open(path, "rb") as fh:
-                    columns, model_names = _read_csv(fh, name, label, models, rows)
+                    columns, model_names, found = _read_csv(fh, name, label, models, rows, groups)
             except OSError as exc:
                 raise ValueError(f"{name}: cannot be read ({exc.strerror})") from None
     if columns.shape[1] == 0:
@@ -260,5 +317,5 @@ def read_predictions(
                 f"(data row {int(np.argmax(bad)) + 1})"
             )
     return Predictions(
-        columns[0], {m: columns[i + 1] for i, m in enumerate(model_names)}, label, name
+        columns[0], {m: columns[i + 1] for i, m in enumerate(model_names)}, label, name, found
     )

@@ -15,8 +15,10 @@ def _run(args: argparse.Namespace) -> dict:
             "give --half-width (size for an interval) or --power (size for a test), not both"
         )
     if args.half_width is not None:
-        size = auc_size(args.auc, args.half_width, args.prevalence, args.alpha, args.method)
-        goal = {"half_width": args.half_width}
+        size = auc_size(
+            args.auc, args.half_width, args.prevalence, args.alpha, args.method, args.interval
+        )
+        goal = {"half_width": args.half_width, "interval": args.interval}
     else:
         size = auc_power_size(
             args.auc, args.prevalence, args.null_auc, args.alpha, args.power, args.method
@@ -44,10 +46,12 @@ def register(top, size) -> None:
         func=_run,
         epilog=(
             "example: heldout size auc --auc 0.85 --half-width 0.03 --prevalence 0.2 --json\n"
-            "n_positive is the smallest number of positives with z * se <= half-width, n_negative\n"
-            "= ceil(n_positive (1 - prevalence) / prevalence). With --power: the size at which the\n"
-            "one-sided test of AUC <= --null-auc at level alpha rejects with that probability.\n"
-            "A plug-in size: it assumes the AUC and a model of the scores (--method)."
+            "n_positive is the smallest number of positives at which the interval (--interval,\n"
+            "default auto, the one heldout evaluate reports) is at most 2 x half-width long when\n"
+            "the AUC and its variance are as planned; --interval wald gives z * se <= half-width.\n"
+            "n_negative = ceil(n_positive (1 - prevalence) / prevalence). With --power: the size\n"
+            "at which the one-sided test of AUC <= --null-auc at level alpha rejects with that\n"
+            "probability. A plug-in size: it assumes the AUC and a model of the scores (--method)."
         ),
     )
     p.add_argument("--auc", type=float, required=True, help="anticipated AUC")
@@ -67,4 +71,10 @@ def register(top, size) -> None:
         default="hanley-mcneil",
         choices=["hanley-mcneil", "binormal", "obuchowski"],
         help="variance model (default hanley-mcneil)",
+    )
+    p.add_argument(
+        "--interval",
+        default="auto",
+        help="the interval whose half-width is sized: auto (default), effective, newcombe, "
+        "hull, wilson-effective, max-variance, logit or wald",
     )

@@ -17,8 +17,9 @@ paired difference and its clustered interval.  ``--stratum COLUMN --shares A=0.6
 adds the stratified estimate for a population with those shares; ``--bootstrap N`` adds
 the cluster-bootstrap percentile interval.
 
-``heldout evaluate FILE --cluster COLUMN`` (when that command exists) is meant to report
-the same fields per metric; this command stays as its alias for means.
+``heldout evaluate FILE --cluster COLUMN`` reports the same fields for every metric that
+is a mean (and cluster-bootstrap intervals for the AUC and F1); this command stays as its
+alias for the accuracy or a per-item score.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 
 from heldout.cli import UsageError, alpha_option, calculator
+from heldout.cli._parsing import shares as _shares
 
 #: Largest CSV file read (bytes); larger files should be summarised first.
 MAX_BYTES = 2_000_000_000
@@ -91,21 +93,6 @@ def _same(a: list[str], b: list[str]):
         return np.array([float(x) for x in a]) == np.array([float(x) for x in b])
     except ValueError:
         return np.array(a) == np.array(b)
-
-
-def _shares(text: str | None) -> dict | None:
-    if text is None:
-        return None
-    out = {}
-    for part in text.split(","):
-        key, sep, value = part.partition("=")
-        if not sep or not key.strip():
-            raise UsageError(f"--shares must look like A=0.6,B=0.4, got {text!r}")
-        try:
-            out[key.strip()] = float(value)
-        except ValueError:
-            raise UsageError(f"--shares: {value!r} is not a number") from None
-    return out
 
 
 def _fields(result, key: str) -> dict:

@@ -6,6 +6,13 @@ and one column per model holding predicted labels or, for two classes, scores in
 [0, 1].  Whole-number columns are read as labels and the others as scores, unless
 ``--scores`` or ``--labels`` says so; the output says which was used.  See
 :mod:`heldout.evaluate` for the metrics and their methods.
+
+``--cluster COLUMN`` names a column of cluster ids (any text): every metric that is
+a mean gets the cluster-robust interval with ``se_iid``, ``se_cluster``,
+``design_effect``, ``icc`` and ``effective_n``; the AUC and F1 a cluster bootstrap.
+``--stratum COLUMN`` (with ``--shares A=0.6,B=0.4`` for the population's mix) adds a
+stratified estimate of every mean.  ``heldout clustered`` is the older command for
+the accuracy alone.
 """
 
 from __future__ import annotations
@@ -21,6 +28,20 @@ def _kinds(args) -> str | None:
     return "scores" if args.scores else ("labels" if args.labels else None)
 
 
+def _plain_entry(e: dict, fmt: str) -> str:
+    text = e["method"]
+    if e["value"] is not None:
+        low = "-" if e["low"] is None else fmt.format(e["low"])
+        high = "-" if e["high"] is None else fmt.format(e["high"])
+        p = f"  p={e['p_value']:.3g}" if e.get("p_value") is not None else ""
+        text = f"{fmt.format(e['value'])}  [{low}, {high}]{p}  {text}"
+        if e.get("design_effect") is not None:
+            text += f"  deff={e['design_effect']:.2f}"
+    if e.get("warning"):
+        text += f"  (warning: {e['warning']})"
+    return text
+
+
 def _plain_rows(report: dict) -> dict:
     """A readable two-column table (key, text) for the output without --json."""
     out: dict = {"n": report["n"], "level": report["level"]}
@@ -28,32 +49,36 @@ def _plain_rows(report: dict) -> dict:
         how = "detected" if model["kind_source"] == "detected" else "as told"
         out[name] = f"{model['kind']} ({how}); value [low, high] method"
         for metric, e in model["metrics"].items():
-            text = e["method"]
-            if e["value"] is not None:
-                text = f"{e['value']:.4f}  [{e['low']:.4f}, {e['high']:.4f}]  {text}"
-            out[f"{name} {metric}"] = text
+            out[f"{name} {metric}"] = _plain_entry(e, "{:.4f}")
     for pair in report["pairs"]:
         key = f"{pair['a']} - {pair['b']}"
         out[key] = "paired difference [low, high] p-value method"
         for metric, d in pair["metrics"].items():
-            text = d["method"]
-            if d["value"] is not None:
-                text = (
-                    f"{d['value']:+.4f}  [{d['low']:+.4f}, {d['high']:+.4f}]  "
-                    f"p={d['p_value']:.3g}  {text}"
-                )
-            out[f"{key} {metric}"] = text
+            out[f"{key} {metric}"] = _plain_entry(d, "{:+.4f}")
     if "plot" in report:
         out["plot"] = report["plot"]
     return out
 
 
 def _run(args: argparse.Namespace) -> dict:
+    import numpy as np
+
+    from heldout.cli._parsing import shares
     from heldout.evaluate import evaluate, forest_plot
     from heldout.prediction_files import read_predictions
 
     models = [m.strip() for m in args.models.split(",")] if args.models else None
-    data = read_predictions(args.file, label=args.label, models=models)
+    if args.shares is not None and args.stratum is None:
+        raise ValueError("--shares needs --stratum COLUMN")
+    groups = [c for c in (args.cluster, args.stratum) if c is not None]
+    if len(set(groups)) < len(groups):
+        raise ValueError("--cluster and --stratum must name different columns")
+    data = read_predictions(args.file, label=args.label, models=models, groups=groups)
+    cluster = None if args.cluster is None else data.groups[args.cluster]
+    if cluster is not None and np.unique(cluster).size < 2:
+        raise ValueError(
+            f"--cluster column {args.cluster!r} holds a single cluster; need two or more"
+        )
     report = evaluate(
         data.y,
         data.models,
@@ -62,8 +87,17 @@ def _run(args: argparse.Namespace) -> dict:
         threshold=args.threshold,
         n_resamples=args.resamples,
         seed=args.seed,
+        clusters=cluster,
+        strata=None if args.stratum is None else data.groups[args.stratum],
+        shares=shares(args.shares),
+        correction=args.correction,
     )
-    report = {"source": data.source, "label": data.label, **report}
+    head = {"source": data.source, "label": data.label}
+    if args.cluster is not None:
+        head["cluster"] = args.cluster
+    if args.stratum is not None:
+        head["stratum"] = args.stratum
+    report = {**head, **report}
     if args.plot:
         try:
             forest_plot(report, args.plot)
@@ -84,9 +118,10 @@ def register(top, size) -> None:
             "example: heldout evaluate predictions.csv --json\n"
             "FILE has a header row, a label column and one column per model (predicted labels,\n"
             "or scores in [0, 1] for two classes). Each metric gets value, low, high and method;\n"
-            "'pairs' holds the paired difference of every two models with its test (DeLong for\n"
+            "'pairs' holds the paired difference of every two models with its test (MOVER for\n"
             "the AUC, McNemar for accuracy, paired t for Brier and log loss, BCa bootstrap\n"
-            "otherwise)."
+            "otherwise). With --cluster COLUMN: clustered intervals, se_iid, se_cluster,\n"
+            "design_effect, icc and effective_n for every mean; a cluster bootstrap for AUC, F1."
         ),
     )
     p.add_argument("file", metavar="FILE", help="CSV or Parquet file of predictions; - for stdin")
@@ -103,3 +138,16 @@ def register(top, size) -> None:
     )
     p.add_argument("--seed", type=int, default=None, help="seed of the bootstrap")
     p.add_argument("--plot", default=None, metavar="OUT.png", help="write a forest plot")
+    p.add_argument(
+        "--cluster", default=None, metavar="COLUMN", help="column of cluster ids (clustered items)"
+    )
+    p.add_argument("--stratum", default=None, metavar="COLUMN", help="column of strata")
+    p.add_argument(
+        "--shares", default=None, help="population shares of the strata, e.g. A=0.6,B=0.4"
+    )
+    p.add_argument(
+        "--correction",
+        choices=["CR1", "CR0"],
+        default="CR1",
+        help="small-sample factor G/(G-1) of the cluster-robust variance, or none",
+    )
