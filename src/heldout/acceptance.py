@@ -233,13 +233,16 @@ def safety_margin(required, n, alpha=0.05) -> float | np.ndarray:
 def threshold(required, n, alpha=0.05) -> float | np.ndarray:
     """Threshold :math:`\\pi_0 + z_{1-\\alpha}\\sqrt{\\pi_0(1-\\pi_0)/n}` the test accuracy must exceed.
 
-    The article's "0.842" for :math:`\\pi_0=0.8`, :math:`n=500`, :math:`\\alpha=1\\%` is
-    this threshold (not a margin) :cite:`required_accuracy`.
+    The number the article prints for :math:`\\pi_0=0.8`, :math:`n=500`,
+    :math:`\\alpha=1\\%` is this threshold (not a margin) :cite:`required_accuracy`.
 
     Examples
     --------
-    >>> round(threshold(0.8, 500, 0.01), 4)  # the article's 0.842
+    >>> round(threshold(0.8, 500, 0.01), 4)
     0.8416
+    >>> from heldout.ledger import article_value
+    >>> round(threshold(0.8, 500, 0.01), 3) == article_value("accept-500")  # the article's
+    True
     """
     p0 = as_probability(required, "required")
     return scalar_or_array(p0 + np.asarray(safety_margin(required, n, alpha)))

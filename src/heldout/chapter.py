@@ -213,7 +213,8 @@ def verdict(condition: bool, if_true: str, if_false: str) -> str:
 
     Examples
     --------
-    >>> exact, hoeffding = 0.4668, 0.5024
+    >>> from heldout.bounds import exact_upper, hoeffding_upper
+    >>> exact, hoeffding = exact_upper(38, 100), hoeffding_upper(38, 100)
     >>> verdict(exact < hoeffding, 'below', 'above')
     'below'
     """

@@ -784,7 +784,9 @@ def pick_probability(n, acc_a, acc_b, disagreement):
 
     Examples
     --------
-    >>> round(float(pick_probability(500, 0.9869, 0.9767, 0.0198)), 3)
+    >>> from heldout.ledger import article_value
+    >>> cnn = article_value("mnist-acc-cnn_test")  # the article's CNN test accuracy
+    >>> round(float(pick_probability(500, cnn, 0.9767, 0.0198)), 3)
     0.951
     """
     p10, p01, d = _cells(acc_a, acc_b, disagreement)
@@ -817,7 +819,8 @@ def pick_size(acc_a, acc_b, disagreement, power: float = 0.95) -> PickSize:
 
     Examples
     --------
-    >>> pick_size(0.9869, 0.9767, 0.0198)
+    >>> from heldout.ledger import article_value
+    >>> pick_size(article_value("mnist-acc-cnn_test"), 0.9767, 0.0198)
     PickSize(n=492, n_unpaired=918, n_normal=513)
     """
     power = _probability(power, "power")
