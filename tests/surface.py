@@ -26,19 +26,6 @@ ELSEWHERE = {
     "heldout.models": "owned by the scheduling branch (sched): the MNIST model zoo",
     "heldout.kernels": "owned by the scheduling branch (sched): kernel matrices",
     "heldout.mnist_costs": "owned by the scheduling branch (sched)",
-    "heldout.auc": "metrics modules are revised on branch metrics2",
-    "heldout.rates": "metrics modules are revised on branch metrics2",
-    "heldout.fscore": "metrics modules are revised on branch metrics2",
-    "heldout.multinomial": "metrics modules are revised on branch metrics2",
-    "heldout.scores": "metrics modules are revised on branch metrics2",
-    "heldout.bootstrap": "metrics modules are revised on branch metrics2",
-    "heldout.estimate": "metrics modules are revised on branch metrics2",
-    "heldout.metric_coverage": "metrics modules are revised on branch metrics2",
-    "heldout.digit_pool": "metrics modules are revised on branch metrics2",
-    "heldout.prediction_files": "metrics modules are revised on branch metrics2",
-    "heldout.evaluate": "metrics modules are revised on branch metrics2",
-    "heldout.cli.evaluate": "metrics modules are revised on branch metrics2",
-    "heldout.cli.auc": "metrics modules are revised on branch metrics2",
 }
 
 

@@ -70,6 +70,7 @@ __all__ = [
     "AUC_VARIANCE_METHODS",
     "AUCSize",
     "DeLong",
+    "Placements",
     "auc",
     "auc_difference",
     "auc_interval",
@@ -167,7 +168,15 @@ def _placements(pos: np.ndarray, s2: np.ndarray, aligned: bool) -> tuple[np.ndar
     return v10, v01
 
 
-def placement_values(y: ArrayLike, scores: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+@dataclass(frozen=True)
+class Placements(Result):
+    """Placement values of the positives (``v10``) and of the negatives (``v01``)."""
+
+    v10: np.ndarray
+    v01: np.ndarray
+
+
+def placement_values(y: ArrayLike, scores: ArrayLike) -> Placements:
     """DeLong's placement values of the positives and of the negatives.
 
     .. math:: V_{10}(X_i) = \\frac{1}{n_0}\\sum_{j} \\psi(X_i, Y_j), \\qquad
@@ -199,7 +208,7 @@ def placement_values(y: ArrayLike, scores: ArrayLike) -> tuple[np.ndarray, np.nd
     """
     pos, s2, two_d = _labels_and_scores(y, scores)
     v10, v01 = _placements(pos, s2, aligned=True)
-    return (v10, v01) if two_d else (v10[0], v01[0])
+    return Placements(v10, v01) if two_d else Placements(v10[0], v01[0])
 
 
 def auc(y: ArrayLike, scores: ArrayLike) -> float | np.ndarray:

@@ -45,17 +45,20 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
 from heldout import _inputs
+from heldout._result import Result
 from heldout.config import rng as make_rng
 from heldout.estimate import Difference, Estimate
 
 __all__ = [
     "CALLABLE_MAX_N",
+    "BCaInterval",
     "CLUSTER_METRICS",
     "METRICS",
     "MIN_COUNT",
@@ -105,6 +108,16 @@ class SmallSampleWarning(UserWarning):
 
 
 # --------------------------------------------------------------------------- BCa
+@dataclass(frozen=True)
+class BCaInterval(Result):
+    """A bootstrap interval with its bias correction ``z0`` and ``acceleration``."""
+
+    low: float
+    high: float
+    z0: float
+    acceleration: float
+
+
 def bca_interval(
     theta_hat: float,
     boot: ArrayLike,
@@ -113,7 +126,7 @@ def bca_interval(
     weights: ArrayLike | None = None,
     method: str = "bca",
     df: float | None = None,
-) -> tuple[float, float, float, float]:
+) -> BCaInterval:
     """BCa (or percentile) interval from resampled values and jackknife values.
 
     Parameters
@@ -135,8 +148,9 @@ def bca_interval(
 
     Returns
     -------
-    low, high, z0, acceleration : float
-        ``z0`` and ``acceleration`` are 0 for the percentile interval.
+    BCaInterval
+        ``low, high, z0, acceleration`` (unpacks as that tuple); ``z0`` and
+        ``acceleration`` are 0 for the percentile interval.
 
     Examples
     --------
@@ -151,20 +165,20 @@ def bca_interval(
     b = np.asarray(boot, dtype=float)
     b = b[np.isfinite(b)]
     if b.size == 0:
-        return math.nan, math.nan, math.nan, math.nan
+        return BCaInterval(math.nan, math.nan, math.nan, math.nan)
     lo_hi = np.array([alpha / 2, 1 - alpha / 2])
     if method == "percentile":
         low, high = np.quantile(b, lo_hi)
-        return float(low), float(high), 0.0, 0.0
+        return BCaInterval(float(low), float(high), 0.0, 0.0)
     share = ((b < theta_hat).sum() + (b <= theta_hat).sum()) / (2 * b.size)
     z0 = float(special.ndtri(share))
     acc = _acceleration(jackknife, weights)
     za = special.ndtri(lo_hi) if df is None else special.stdtrit(df, lo_hi)
     levels = special.ndtr(z0 + (z0 + za) / (1 - acc * (z0 + za)))
     if not np.all(np.isfinite(levels)):
-        return float(theta_hat), float(theta_hat), z0, acc
+        return BCaInterval(float(theta_hat), float(theta_hat), z0, acc)
     low, high = np.quantile(b, levels)
-    return float(low), float(high), z0, acc
+    return BCaInterval(float(low), float(high), z0, acc)
 
 
 def _acceleration(jack, weights) -> float:

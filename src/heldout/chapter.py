@@ -282,9 +282,9 @@ def table(
 
     Examples
     --------
-    >>> t = table([[38, 100, 0.4668]], ['$k$', '$n$', 'bound'], formats={'bound': 'num:3'})
+    >>> t = table([[38, 100, 0.4668]], ['k', 'n', 'bound'], formats={'bound': 'num:3'})
     >>> print(t._repr_markdown_().strip())
-    | $k$ | $n$ | bound |
+    | k | n | bound |
     |--:|--:|--:|
     | 38 | 100 | 0.467 |
     """

@@ -88,6 +88,15 @@ class Pool:
     indices : ndarray of int, optional
         Where each pool digit sits among MNIST's 70,000 (training digits first),
         the order of :func:`heldout.qmnist.load_writers`.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> labels = rng.integers(0, 10, 400)
+    >>> sure = np.eye(10, dtype=np.float32)[labels] * 0.5 + 0.05  # rows sum to 1
+    >>> pool = Pool(labels, {"logistic": sure, "random_forest": sure}, 0, "toy", {})
+    >>> len(pool), bool(np.all(pool.predicted("logistic") == labels))
+    (400, True)
     """
 
     labels: np.ndarray
@@ -157,6 +166,14 @@ def pool_predictions(
     Returns
     -------
     Pool
+
+    Examples
+    --------
+    Skipped by doctest: it fits the models on the MNIST digits (minutes, or the cache).
+
+    >>> pool = pool_predictions()  # doctest: +SKIP
+    >>> sorted(pool.proba)  # doctest: +SKIP
+    ['logistic', 'random_forest']
     """
     from heldout.config import SEED, pick, quick
     from heldout.data import KAGGLE_ROWS, load_mnist
@@ -224,6 +241,16 @@ def pool_truths(pool: Pool, digit: int) -> dict:
 
     Keys ``(metric, model)``; pairs under ``(metric, "difference")`` (logistic minus
     random forest); the confusion-matrix row of ``digit`` under ``("row", model)``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> labels = rng.integers(0, 10, 2000)
+    >>> noisy = {m: rng.dirichlet(np.ones(10), 2000).astype(np.float32) * 0.5
+    ...          + np.eye(10, dtype=np.float32)[labels] * 0.5 for m in ("logistic", "random_forest")}
+    >>> t = pool_truths(Pool(labels, noisy, 0, "toy", {}), 3)
+    >>> 0.5 < t[("auc", "logistic")] <= 1.0
+    True
     """
     from heldout.auc import auc
     from heldout.fscore import _macro_value_and_gradient
@@ -287,6 +314,17 @@ def pool_coverage(
     list of dict
         One row per (metric, model, method): ``metric``, ``model``, ``method``,
         ``truth``, ``coverage``, ``mcse``, ``reps``, ``width`` (mean).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> labels = rng.integers(0, 10, 2000)
+    >>> noisy = {m: rng.dirichlet(np.ones(10), 2000).astype(np.float32) * 0.5
+    ...          + np.eye(10, dtype=np.float32)[labels] * 0.5 for m in ("logistic", "random_forest")}
+    >>> rows = pool_coverage(Pool(labels, noisy, 0, "toy", {}), 3, test_size=500, reps=20,
+    ...                      bootstrap_reps=3, n_resamples=100, seed=2)
+    >>> all(0 <= r["coverage"] <= 1 for r in rows)
+    True
     """
     from heldout._checks import as_probability
     from heldout.auc import _correlation, _interval_arrays, _mover_ends, delong
@@ -499,6 +537,16 @@ def pool_auc_coverage(
     ``digit``, ``model``, ``method``, ``truth``, ``shortfall`` (expected
     positives' worth of misranking per test set), ``coverage``, ``mcse``,
     ``reps``, ``width``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> labels = rng.integers(0, 10, 2000)
+    >>> noisy = {m: rng.dirichlet(np.ones(10), 2000).astype(np.float32) * 0.5
+    ...          + np.eye(10, dtype=np.float32)[labels] * 0.5 for m in ("logistic", "random_forest")}
+    >>> rows = pool_auc_coverage(Pool(labels, noisy, 0, "toy", {}), digits=(3,), test_size=500, reps=20, seed=2)
+    >>> sorted({r["method"] for r in rows})
+    ['auto', 'delong', 'logit', 'mover']
     """
     from scipy import stats
 

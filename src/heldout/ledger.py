@@ -133,7 +133,7 @@ class Claim:
     where : str
         Where in the article the claim is made.
     claim : str
-        The claim in the book's words (MyST: ``$...$`` is typeset).
+        The claim in the book's words (MyST: dollar-delimited math is typeset).
     kind : str
         ``number``, ``formula`` or ``verbal``.
     printed : str

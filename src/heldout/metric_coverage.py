@@ -42,6 +42,7 @@ from heldout.config import rng as make_rng
 __all__ = [
     "PAIRED_SCORE_MODELS",
     "SCORE_MODELS",
+    "ConditionalCoverage",
     "Coverage",
     "auc_coverage",
     "auc_difference_coverage",
@@ -266,6 +267,15 @@ def count_coverage(
     return _coverage(hit, high - low, truth, defined, alpha)
 
 
+@dataclass(frozen=True)
+class ConditionalCoverage(Result):
+    """Coverage given each value of a random denominator, and how often it occurred."""
+
+    denominators: np.ndarray
+    coverage: np.ndarray
+    share: np.ndarray
+
+
 def precision_conditional_coverage(
     method: str,
     n: int,
@@ -275,10 +285,10 @@ def precision_conditional_coverage(
     reps: int = 20000,
     alpha: float = 0.05,
     seed=None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> ConditionalCoverage:
     """Coverage of a precision interval *given* each value of its random denominator.
 
-    Returns ``(denominators, coverage, share)``: for each number of predicted
+    Returns a :class:`ConditionalCoverage` ``(denominators, coverage, share)``: for each number of predicted
     positives that occurred, the share of test sets with that denominator whose
     interval covered, and how often that denominator occurred.  Clopper-Pearson
     holds its level for every denominator (the numerator is binomial given it);
@@ -303,7 +313,7 @@ def precision_conditional_coverage(
     values = np.unique(den)
     total = np.bincount(den)[values]
     covered = np.bincount(den, weights=hit)[values]
-    return values, covered / total, total / counts.shape[0]
+    return ConditionalCoverage(values, covered / total, total / counts.shape[0])
 
 
 # --------------------------------------------------------------------------- scores
@@ -315,6 +325,13 @@ def binormal_scores(
     Returns ``y`` (reps, n) of bool and ``s`` (reps, n) (and ``s_b`` for a second
     model with AUC ``auc_b`` whose scores correlate ``correlation`` with the first
     within each class).
+
+    Examples
+    --------
+    >>> y, s = binormal_scores(20_000, 0.3, 0.8, 1, seed=1)
+    >>> from heldout.auc import auc
+    >>> y.shape, round(float(auc(y[0], s[0])), 2)
+    ((1, 20000), 0.8)
     """
     rng = make_rng(seed)
     n = int(_inputs.count(n, "n", minimum=2))

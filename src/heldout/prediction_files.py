@@ -47,6 +47,12 @@ class Predictions:
         Name of the label column.
     source : str
         Where the data came from.
+
+    Examples
+    --------
+    >>> p = Predictions(np.array([1.0, 0.0]), {"a": np.array([1.0, 1.0])}, "label", "toy")
+    >>> p.n, list(p.models)
+    (2, ['a'])
     """
 
     y: np.ndarray

@@ -347,6 +347,14 @@ def plot_reliability(rel: Reliability, ax=None, label: str | None = None, color=
     """Draw a :class:`Reliability` diagram (observed share with its interval against mean prediction).
 
     Returns the matplotlib ``Axes``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(4)
+    >>> p = rng.random(500)
+    >>> ax = plot_reliability(reliability(rng.random(500) < p, p, bins=5), label="model")
+    >>> ax.get_xlabel()
+    'mean predicted probability in the bin'
     """
     import matplotlib.pyplot as plt
 
