@@ -8,3 +8,9 @@ command line otherwise silences warnings.  pyproject.toml does the same for dire
 import os
 
 os.environ.setdefault("HELDOUT_DEPRECATIONS", "error")
+
+# ``pytest --hypothesis-profile=noshrink``: report failing examples without shrinking them
+# (much faster while fixing many property failures at once).
+from hypothesis import Phase, settings  # noqa: E402
+
+settings.register_profile("noshrink", phases=[Phase.explicit, Phase.reuse, Phase.generate])

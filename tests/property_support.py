@@ -102,6 +102,7 @@ class Spec:
     allow_nan: bool = False
     examples: int = 20
     corrupt: bool = True  # also try bad values
+    aliases: tuple = ()  # other words a message may use for an argument ("label column")
 
 
 def _is_number(value) -> bool:
@@ -125,6 +126,8 @@ def accepted_ok(kind: str, value, extra: tuple) -> bool:
         return finite and value >= 0 and value == int(value) and value < 2**63
     if kind == "prob":
         return finite and 0 < value < 1
+    if kind == "seed":  # None, any whole number >= 0 (numpy takes big ones), a Generator
+        return value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0)
     return False  # choice, flag, seed ... refuse every bad value
 
 
@@ -201,10 +204,12 @@ def run(spec: Spec, values: dict):
     return outcome
 
 
-def named(message: str, names) -> bool:
+def named(message: str, names, values=None) -> bool:
+    """Does the message name an argument (or quote a file name it was given)?"""
     if message.startswith("the size exceeds"):
         return True
-    return any(name in message for name in names)
+    quoted = [v for v in (values or {}).values() if isinstance(v, str) and len(v) > 3]
+    return any(name in message for name in [*names, *quoted])
 
 
 def exercise(spec: Spec, data, label: str) -> None:
@@ -220,8 +225,8 @@ def exercise(spec: Spec, data, label: str) -> None:
         values[corrupt] = data.draw(BAD, label="bad value")
     kind, result = run(spec, values)
     if kind == "value_error":
-        names = [*spec.args, *spec.kwargs]
-        assert named(result, names), f"{label}{values}: the message names no argument: {result}"
+        names = [*spec.args, *spec.kwargs, *spec.aliases]
+        assert named(result, names, values), f"{label}{values}: the message names no argument: {result}"
         assert not any(r in result for r in REPRS), f"{label}: a numpy repr in {result!r}"
         return
     if corrupt is not None:

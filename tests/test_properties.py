@@ -176,7 +176,7 @@ SPECS = {
         AC.size_table, {"required": A(st.lists(st.floats(0.5, 0.95), min_size=1, max_size=2), "array"),
                         "margins": A(st.lists(st.floats(0.03, 0.2), min_size=1, max_size=2), "array"),
                         "alphas": A(st.lists(st.floats(0.01, 0.2), min_size=1, max_size=2), "array")},
-        allow_nan=True, examples=5,
+        allow_nan=True, examples=5, aliases=("alpha", "margin"),
     ),
     "acceptance.pass_probability": Spec(
         AC.pass_probability, {"true_accuracy": A(prob_c, "prob"), "n": N, "required": AL, "alpha": AL}, in01

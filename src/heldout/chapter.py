@@ -54,6 +54,14 @@ def _finite(value: Any, name: str = "value") -> float:
     return x
 
 
+def _digits(digits: Any, *, minimum: int = 0) -> int:
+    if isinstance(digits, bool) or not isinstance(digits, int | np.integer):
+        raise ValueError(f"digits must be a whole number, got {digits!r}")
+    if not minimum <= digits <= 20:
+        raise ValueError(f"digits must be from {minimum} to 20, got {digits}")
+    return int(digits)
+
+
 def num(value: float, digits: int = 4) -> str:
     """Fixed-point text with ``digits`` decimals: ``num(0.466753) == '0.4668'``.
 
@@ -64,6 +72,7 @@ def num(value: float, digits: int = 4) -> str:
     >>> num(0.466753), num(0.466753, 2)
     ('0.4668', '0.47')
     """
+    digits = _digits(digits, minimum=0)
     x = _finite(value)
     if math.isinf(x):
         return "∞" if x > 0 else "−∞"
@@ -80,6 +89,7 @@ def sig(value: float, digits: int = 3) -> str:
     >>> sig(0.000123456), sig(12345.678)
     ('0.000123', '12,300')
     """
+    digits = _digits(digits, minimum=1)
     x = _finite(value)
     if x == 0:
         return "0"
@@ -102,6 +112,7 @@ def sci(value: float, digits: int = 2) -> str:
     >>> sci(1.06e-6)
     '1.06 × 10⁻⁶'
     """
+    digits = _digits(digits, minimum=0)
     x = _finite(value)
     if x == 0:
         return "0"
@@ -120,7 +131,7 @@ def count(value: float) -> str:
     """
     x = _finite(value)
     if x != round(x):
-        raise ValueError(f"count() formats whole numbers, got {value!r}")
+        raise ValueError(f"value must be a whole number (count() formats counts), got {value!r}")
     return f"{int(round(x)):,}".replace("-", "−")
 
 
@@ -132,6 +143,7 @@ def pct(value: float, digits: int = 1) -> str:
     >>> pct(0.1634), pct(0.1634, 0)
     ('16.3 %', '16 %')
     """
+    digits = _digits(digits, minimum=0)
     x = _finite(value) * 100
     return f"{num(x, digits)}{_PCT_SPACE}%"
 
@@ -156,8 +168,12 @@ def _format(value: Any, fmt: str | Callable[[Any], str] | None) -> str:
         if isinstance(value, int | np.integer):
             return count(value)
         return num(value)
+    if not isinstance(fmt, str):
+        raise ValueError(f"fmt must be a format name, a format string or a function, got {fmt!r}")
     name, _, arg = fmt.partition(":")
     if name in _FORMATS:
+        if arg and not arg.isdigit():
+            raise ValueError(f"fmt {fmt!r}: the digits after ':' must be a whole number")
         return _FORMATS[name](value, int(arg)) if arg else _FORMATS[name](value)
     # a Python format specification such as ".3f" or ",d"
     _finite(value)
@@ -337,6 +353,8 @@ def _rows(rows: Any, columns: Sequence[str] | None, index: bool):
             raise ValueError("rows: every column must have the same length")
         body = [list(r) for r in zip(*cols, strict=True)]
     else:
+        if isinstance(rows, str | bytes) or not isinstance(rows, Iterable):
+            raise ValueError(f"rows must be a table, a mapping or a list of rows, got {rows!r}")
         body = []
         header = None
         for r in rows:
@@ -345,13 +363,19 @@ def _rows(rows: Any, columns: Sequence[str] | None, index: bool):
             if isinstance(r, Mapping):
                 header = header or [str(k) for k in r]
                 body.append([r.get(h) for h in header])
+            elif isinstance(r, str | bytes) or not isinstance(r, Iterable):
+                raise ValueError(f"rows: each row must be a sequence of cells, got {r!r}")
             else:
                 body.append(list(r))
         if header is None:
             if columns is None:
                 raise ValueError("columns are needed when rows are plain sequences")
+            if isinstance(columns, str | bytes) or not isinstance(columns, Sequence):
+                raise ValueError(f"columns must be a list of header texts, got {columns!r}")
             header = list(columns)
     if columns is not None:
+        if isinstance(columns, str | bytes) or not isinstance(columns, Sequence):
+            raise ValueError(f"columns must be a list of header texts, got {columns!r}")
         if len(columns) != len(header):
             raise ValueError(f"columns must have {len(header)} names, got {len(columns)}")
         header = list(columns)
@@ -403,4 +427,14 @@ def rows_of(records: Iterable[Mapping[str, Any] | Result], keys: Sequence[str]) 
     >>> rows_of([{"k": 1, "n": 10}, {"k": 2, "n": 20}], ["n", "k"])
     [[10, 1], [20, 2]]
     """
-    return [[getattr(r, k) if isinstance(r, Result) else r[k] for k in keys] for r in records]
+    if isinstance(records, str | bytes) or not isinstance(records, Iterable):
+        raise ValueError(f"records must be a list of mappings or result objects, got {records!r}")
+    out = []
+    for r in records:
+        if not isinstance(r, Mapping | Result):
+            raise ValueError(f"records must hold mappings or result objects, got {r!r}")
+        try:
+            out.append([getattr(r, k) if isinstance(r, Result) else r[k] for k in keys])
+        except (KeyError, AttributeError, TypeError):
+            raise ValueError(f"keys {list(keys)!r}: not every record has them") from None
+    return out

@@ -844,11 +844,19 @@ def simulate_clustered(
     from heldout.config import rng
 
     gen = rng(seed)
-    m = np.asarray(sizes, dtype=np.int64)
+    accuracy = float(as_probability(accuracy, "accuracy", closed=True, scalar=True))
+    icc = float(as_probability(icc, "icc", closed=True, scalar=True))
+    m = np.atleast_1d(as_count(sizes, "sizes", minimum=1)).astype(np.int64)
+    reps = int(as_count(reps, "reps", minimum=1, scalar=True))
+    if reps * m.size > 10**8:
+        raise ValueError(f"reps * len(sizes) must be at most 1e8, got {reps * m.size:.3g}")
     if icc == 0:
         return gen.binomial(m, accuracy, size=(reps, m.size)).astype(float)
     total = (1.0 - icc) / icc
-    p_g = gen.beta(accuracy * total, (1 - accuracy) * total, size=(reps, m.size))
+    if 0 < accuracy < 1:
+        p_g = gen.beta(accuracy * total, (1 - accuracy) * total, size=(reps, m.size))
+    else:  # every cluster has the same accuracy 0 or 1
+        p_g = np.full((reps, m.size), float(accuracy))
     return gen.binomial(m, p_g).astype(float)
 
 
