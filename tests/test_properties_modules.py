@@ -915,6 +915,9 @@ SPECS["clustered.simulate_coverage"] = replace(
 SPECS["evaluate.evaluate"] = replace(SPECS["evaluate.evaluate"], aliases=("label column", "labels", "model"))
 SPECS["lost.make_model"] = replace(SPECS["lost.make_model"], aliases=("model",))
 SPECS["rerun.parse_values"] = replace(SPECS["rerun.parse_values"], aliases=("values",))
+for _name in ("cv_scores.paired_scores", "cv_scores.split_correct", "cv_simulation.simulate_tests"):
+    SPECS[_name] = replace(SPECS[_name], aliases=("estimator",))  # either of the two estimators
+SPECS["cv_scores.splits"].args["k"] = A(st.integers(2, 5), "count", accepts=(None,))  # None: the default
 
 
 #: Public callables this file does not call with random input, with the reason and where

@@ -480,6 +480,10 @@ def compare(
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if test_fraction is not None:  # checked even where the method does not use it
+        if np.ndim(test_fraction) != 0:
+            raise ValueError(f"test_fraction must be a single number, got {test_fraction!r}")
+        as_probability(test_fraction, "test_fraction")
     if method == "corrected":
         if test_fraction is None:
             raise ValueError(

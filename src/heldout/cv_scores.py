@@ -82,7 +82,11 @@ def whole(value, name: str, minimum: int = 0) -> int:
 
 def number(value, name: str) -> float:
     """A single number (not an array), else ValueError naming ``name``."""
-    if np.ndim(value) != 0:
+    try:
+        ndim = np.ndim(value)
+    except (TypeError, ValueError):  # ragged nested lists
+        raise ValueError(f"{name} must be a single number, got {value!r}") from None
+    if ndim != 0:
         raise ValueError(f"{name} must be a single number, got {value!r}")
     try:
         return float(value)
@@ -90,20 +94,23 @@ def number(value, name: str) -> float:
         raise ValueError(f"{name} must be a number, got {value!r}") from None
 
 
-def _check_xy(X, y) -> tuple[np.ndarray, np.ndarray]:
+def _check_xy(X, y, x_name: str = "X", y_name: str = "y") -> tuple[np.ndarray, np.ndarray]:
     try:
         Xa = np.asarray(X, dtype=float)
         ya = np.asarray(y)
     except (TypeError, ValueError):
-        raise ValueError("X must be a numeric matrix and y a vector of labels") from None
+        raise ValueError(
+            f"{x_name} must be a numeric matrix and {y_name} a vector of labels"
+        ) from None
     if Xa.ndim != 2:
-        raise ValueError(f"X must be a 2-d array (rows by features), got shape {Xa.shape}")
+        raise ValueError(f"{x_name} must be a 2-d array (rows by features), got shape {Xa.shape}")
     if ya.ndim != 1 or ya.shape[0] != Xa.shape[0]:
         raise ValueError(
-            f"y must be a vector with one label per row of X, got shapes {Xa.shape} and {ya.shape}"
+            f"{y_name} must be a vector with one label per row of {x_name}, "
+            f"got shapes {Xa.shape} and {ya.shape}"
         )
     if not np.all(np.isfinite(Xa)):
-        raise ValueError("X must hold finite numbers (no NaN or infinity)")
+        raise ValueError(f"{x_name} must hold finite numbers (no NaN or infinity)")
     return Xa, ya
 
 
@@ -190,7 +197,9 @@ def fit_predict(estimator, X_train, y_train, X_test) -> np.ndarray:
     >>> fit_predict(GaussianNB(), X, y, np.array([[0.05], [1.05]])).tolist()
     [0, 1]
     """
-    return fit(estimator, X_train, y_train).predict(X_test)
+    model = fit(estimator, X_train, y_train)
+    X_test = _check_xy(X_test, np.zeros(np.shape(X_test)[:1]) if np.ndim(X_test) else [], "X_test")[0]
+    return model.predict(X_test)
 
 
 def fit(estimator, X_train, y_train):
@@ -206,8 +215,33 @@ def fit(estimator, X_train, y_train):
     import sklearn
     from sklearn.base import clone
 
+    _estimator(estimator)
+    if not (isinstance(X_train, np.ndarray) and X_train.dtype.kind == "f" and X_train.ndim == 2):
+        X_train, y_train = _check_xy(X_train, y_train, "X_train", "y_train")
     with sklearn.config_context(assume_finite=True):
         return clone(estimator).fit(X_train, y_train)
+
+
+def _estimator(estimator) -> None:
+    if not (hasattr(estimator, "fit") and hasattr(estimator, "get_params")):
+        raise ValueError(f"estimator must be a scikit-learn estimator, got {estimator!r}")
+
+
+def _parts(parts, n: int) -> list:
+    """``(train, test)`` index pairs, checked against ``n`` rows."""
+    if isinstance(parts, str | bytes | dict) or not hasattr(parts, "__iter__"):
+        raise ValueError(f"parts must be a list of (train, test) index arrays, got {parts!r}")
+    out = []
+    for pair in parts:
+        try:
+            tr, te = (np.asarray(p) for p in pair)
+        except (TypeError, ValueError):
+            raise ValueError(f"parts must hold (train, test) index pairs, got {pair!r}") from None
+        for idx in (tr, te):
+            if idx.ndim != 1 or idx.dtype.kind not in "iu" or (idx.size and (idx.min() < 0 or idx.max() >= n)):
+                raise ValueError(f"parts must hold index arrays of rows 0..{n - 1}, got {pair!r}")
+        out.append((tr, te))
+    return out
 
 
 _THREAD_LIMIT_DEPTH = 0
@@ -312,8 +346,9 @@ def predict_splits(estimator, X, y, parts, X_new=None) -> SplitPredictions:
     >>> test_pred[0].tolist()
     [0, 1]
     """
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y)
+    _estimator(estimator)
+    X, y = _check_xy(X, y)
+    parts = _parts(parts, len(y))
     k = _plain_knn(estimator)
     out_test: list[np.ndarray] = []
     out_new: list[np.ndarray] | None = None if X_new is None else []

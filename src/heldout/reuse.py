@@ -78,6 +78,16 @@ QUERY_CAP = 2**60
 _scalar = number  # a single number, else ValueError naming the argument
 
 
+def _floats(value, name: str) -> np.ndarray:
+    """``value`` as a float array, or ``ValueError`` naming it (text, ragged lists...)."""
+    if isinstance(value, str | bytes | dict) or value is None:
+        raise ValueError(f"{name} must be an array of numbers, got {value!r}")
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be an array of numbers, got {value!r}") from None
+
+
 def _whole(value, name: str, minimum: int = 0) -> int:
     """A single whole number between ``minimum`` and 2**62 (exclusive)."""
     x = _scalar(value, name)
@@ -220,7 +230,7 @@ def ladder(losses, method: str = "fixed", step: float | None = None) -> LadderRe
     >>> r.released.tolist(), r.improved.tolist()
     ([0.5, 0.46, 0.46, 0.4, 0.4, 0.3], [True, True, False, True, False, True])
     """
-    arr = np.asarray(losses, dtype=float) if not isinstance(losses, np.ndarray) else losses
+    arr = losses if isinstance(losses, np.ndarray) else _floats(losses, "losses")
     if arr.ndim not in (1, 2) or arr.shape[0] == 0:
         raise ValueError("losses must be a non-empty vector (one loss per submission) or a matrix")
     board = Ladder(method=method, step=step)
@@ -342,8 +352,8 @@ def thresholdout(
     >>> r.from_holdout.tolist(), r.answers[:2].tolist()
     ([False, False, True], [0.6, 0.7])
     """
-    tv = np.asarray(train_values, dtype=float).ravel()
-    hv = np.asarray(holdout_values, dtype=float).ravel()
+    tv = _floats(train_values, "train_values").ravel()
+    hv = _floats(holdout_values, "holdout_values").ravel()
     if tv.size != hv.size or tv.size == 0:
         raise ValueError(
             f"train_values and holdout_values must be non-empty and of equal length, "
@@ -564,7 +574,7 @@ def attack_expected_accuracy(n, queries) -> float:
     g = stats.binom.sf(np.floor(m / 2), m, q)
     g = g + np.where(m % 2 == 0, 0.5 * stats.binom.pmf(m // 2, m, q), 0.0)
     g[0] = 0.5
-    return float((pm * g).sum())
+    return float(np.clip((pm * g).sum(), 0.0, 1.0))  # a probability (sums round up)
 
 
 def winner_bias(n, models, accuracy: float = 0.5) -> float:

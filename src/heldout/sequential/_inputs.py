@@ -21,7 +21,11 @@ MAX_POOL = 2**53
 
 def scalar(value, name: str) -> None:
     """Refuse arrays where a single number is expected."""
-    if np.ndim(value) != 0:
+    try:
+        ndim = np.ndim(value)
+    except (TypeError, ValueError):  # ragged nested lists
+        raise ValueError(f"{name} must be a single number, got {value!r}") from None
+    if ndim != 0:
         raise ValueError(f"{name} must be a single number, got an array of shape {np.shape(value)}")
 
 

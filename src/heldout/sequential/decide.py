@@ -101,6 +101,9 @@ class AcceptanceMonitor:
         self.required, self.alpha, self.beta, self.method, self.pool = _check(
             required, alpha, beta, method, pool
         )
+        if runs is None:
+            raise ValueError("runs must be a whole number of at least 1, got None")
+        runs = int(_inputs.pool(runs, name="runs"))
         self._engine = make_engine(
             self.method, runs, self.alpha, self.beta, self.pool, DEFAULT_PRIOR
         )
