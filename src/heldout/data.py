@@ -554,6 +554,8 @@ def article_rows(digits: Digits, n: int = KAGGLE_ROWS, seed=None) -> Images:
     from heldout._checks import as_count
     from heldout.config import rng
 
+    if not isinstance(digits, Digits):
+        raise ValueError(f"digits must be a Digits object (from load_mnist), got {digits!r}")
     n = int(as_count(n, "n", minimum=1))
     if n > len(digits):
         raise ValueError(f"n must be at most the {len(digits)} digits available, got {n}")

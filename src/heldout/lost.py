@@ -1130,6 +1130,9 @@ def example_data(
 
     from heldout.config import SEED
 
+    from heldout.config import rng
+
+    rng(seed)  # checks the seed (used by "noisy" only)
     if name == "breast_cancer":
         data = datasets.load_breast_cancer()
         return data.data, data.target

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from heldout._checks import broadcast
+from heldout._checks import as_count, broadcast
 from heldout._result import Result
 from heldout._saddle import binom_cdf, binom_logpmf, binom_sf
 from heldout.predictions import _choice, _count, _counts, _probability, _scalar
@@ -572,6 +572,10 @@ def first_at_least(fn, target: float, *, start: int = 1, n_max: int = _N_MAX) ->
     >>> first_at_least(lambda n: n * n, 50)
     8
     """
+    if not callable(fn):
+        raise ValueError(f"fn must be a function of n, got {fn!r}")
+    start = int(as_count(start, "start", minimum=1, scalar=True))
+    n_max = int(as_count(n_max, "n_max", minimum=1, scalar=True))
     lo, hi = start - 1, max(start, 1)
     while fn(hi) < target:
         lo, hi = hi, hi * 2

@@ -310,7 +310,11 @@ def best_samples_per_question(between, within, cost_question, cost_sample) -> fl
     """
     from heldout.cluster_sizing import optimal_cluster_size
 
+    from heldout._checks import as_positive
+
     b, w = _components(between, within)
+    as_positive(cost_question, "cost_question", scalar=True)
+    as_positive(cost_sample, "cost_sample", scalar=True)
     if b == 0:
         raise ValueError(
             "between must be positive: with no difference between questions any k works"

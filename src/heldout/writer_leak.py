@@ -197,6 +197,10 @@ def fit_predict(
 
     if model not in LEAK_MODELS:
         raise ValueError(f"model must be one of {', '.join(LEAK_MODELS)}, got {model!r}")
+    from heldout.cv_scores import _check_xy
+
+    X_train, y_train = _check_xy(X_train, y_train, "X_train", "y_train")
+    X_test = _check_xy(X_test, np.zeros(np.shape(X_test)[:1]) if np.ndim(X_test) else [], "X_test")[0]
     params = model_params(model)
     store = PredictionCache() if cache else None
     key = PredictionCache.key(
