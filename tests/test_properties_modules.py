@@ -169,8 +169,9 @@ def _synthetic_pool(n=2000, seed=1):
     return digit_pool.Pool(labels, proba, 0, "toy", {})
 
 
-#: Beta parameters for P(A > B): below about 1e-3 the quadrature fails (see the xfail test below).
-BETA_PARAM = st.one_of(st.floats(1e-3, 1e6), st.sampled_from([1e-3, 1.0, 14.0, 1e6]))
+#: Beta parameters for P(A > B): below about 0.05 it loses accuracy and near 1e-3 returns NaN
+#: (see the xfail tests at the end of this file).
+BETA_PARAM = st.one_of(st.floats(0.05, 1e6), st.sampled_from([0.05, 1.0, 14.0, 1e6]))
 
 SPECS = {
     # ------------------------------------------------------------------ best
@@ -910,6 +911,7 @@ SPECS = {
 for _name in ("rates.rate_interval", "rates.rates", "rates.class_rates", "rates.accuracy_difference",
               "fscore.micro_f1_interval", "multinomial.simultaneous_interval", "metric_coverage.simultaneous_coverage"):
     SPECS[_name] = replace(SPECS[_name], allow_nan=True)  # Estimate.se is NaN for exact intervals
+SPECS["digit_pool.pool_coverage"] = replace(SPECS["digit_pool.pool_coverage"], allow_nan=True)  # "row" has no scalar truth
 for _name in ("chapter.verdict", "strata.neyman_allocation", "bootstrap.bca_interval"):
     SPECS[_name] = replace(SPECS[_name], allow_nan=True, allow_inf=True)  # a word as given; a stratum of 0; z0 = -inf
 SPECS["clustered.simulate_coverage"] = replace(
@@ -1012,8 +1014,10 @@ def test_mcnemar_one_sided_p_values_fall_as_a_wins_more(b, c):
     )
 
 
-@pytest.mark.xfail(strict=True, reason="known: P(A > B) raises an unnamed error for Beta parameters near 1e-6")
-def test_prob_greater_beta_with_tiny_parameters():
-    # Beta(e, e) puts half its mass near 0 and half near 1, so P(A > B) -> 1/4 + 1/4 * 1/2 ... ;
-    # the answer must at least be a probability (today the panel search hits NaN).
-    assert 0 <= compare.prob_greater_beta(1e-6, 1e-6, 1e-6, 1e-6) <= 1
+@pytest.mark.xfail(strict=True, reason="known bug: P(A > B) fails for Beta parameters below ~0.05")
+@pytest.mark.parametrize("x", [1e-6, 1e-3, 0.01])
+def test_prob_greater_beta_with_small_parameters(x):
+    # two independent Beta(x, x): P(A > B) is exactly 1/2 by symmetry.  The docstring promises
+    # an absolute error below 1e-10 down to parameters of 1e-5; today 0.01 gives 0.4966,
+    # 1e-3 gives NaN and 1e-6 an unnamed ValueError from the panel search.
+    assert abs(compare.prob_greater_beta(x, x, x, x) - 0.5) < 1e-10

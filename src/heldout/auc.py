@@ -336,8 +336,10 @@ def shortfall(value: ArrayLike, n_positive: ArrayLike, n_negative: ArrayLike) ->
     >>> round(float(shortfall(0.99, 400, 3800)), 6)
     4.0
     """
-    a = np.asarray(value, dtype=float)
-    return np.minimum(n_positive, n_negative) * np.minimum(a, 1.0 - a)
+    a = as_probability(value, "value", closed=True)
+    n1 = _inputs.count(n_positive, "n_positive", minimum=1)
+    n0 = _inputs.count(n_negative, "n_negative", minimum=1)
+    return np.minimum(n1, n0) * np.minimum(a, 1.0 - a)
 
 
 def effective_size(
@@ -365,10 +367,10 @@ def effective_size(
     >>> float(effective_size(1.0, 0.0, 50, 200))
     50.0
     """
-    a = np.asarray(value, dtype=float)
-    v = np.asarray(variance, dtype=float)
-    n1 = np.asarray(n_positive, dtype=float)
-    n0 = np.asarray(n_negative, dtype=float)
+    a = as_probability(value, "value", closed=True)
+    v = as_positive(variance, "variance", allow_zero=True)
+    n1 = _inputs.count(n_positive, "n_positive", minimum=1).astype(float)
+    n0 = _inputs.count(n_negative, "n_negative", minimum=1).astype(float)
     low, high = np.minimum(n1, n0), n1 * n0
     with np.errstate(divide="ignore", invalid="ignore"):
         raw = a * (1.0 - a) / v

@@ -162,7 +162,15 @@ def bca_interval(
     >>> round(low, 2), round(high, 2), round(acc, 3)
     (1.0, 1.29, 0.018)
     """
-    b = np.asarray(boot, dtype=float)
+    alpha = _inputs.alpha_value(alpha)
+    if method not in ("bca", "percentile"):
+        raise ValueError(f"method must be 'bca' or 'percentile', got {method!r}")
+    try:
+        b = np.asarray(boot, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"boot must be an array of resampled values, got {boot!r}") from None
+    if b.ndim != 1:
+        raise ValueError(f"boot must be 1-d (one value per resample), got shape {b.shape}")
     b = b[np.isfinite(b)]
     if b.size == 0:
         return BCaInterval(math.nan, math.nan, math.nan, math.nan)
@@ -170,6 +178,7 @@ def bca_interval(
     if method == "percentile":
         low, high = np.quantile(b, lo_hi)
         return BCaInterval(float(low), float(high), 0.0, 0.0)
+    theta_hat = float(_inputs.scores(theta_hat, "theta_hat", ndim=0))
     share = ((b < theta_hat).sum() + (b <= theta_hat).sum()) / (2 * b.size)
     z0 = float(special.ndtri(share))
     acc = _acceleration(jackknife, weights)

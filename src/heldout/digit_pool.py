@@ -236,6 +236,12 @@ def pool_predictions(
 
 
 # --------------------------------------------------------------------------- truths
+def _digit(digit) -> int:
+    from heldout._checks import as_count
+
+    return int(as_count(digit, "digit", maximum=9, scalar=True))
+
+
 def pool_truths(pool: Pool, digit: int) -> dict:
     """The pool's value of every metric of the experiment (the truth for test sets drawn from it).
 
@@ -256,6 +262,7 @@ def pool_truths(pool: Pool, digit: int) -> dict:
     from heldout.fscore import _macro_value_and_gradient
     from heldout.rates import confusion_matrix
 
+    digit = int(_digit(digit))
     y = pool.labels == digit
     out = {}
     for model in pool.proba:

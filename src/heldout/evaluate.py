@@ -576,8 +576,12 @@ def metric_entry(result: Estimate | None, note: str = "", **extra) -> dict:
     >>> metric_entry(None, "no positives")["method"]
     'no positives'
     """
+    if not isinstance(note, str):
+        raise ValueError(f"note must be a text, got {note!r}")
     if result is None:
         return {"value": None, "low": None, "high": None, "method": note, **extra}
+    if not isinstance(result, Estimate):
+        raise ValueError(f"result must be an Estimate or None, got {result!r}")
     out = {
         "value": _num(result.value),
         "low": _num(result.low),
@@ -597,8 +601,12 @@ def pair_entry(result: Difference | None, note: str = "", **extra) -> dict:
     >>> pair_entry(None, "needs scores")
     {'value': None, 'low': None, 'high': None, 'p_value': None, 'method': 'needs scores'}
     """
+    if not isinstance(note, str):
+        raise ValueError(f"note must be a text, got {note!r}")
     if result is None:
         return {"value": None, "low": None, "high": None, "p_value": None, "method": note, **extra}
+    if not isinstance(result, Difference):
+        raise ValueError(f"result must be a Difference or None, got {result!r}")
     out = {
         "value": _num(result.value),
         "low": _num(result.low),
@@ -668,7 +676,9 @@ def detect_kind(values: np.ndarray) -> str:
     >>> detect_kind(np.array([0.0, 1.0, 1.0])), detect_kind(np.array([0.2, 0.9]))
     ('labels', 'scores')
     """
-    v = np.asarray(values, dtype=float)
+    from heldout import _inputs
+
+    v = _inputs.scores(values, "values")
     return "labels" if np.all(v == np.round(v)) else "scores"
 
 
@@ -765,8 +775,8 @@ def evaluate(
 
     a_ = float(as_probability(alpha, "alpha"))
     th = float(as_probability(threshold, "threshold"))
-    if not predictions:
-        raise ValueError("predictions must hold at least one model")
+    if not isinstance(predictions, dict) or not predictions:
+        raise ValueError("predictions must be a dict holding at least one model's column")
     if correction not in ("CR1", "CR0"):
         raise ValueError(f"correction must be 'CR1' or 'CR0', got {correction!r}")
     yy = _inputs.scores(y, "labels")

@@ -34,7 +34,7 @@ import numpy as np
 from scipy import integrate, special, stats
 
 from heldout import _inputs
-from heldout._checks import as_probability
+from heldout._checks import as_positive, as_probability
 from heldout._result import Result, extra
 from heldout.auc import AUC_INTERVAL_METHODS
 from heldout.config import rng as make_rng
@@ -120,6 +120,15 @@ def _coverage(hit: np.ndarray, width: np.ndarray, truth: float, defined: np.ndar
     )
 
 
+def _methods(method) -> tuple:
+    """``method`` as a tuple of names (one name, or a list or tuple of names)."""
+    if isinstance(method, str):
+        return (method,)
+    if isinstance(method, list | tuple) and method and all(isinstance(m, str) for m in method):
+        return tuple(method)
+    raise ValueError(f"method must be a method name or a tuple of names, got {method!r}")
+
+
 def _reps(reps) -> int:
     return int(_inputs.count(reps, "reps", minimum=1))
 
@@ -159,6 +168,8 @@ def count_truth(metric: str, prevalence: float, sensitivity: float, specificity:
 
 
 def _count_metric(metric, tn, fp, fn, tp):
+    if metric not in _COUNT_METRICS:
+        raise ValueError(f"metric must be one of {', '.join(_COUNT_METRICS)}, got {metric!r}")
     with np.errstate(invalid="ignore", divide="ignore"):
         return {
             "accuracy": lambda: (tp + tn) / (tp + tn + fp + fn),
@@ -483,7 +494,7 @@ def auc_coverage(
     """
     from heldout.auc import _interval_arrays
 
-    methods = (method,) if isinstance(method, str) else tuple(method)
+    methods = _methods(method)
     for m in methods:
         if m not in _AUC_METHODS:
             raise ValueError(f"method must be one of {', '.join(_AUC_METHODS)}, got {m!r}")
@@ -544,7 +555,7 @@ def auc_difference_coverage(
     """
     from heldout.auc import _correlation, _mover_ends
 
-    methods = (method,) if isinstance(method, str) else tuple(method)
+    methods = _methods(method)
     for m in methods:
         if m not in ("mover", "delong"):
             raise ValueError(f"method must be 'mover' or 'delong', got {m!r}")
@@ -613,7 +624,7 @@ def score_truth(score: str, prevalence: float, auc: float, sharpness: float = 1.
     """
     pi = float(as_probability(prevalence, "prevalence"))
     mu = math.sqrt(2) * special.ndtri(float(as_probability(auc, "auc")))
-    k = float(sharpness)
+    k = float(as_positive(sharpness, "sharpness", scalar=True))
 
     def integrand(s):
         logit = math.log(pi / (1 - pi)) + mu * s - mu * mu / 2
@@ -665,7 +676,7 @@ def score_coverage(
     mu = math.sqrt(2) * special.ndtri(auc)
     logit = math.log(prevalence / (1 - prevalence)) + mu * s - mu * mu / 2
     q = special.expit(sharpness * logit)
-    methods = (method,) if isinstance(method, str) else tuple(method)
+    methods = _methods(method)
     for m in methods:
         if m not in ("t", "gamma", "bca"):
             raise ValueError(f"method must be 'gamma', 't' or 'bca', got {m!r}")
@@ -855,9 +866,11 @@ def simultaneous_coverage(
     from heldout.multinomial import sison_glaz
 
     alpha = float(as_probability(alpha, "alpha"))
-    p = np.asarray(probabilities, dtype=float)
-    p = p / p.sum()
-    counts = make_rng(seed).multinomial(int(n), p, size=_reps(reps))
+    p = as_probability(probabilities, "probabilities", closed=True)
+    if p.ndim != 1 or p.size < 2 or not np.isclose(p.sum(), 1.0):
+        raise ValueError(f"probabilities must be at least two cell probabilities summing to 1, got {probabilities!r}")
+    n = int(_inputs.count(n, "n", minimum=1))
+    counts = make_rng(seed).multinomial(n, p, size=_reps(reps))
     if method == "goodman":
         low, high = goodman_rows(counts, alpha)
     elif method == "clopper-pearson":
@@ -920,7 +933,8 @@ def macro_f1_coverage(
     np.fill_diagonal(p, acc)
     p *= shares[:, None]
     truth = float(_macro_value_and_gradient(p, "f1")[0])
-    counts = make_rng(seed).multinomial(int(n), p.ravel(), size=_reps(reps)).reshape(-1, k, k)
+    n = int(_inputs.count(n, "n", minimum=1))
+    counts = make_rng(seed).multinomial(n, p.ravel(), size=_reps(reps)).reshape(-1, k, k)
     e = macro_interval(counts, "f1", alpha, method)
     low, high = np.asarray(e.low), np.asarray(e.high)
     hit = (low <= truth) & (truth <= high)

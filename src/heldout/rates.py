@@ -340,12 +340,12 @@ def accuracy_difference(
 
     a_ = _inputs.alpha_value(alpha)
     yy = _inputs.class_labels(y, "y")
-    ra = _inputs.class_labels(pred_a, "pred_a") == yy if np.shape(pred_a) == yy.shape else None
-    if ra is None:
-        raise ValueError(f"pred_a has {np.shape(pred_a)[0]} items but the labels have {yy.size}")
-    if np.shape(pred_b) != yy.shape:
-        raise ValueError(f"pred_b has {np.shape(pred_b)[0]} items but the labels have {yy.size}")
-    rb = _inputs.class_labels(pred_b, "pred_b") == yy
+    pa = _inputs.class_labels(pred_a, "pred_a")
+    pb = _inputs.class_labels(pred_b, "pred_b")
+    for name, pred in (("pred_a", pa), ("pred_b", pb)):
+        if pred.shape != yy.shape:
+            raise ValueError(f"{name} has {pred.size} items but the labels have {yy.size}")
+    ra, rb = pa == yy, pb == yy
     n = int(yy.size)
     b = int(np.count_nonzero(ra & ~rb))
     c = int(np.count_nonzero(~ra & rb))

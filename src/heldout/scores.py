@@ -42,6 +42,7 @@ from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from heldout import _inputs
+from heldout._checks import as_flag
 from heldout._result import Result, extra
 from heldout.estimate import Difference, Estimate
 
@@ -329,7 +330,7 @@ def reliability(
     total = np.bincount(which, weights=q, minlength=bins)
     keep = count > 0
     m, k = count[keep], np.round(positives[keep]).astype(np.int64)
-    a_bin = a / keep.sum() if simultaneous else a
+    a_bin = a / keep.sum() if as_flag(simultaneous, "simultaneous") else a
     low = np.asarray(exact_lower(k, m, a_bin / 2), dtype=float)
     high = np.asarray(exact_upper(k, m, a_bin / 2), dtype=float)
     return Reliability(
