@@ -127,7 +127,9 @@ def accepted_ok(kind: str, value, extra: tuple) -> bool:
     if kind == "prob":
         return finite and 0 < value < 1
     if kind == "seed":  # None, any whole number >= 0 (numpy takes big ones), a Generator
-        return value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0)
+        return value is None or (
+            isinstance(value, int) and not isinstance(value, bool) and value >= 0
+        )
     return False  # choice, flag, seed ... refuse every bad value
 
 
@@ -226,7 +228,9 @@ def exercise(spec: Spec, data, label: str) -> None:
     kind, result = run(spec, values)
     if kind == "value_error":
         names = [*spec.args, *spec.kwargs, *spec.aliases]
-        assert named(result, names, values), f"{label}{values}: the message names no argument: {result}"
+        assert named(result, names, values), (
+            f"{label}{values}: the message names no argument: {result}"
+        )
         assert not any(r in result for r in REPRS), f"{label}: a numpy repr in {result!r}"
         return
     if corrupt is not None:

@@ -6,14 +6,24 @@ naming an argument, every call within the CPU-time limit.  Functions that fit mo
 data take tiny inputs (a few dozen rows, a few repetitions).  Functions that cannot run
 without data the test machine may lack (MNIST, QMNIST label files, a chapter to execute)
 are listed in ``DRIVEN_ELSEWHERE`` with the reason and where they are exercised.
+
+Limits (chosen so that this file and ``test_properties.py`` together take well under a
+minute on two cores): each spec runs ``Spec.examples`` hypothesis examples (20 by default,
+2-15 for simulations and model fits), ``derandomize=True`` (the same examples every run),
+``deadline=None`` (wall-clock time on a shared machine is noise) and instead a stated
+limit of ``CALL_LIMIT = 5`` seconds of CPU time for every single call, asserted by
+``property_support.run``.  Simulations run with few repetitions (``reps`` 10-200) and
+resamples (100), which is enough to exercise the code paths, not to check coverage (the
+module tests do that).  ``pytest --hypothesis-profile=noshrink`` reports failures
+without shrinking them (see ``conftest.py``).
 """
 
 from __future__ import annotations
 
 import math
 import os
-from dataclasses import replace
 import tempfile
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -908,22 +918,38 @@ SPECS = {
 
 
 # Results that legitimately hold NaN or infinities, messages that name an argument in words.
-for _name in ("rates.rate_interval", "rates.rates", "rates.class_rates", "rates.accuracy_difference",
-              "fscore.micro_f1_interval", "multinomial.simultaneous_interval", "metric_coverage.simultaneous_coverage"):
+for _name in (
+    "rates.rate_interval",
+    "rates.rates",
+    "rates.class_rates",
+    "rates.accuracy_difference",
+    "fscore.micro_f1_interval",
+    "multinomial.simultaneous_interval",
+    "metric_coverage.simultaneous_coverage",
+):
     SPECS[_name] = replace(SPECS[_name], allow_nan=True)  # Estimate.se is NaN for exact intervals
-SPECS["digit_pool.pool_coverage"] = replace(SPECS["digit_pool.pool_coverage"], allow_nan=True)  # "row" has no scalar truth
+SPECS["digit_pool.pool_coverage"] = replace(
+    SPECS["digit_pool.pool_coverage"], allow_nan=True
+)  # "row" has no scalar truth
 for _name in ("chapter.verdict", "strata.neyman_allocation", "bootstrap.bca_interval"):
-    SPECS[_name] = replace(SPECS[_name], allow_nan=True, allow_inf=True)  # a word as given; a stratum of 0; z0 = -inf
+    SPECS[_name] = replace(
+        SPECS[_name], allow_nan=True, allow_inf=True
+    )  # a word as given; a stratum of 0; z0 = -inf
 SPECS["clustered.simulate_coverage"] = replace(
-    SPECS["clustered.simulate_coverage"], check=lambda r, v: 0 <= r.naive <= 1 and 0 <= r.clustered_t <= 1
+    SPECS["clustered.simulate_coverage"],
+    check=lambda r, v: 0 <= r.naive <= 1 and 0 <= r.clustered_t <= 1,
 )
-SPECS["evaluate.evaluate"] = replace(SPECS["evaluate.evaluate"], aliases=("label column", "labels", "model"))
+SPECS["evaluate.evaluate"] = replace(
+    SPECS["evaluate.evaluate"], aliases=("label column", "labels", "model")
+)
 SPECS["lost.make_model"] = replace(SPECS["lost.make_model"], aliases=("model",))
 SPECS["rerun.parse_values"] = replace(SPECS["rerun.parse_values"], aliases=("values",))
 for _name in ("cv_scores.paired_scores", "cv_scores.split_correct", "cv_simulation.simulate_tests"):
     SPECS[_name] = replace(SPECS[_name], aliases=("estimator",))  # either of the two estimators
 SPECS["paired.first_at_least"] = replace(SPECS["paired.first_at_least"], aliases=("size exceeds",))
-SPECS["cv_scores.splits"].args["k"] = A(st.integers(2, 5), "count", accepts=(None,))  # None: the default
+SPECS["cv_scores.splits"].args["k"] = A(
+    st.integers(2, 5), "count", accepts=(None,)
+)  # None: the default
 
 
 #: Public callables this file does not call with random input, with the reason and where

@@ -198,7 +198,9 @@ def fit_predict(estimator, X_train, y_train, X_test) -> np.ndarray:
     [0, 1]
     """
     model = fit(estimator, X_train, y_train)
-    X_test = _check_xy(X_test, np.zeros(np.shape(X_test)[:1]) if np.ndim(X_test) else [], "X_test")[0]
+    X_test = _check_xy(X_test, np.zeros(np.shape(X_test)[:1]) if np.ndim(X_test) else [], "X_test")[
+        0
+    ]
     return model.predict(X_test)
 
 
@@ -238,7 +240,11 @@ def _parts(parts, n: int) -> list:
         except (TypeError, ValueError):
             raise ValueError(f"parts must hold (train, test) index pairs, got {pair!r}") from None
         for idx in (tr, te):
-            if idx.ndim != 1 or idx.dtype.kind not in "iu" or (idx.size and (idx.min() < 0 or idx.max() >= n)):
+            if (
+                idx.ndim != 1
+                or idx.dtype.kind not in "iu"
+                or (idx.size and (idx.min() < 0 or idx.max() >= n))
+            ):
                 raise ValueError(f"parts must hold index arrays of rows 0..{n - 1}, got {pair!r}")
         out.append((tr, te))
     return out

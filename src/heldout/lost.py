@@ -1128,9 +1128,7 @@ def example_data(
     """
     from sklearn import datasets
 
-    from heldout.config import SEED
-
-    from heldout.config import rng
+    from heldout.config import SEED, rng
 
     rng(seed)  # checks the seed (used by "noisy" only)
     if name == "breast_cancer":

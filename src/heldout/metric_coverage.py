@@ -868,7 +868,9 @@ def simultaneous_coverage(
     alpha = float(as_probability(alpha, "alpha"))
     p = as_probability(probabilities, "probabilities", closed=True)
     if p.ndim != 1 or p.size < 2 or not np.isclose(p.sum(), 1.0):
-        raise ValueError(f"probabilities must be at least two cell probabilities summing to 1, got {probabilities!r}")
+        raise ValueError(
+            f"probabilities must be at least two cell probabilities summing to 1, got {probabilities!r}"
+        )
     n = int(_inputs.count(n, "n", minimum=1))
     counts = make_rng(seed).multinomial(n, p, size=_reps(reps))
     if method == "goodman":

@@ -297,7 +297,8 @@ def read_predictions(
         raise ValueError(f"{name}: a group column is named twice")
     for what, names in (("models", models), ("groups", groups)):
         if names is not None and (
-            isinstance(names, str) or not isinstance(names, list | tuple)
+            isinstance(names, str)
+            or not isinstance(names, list | tuple)
             or not all(isinstance(v, str) for v in names)
         ):
             raise ValueError(f"{what} must be a list of column names, got {names!r}")

@@ -308,9 +308,8 @@ def best_samples_per_question(between, within, cost_question, cost_sample) -> fl
     >>> round(best_samples_per_question(0.04, 0.05, 10, 1), 2)
     3.54
     """
-    from heldout.cluster_sizing import optimal_cluster_size
-
     from heldout._checks import as_positive
+    from heldout.cluster_sizing import optimal_cluster_size
 
     b, w = _components(between, within)
     as_positive(cost_question, "cost_question", scalar=True)

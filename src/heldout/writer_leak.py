@@ -200,7 +200,9 @@ def fit_predict(
     from heldout.cv_scores import _check_xy
 
     X_train, y_train = _check_xy(X_train, y_train, "X_train", "y_train")
-    X_test = _check_xy(X_test, np.zeros(np.shape(X_test)[:1]) if np.ndim(X_test) else [], "X_test")[0]
+    X_test = _check_xy(X_test, np.zeros(np.shape(X_test)[:1]) if np.ndim(X_test) else [], "X_test")[
+        0
+    ]
     params = model_params(model)
     store = PredictionCache() if cache else None
     key = PredictionCache.key(
