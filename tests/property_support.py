@@ -20,6 +20,7 @@ be refused or, if it still makes sense, used), ``fixed`` (not varied).
 from __future__ import annotations
 
 import math
+import os
 import time
 from dataclasses import dataclass, field
 
@@ -27,6 +28,16 @@ import numpy as np
 from hypothesis import strategies as st
 
 CALL_LIMIT = 5.0  # seconds of CPU time per call: the stated limit of every call
+
+#: ``HELDOUT_PROPERTY_SCALE=4 pytest tests/test_properties*.py`` runs four times as many
+#: examples of every property (a deeper search than ``make unit`` can afford).
+SCALE = float(os.environ.get("HELDOUT_PROPERTY_SCALE", "1"))
+
+
+def examples(n: int) -> int:
+    """``n`` hypothesis examples, times ``HELDOUT_PROPERTY_SCALE``."""
+    return max(1, round(n * SCALE))
+
 
 _BIG = 2**63 - 1
 count0 = st.one_of(

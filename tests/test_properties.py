@@ -51,6 +51,9 @@ from property_support import (
     real,
     small1,
 )
+from property_support import (
+    examples as scaled,
+)
 
 from heldout import acceptance as AC
 from heldout import bounds as B
@@ -357,7 +360,7 @@ SPECS["regression.mse_coverage"] = Spec(
 
 def _settings(examples: int):
     return settings(
-        max_examples=examples,
+        max_examples=scaled(examples),
         deadline=None,
         derandomize=True,
         suppress_health_check=[
@@ -698,7 +701,7 @@ def test_commands_answer_or_refuse_in_one_line(command):
     )
 
     @settings(
-        max_examples=examples,
+        max_examples=scaled(examples),
         deadline=None,
         derandomize=True,
         suppress_health_check=[HealthCheck.too_slow],

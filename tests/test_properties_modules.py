@@ -49,6 +49,9 @@ from property_support import (
     small1,
     zero_ones,
 )
+from property_support import (
+    examples as scaled,
+)
 
 from heldout import (
     auc,
@@ -928,6 +931,22 @@ for _name in (
     "metric_coverage.simultaneous_coverage",
 ):
     SPECS[_name] = replace(SPECS[_name], allow_nan=True)  # Estimate.se is NaN for exact intervals
+for _name in ("chapter.num", "chapter.sig", "chapter.sci", "chapter.pct"):  # print infinity as ∞
+    SPECS[_name].args["value"] = A(real, "real", accepts=(float("inf"), -float("inf")))
+SPECS["auc.auc_difference"] = replace(
+    SPECS["auc.auc_difference"], allow_inf=True
+)  # z = ±inf when se = 0
+# a NaN for one parameter near 2**63 and another tiny: test_prob_greater_beta_with_one_huge_parameter
+SPECS["compare.prob_greater_beta"] = replace(SPECS["compare.prob_greater_beta"], allow_nan=True)
+SPECS["config.pick"] = replace(
+    SPECS["config.pick"], allow_nan=True, allow_inf=True
+)  # returns what it is given
+SPECS["cluster_sizing.optimal_cluster_size"] = replace(
+    SPECS["cluster_sizing.optimal_cluster_size"], allow_inf=True
+)  # costs 1e300 apart
+SPECS["cv.compare"].args["test_fraction"] = A(
+    st.floats(0.05, 0.5), "prob", accepts=(None,)
+)  # None: not given
 SPECS["digit_pool.pool_coverage"] = replace(
     SPECS["digit_pool.pool_coverage"], allow_nan=True
 )  # "row" has no scalar truth
@@ -947,9 +966,6 @@ SPECS["rerun.parse_values"] = replace(SPECS["rerun.parse_values"], aliases=("val
 for _name in ("cv_scores.paired_scores", "cv_scores.split_correct", "cv_simulation.simulate_tests"):
     SPECS[_name] = replace(SPECS[_name], aliases=("estimator",))  # either of the two estimators
 SPECS["paired.first_at_least"] = replace(SPECS["paired.first_at_least"], aliases=("size exceeds",))
-SPECS["cv_scores.splits"].args["k"] = A(
-    st.integers(2, 5), "count", accepts=(None,)
-)  # None: the default
 
 
 #: Public callables this file does not call with random input, with the reason and where
@@ -1000,7 +1016,7 @@ def test_random_valid_and_invalid_input(name):
     spec = SPECS[name]
 
     @settings(
-        max_examples=spec.examples,
+        max_examples=scaled(spec.examples),
         deadline=None,
         derandomize=True,
         suppress_health_check=[
@@ -1038,6 +1054,13 @@ def test_mcnemar_one_sided_p_values_fall_as_a_wins_more(b, c):
     assert (
         paired.mcnemar_exact(b + 1, c, "greater") <= paired.mcnemar_exact(b, c, "greater") + 1e-15
     )
+
+
+@pytest.mark.xfail(
+    strict=True, reason="known bug: P(A > B) is NaN when one parameter is ~1e19 and another tiny"
+)
+def test_prob_greater_beta_with_one_huge_parameter():
+    assert 0 <= compare.prob_greater_beta(158222.5, 732483.9, 2.0**63, 0.05) <= 1
 
 
 @pytest.mark.xfail(strict=True, reason="known bug: P(A > B) fails for Beta parameters below ~0.05")

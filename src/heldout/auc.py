@@ -720,7 +720,8 @@ def _difference(d: DeLong, i: int, j: int, alpha: float, method: str = "mover") 
     n1, n0 = int(d.n_positive), int(d.n_negative)
     if method == "delong":
         half = float(stats.norm.isf(alpha / 2)) * se
-        low, high, name = diff - half, diff + half, "delong"
+        # a difference of two AUCs lies in [-1, 1]: the Wald interval is clipped there
+        low, high, name = max(diff - half, -1.0), min(diff + half, 1.0), "delong"
     elif se == 0 and diff == 0:  # the two models rank every pair alike: no difference at all
         low = high = 0.0
         name = "mover (auto intervals), p by inversion"

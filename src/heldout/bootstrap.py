@@ -163,6 +163,7 @@ def bca_interval(
     (1.0, 1.29, 0.018)
     """
     alpha = _inputs.alpha_value(alpha)
+    theta_hat = float(_inputs.scores(theta_hat, "theta_hat", ndim=0))
     if method not in ("bca", "percentile"):
         raise ValueError(f"method must be 'bca' or 'percentile', got {method!r}")
     try:
@@ -178,7 +179,6 @@ def bca_interval(
     if method == "percentile":
         low, high = np.quantile(b, lo_hi)
         return BCaInterval(float(low), float(high), 0.0, 0.0)
-    theta_hat = float(_inputs.scores(theta_hat, "theta_hat", ndim=0))
     share = ((b < theta_hat).sum() + (b <= theta_hat).sum()) / (2 * b.size)
     z0 = float(special.ndtri(share))
     acc = _acceleration(jackknife, weights)
@@ -191,8 +191,11 @@ def bca_interval(
 
 
 def _acceleration(jack, weights) -> float:
-    j = np.asarray(jack, dtype=float)
-    w = np.ones_like(j) if weights is None else np.asarray(weights, dtype=float)
+    try:
+        j = np.asarray(jack, dtype=float)
+        w = np.ones_like(j) if weights is None else np.asarray(weights, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("jackknife and weights must be arrays of numbers") from None
     keep = np.isfinite(j) & (w > 0)
     j, w = j[keep], w[keep]
     if j.size == 0:
@@ -594,7 +597,7 @@ def bootstrap_interval(
         z0, acc = _z0_from(boot, theta), 0.0
         p_method = "percentile"
     else:
-        if metric not in METRICS:
+        if not isinstance(metric, str) or metric not in METRICS:
             raise ValueError(
                 f"metric must be a callable or one of {', '.join(METRICS)}, got {metric!r}"
             )
@@ -826,7 +829,7 @@ def cluster_bootstrap_interval(
     """
     from heldout.clustered import cluster_codes
 
-    if metric not in CLUSTER_METRICS:
+    if not isinstance(metric, str) or metric not in CLUSTER_METRICS:
         raise ValueError(f"metric must be one of {', '.join(CLUSTER_METRICS)}, got {metric!r}")
     a_ = _inputs.alpha_value(alpha)
     _check_resamples(n_resamples)

@@ -130,7 +130,7 @@ def count(value: float) -> str:
     '36,152'
     """
     x = _finite(value)
-    if x != round(x):
+    if not math.isfinite(x) or x != round(x):
         raise ValueError(f"value must be a whole number (count() formats counts), got {value!r}")
     return f"{int(round(x)):,}".replace("-", "−")
 
@@ -339,6 +339,12 @@ def table(
 
 
 def _rows(rows: Any, columns: Sequence[str] | None, index: bool):
+    if columns is not None and (
+        isinstance(columns, str | bytes)
+        or not isinstance(columns, Sequence)
+        or not all(isinstance(c, str) for c in columns)
+    ):
+        raise ValueError(f"columns must be a list of header texts, got {columns!r}")
     if hasattr(rows, "to_dict") and hasattr(rows, "columns"):  # a DataFrame
         frame = rows
         header = [str(c) for c in frame.columns]
@@ -347,6 +353,8 @@ def _rows(rows: Any, columns: Sequence[str] | None, index: bool):
             header = [str(frame.index.name or "")] + header
     elif isinstance(rows, Mapping):
         header = [str(k) for k in rows]
+        if any(isinstance(v, str | bytes) or not isinstance(v, Iterable) for v in rows.values()):
+            raise ValueError("rows: a mapping of rows must map each column name to its values")
         cols = [list(v) for v in rows.values()]
         lengths = {len(c) for c in cols}
         if len(lengths) > 1:
@@ -427,6 +435,12 @@ def rows_of(records: Iterable[Mapping[str, Any] | Result], keys: Sequence[str]) 
     >>> rows_of([{"k": 1, "n": 10}, {"k": 2, "n": 20}], ["n", "k"])
     [[10, 1], [20, 2]]
     """
+    if (
+        isinstance(keys, str)
+        or not isinstance(keys, Sequence)
+        or not all(isinstance(k, str) for k in keys)
+    ):
+        raise ValueError(f"keys must be a list of field names, got {keys!r}")
     if isinstance(records, str | bytes) or not isinstance(records, Iterable):
         raise ValueError(f"records must be a list of mappings or result objects, got {records!r}")
     out = []

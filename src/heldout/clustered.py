@@ -853,7 +853,9 @@ def simulate_clustered(
     if icc == 0:
         return gen.binomial(m, accuracy, size=(reps, m.size)).astype(float)
     total = (1.0 - icc) / icc
-    if 0 < accuracy < 1:
+    if icc == 1:  # every item of a cluster agrees: the cluster is right or wrong as one
+        p_g = (gen.random((reps, m.size)) < accuracy).astype(float)
+    elif 0 < accuracy < 1:
         p_g = gen.beta(accuracy * total, (1 - accuracy) * total, size=(reps, m.size))
     else:  # every cluster has the same accuracy 0 or 1
         p_g = np.full((reps, m.size), float(accuracy))

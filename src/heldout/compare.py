@@ -42,7 +42,7 @@ import numpy as np
 from scipy import special
 
 from heldout._beta_compare import prob_greater as _prob_greater
-from heldout._checks import broadcast
+from heldout._checks import as_flag, broadcast
 from heldout._result import Result
 from heldout._saddle import binom_cdf, binom_logpmf
 from heldout.config import rng as _make_rng
@@ -396,7 +396,7 @@ def chi2_test(
     fail = total - succ
     e11 = na * succ / total  # expected correct of A
     dev = np.abs(ka - e11)
-    if correction:
+    if as_flag(correction, "correction"):
         dev = np.maximum(dev - 0.5, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         inv = 1.0 / (na * succ) + 1.0 / (nb * succ) + 1.0 / (na * fail) + 1.0 / (nb * fail)

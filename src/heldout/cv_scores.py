@@ -94,6 +94,19 @@ def number(value, name: str) -> float:
         raise ValueError(f"{name} must be a number, got {value!r}") from None
 
 
+def _check_x(X, name: str = "X") -> np.ndarray:
+    """A finite numeric matrix (rows by features), else ValueError naming ``name``."""
+    try:
+        Xa = np.asarray(X, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a numeric matrix (rows by features)") from None
+    if Xa.ndim != 2:
+        raise ValueError(f"{name} must be a 2-d array (rows by features), got shape {Xa.shape}")
+    if not np.all(np.isfinite(Xa)):
+        raise ValueError(f"{name} must hold finite numbers (no NaN or infinity)")
+    return Xa
+
+
 def _check_xy(X, y, x_name: str = "X", y_name: str = "y") -> tuple[np.ndarray, np.ndarray]:
     try:
         Xa = np.asarray(X, dtype=float)
@@ -152,6 +165,7 @@ def splits(
     n = whole(n, "n", minimum=2)
     if design not in DESIGNS:
         raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
+    k = whole(k, "k", minimum=2)  # checked even where the design ignores it
     gen = make_rng(seed)
     out: list[tuple[np.ndarray, np.ndarray]] = []
     if design == "resampled":
@@ -198,9 +212,7 @@ def fit_predict(estimator, X_train, y_train, X_test) -> np.ndarray:
     [0, 1]
     """
     model = fit(estimator, X_train, y_train)
-    X_test = _check_xy(X_test, np.zeros(np.shape(X_test)[:1]) if np.ndim(X_test) else [], "X_test")[
-        0
-    ]
+    X_test = _check_x(X_test, "X_test")
     return model.predict(X_test)
 
 
@@ -218,7 +230,13 @@ def fit(estimator, X_train, y_train):
     from sklearn.base import clone
 
     _estimator(estimator)
-    if not (isinstance(X_train, np.ndarray) and X_train.dtype.kind == "f" and X_train.ndim == 2):
+    if not (
+        isinstance(X_train, np.ndarray)
+        and X_train.dtype.kind == "f"
+        and X_train.ndim == 2
+        and isinstance(y_train, np.ndarray)
+        and y_train.shape == X_train.shape[:1]
+    ):
         X_train, y_train = _check_xy(X_train, y_train, "X_train", "y_train")
     with sklearn.config_context(assume_finite=True):
         return clone(estimator).fit(X_train, y_train)

@@ -159,7 +159,10 @@ def idx_bytes(array: np.ndarray) -> bytes:
     >>> idx_bytes(np.array([3, 7], dtype=np.uint8))
     b'\\x00\\x00\\x08\\x01\\x00\\x00\\x00\\x02\\x03\\x07'
     """
-    arr = np.asarray(array)
+    try:
+        arr = np.asarray(array)
+    except (TypeError, ValueError):
+        raise ValueError("array must be a uint8 array of labels or images") from None
     if arr.dtype != np.uint8:
         raise ValueError(f"array must have dtype uint8, got {arr.dtype}")
     if arr.ndim == 2 and arr.shape[1] == 784:
@@ -273,7 +276,11 @@ def check_standard(
         "test_labels": test_labels,
     }
     for part, arr in parts.items():
-        got = md5_hex(idx_bytes(arr))
+        try:
+            content = idx_bytes(arr)
+        except ValueError as exc:
+            raise ValueError(f"{part}: {exc}") from None
+        got = md5_hex(content)
         if got != MNIST_MD5[part]:
             raise ValueError(
                 f"{source}: {part} has MD5 {got}, the standard MNIST file has {MNIST_MD5[part]}; "

@@ -564,7 +564,9 @@ def pool_auc_coverage(
     test_size = int(_inputs.count(test_size, "test_size", minimum=10))
     reps = int(_inputs.count(reps, "reps", minimum=1))
     alpha = float(as_probability(alpha, "alpha"))
-    digits = [int(d) for d in digits]
+    from heldout._checks import as_count
+
+    digits = [int(d) for d in np.atleast_1d(as_count(digits, "digits", maximum=9))]
     if any(d < 0 or d > 9 for d in digits):
         raise ValueError(f"digits must be in 0..9, got {digits}")
     models = list(pool.proba)

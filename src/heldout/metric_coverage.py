@@ -835,7 +835,9 @@ def accuracy_difference_coverage(
     from heldout.rates import _agresti_min
 
     alpha = float(as_probability(alpha, "alpha"))
-    ca, cb = float(accuracy_a), float(accuracy_b)
+    ca = float(as_probability(accuracy_a, "accuracy_a", scalar=True))
+    cb = float(as_probability(accuracy_b, "accuracy_b", scalar=True))
+    agreement = float(as_probability(agreement, "agreement", closed=True, scalar=True))
     both = ca * cb + agreement * math.sqrt(ca * (1 - ca) * cb * (1 - cb))
     cells = np.array([both, ca - both, cb - both, 1 - ca - cb + both])
     if np.any(cells < -1e-12):

@@ -74,7 +74,10 @@ class Disagreements(Result):
 
 
 def _bool_vector(value, name: str) -> np.ndarray:
-    arr = np.asarray(value)
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):  # ragged rows
+        raise ValueError(f"{name} must be an array of booleans (or 0/1)") from None
     if arr.dtype != bool:
         try:
             num = np.asarray(arr, dtype=float)
@@ -574,6 +577,8 @@ def first_at_least(fn, target: float, *, start: int = 1, n_max: int = _N_MAX) ->
     """
     if not callable(fn):
         raise ValueError(f"fn must be a function of n, got {fn!r}")
+    if isinstance(target, bool) or not isinstance(target, int | float | np.integer | np.floating):
+        raise ValueError(f"target must be a real number, got {target!r}")
     start = int(as_count(start, "start", minimum=1, scalar=True))
     n_max = int(as_count(n_max, "n_max", minimum=1, scalar=True))
     lo, hi = start - 1, max(start, 1)

@@ -355,8 +355,8 @@ def thresholdout(
     tv = _floats(train_values, "train_values").ravel()
     hv = _floats(holdout_values, "holdout_values").ravel()
     for name, values in (("train_values", tv), ("holdout_values", hv)):
-        if not np.all(np.isfinite(values)):
-            raise ValueError(f"{name} must be finite numbers (no NaN or infinity)")
+        if not np.all(np.isfinite(values)) or np.any((values < 0) | (values > 1)):
+            raise ValueError(f"{name} must be numbers in [0, 1] (no NaN or infinity)")
     if tv.size != hv.size or tv.size == 0:
         raise ValueError(
             f"train_values and holdout_values must be non-empty and of equal length, "

@@ -91,6 +91,13 @@ def _first(mask: np.ndarray) -> int:
     return int(np.argwhere(mask)[0][-1]) + 1
 
 
+def whole(value, name: str) -> int:
+    """A whole number of at least 1 (repetitions, runs, looks): ``None`` is refused."""
+    if value is None:
+        raise ValueError(f"{name} must be a whole number of at least 1, got None")
+    return int(pool(value, name=name))
+
+
 def pool(value, n: int | None = None, name: str = "pool") -> int | None:
     """A finite pool size (``None`` for sampling with replacement), at least ``n``."""
     if value is None:

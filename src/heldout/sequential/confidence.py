@@ -155,7 +155,7 @@ class ConfidenceMonitor:
         self.alpha = _inputs.alpha_(alpha)
         self.pool = _inputs.pool(pool)
         self.prior = _prior(prior, self.method)
-        runs = int(_inputs.pool(runs, name="runs"))
+        runs = _inputs.whole(runs, "runs")
         a_lo, a_hi = side_levels(self.method, self.alpha, self.alternative)
         self._engine = make_engine(self.method, runs, a_lo, a_hi, self.pool, self.prior)
         self._one = True

@@ -31,8 +31,8 @@ _CELLS = 1 << 21
 def _common(accuracy, looks, batch, alpha):
     _inputs.scalar(accuracy, "accuracy")
     p = float(_inputs.as_probability(accuracy, "accuracy"))
-    k = int(_inputs.pool(looks, name="looks"))
-    b = int(_inputs.pool(batch, name="batch"))
+    k = _inputs.whole(looks, "looks")
+    b = _inputs.whole(batch, "batch")
     a = _inputs.alpha_(alpha)
     if k * b > 10_000_000:
         raise ValueError(f"looks * batch must be at most 10,000,000 labels, got {k * b:,}")
@@ -72,7 +72,7 @@ def fixed_interval_miss(
     p, k, b, a = _common(accuracy, looks, batch, alpha)
     ns = b * np.arange(1, k + 1)
     if reps is not None:
-        r = int(_inputs.pool(reps, name="reps"))
+        r = _inputs.whole(reps, "reps")
         gen = make_rng(seed)
         ever = np.zeros((r, k), dtype=bool)
         rows = max(1, _CELLS // k)
@@ -119,7 +119,7 @@ def sequence_miss(
     True
     """
     p, steps, _, a = _common(accuracy, n, 1, alpha)
-    r = int(_inputs.pool(reps, name="reps"))
+    r = _inputs.whole(reps, "reps")
     size = _inputs.pool(pool, steps)
     gen = make_rng(seed)
     if size is not None:

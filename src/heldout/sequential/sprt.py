@@ -224,7 +224,7 @@ def sprt_operating(
     p = _inputs.as_probability(accuracy, "accuracy", closed=True)
     scalar = p.ndim == 0
     p = np.atleast_1d(p).astype(float)
-    limit = int(_inputs.pool(horizon, name="horizon"))
+    limit = _inputs.whole(horizon, "horizon")
     if limit > MAX_HORIZON:
         raise ValueError(f"horizon must be at most {MAX_HORIZON:,}, got {horizon!r}")
     prob = np.ones((p.size, 1))  # P(S_n = base + j, no decision yet)
