@@ -569,7 +569,7 @@ def auc_interval(
     """
     _check_method(method)
     a_ = _inputs.alpha_value(alpha)
-    if np.ndim(scores) != 1:
+    if _inputs.array(scores, "scores").ndim != 1:
         raise ValueError(f"scores must be 1-d (one model), got shape {np.shape(scores)}")
     d = delong(y, scores)
     return _interval(d.auc, d.cov, d.n_positive, d.n_negative, a_, method)

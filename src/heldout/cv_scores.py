@@ -72,9 +72,7 @@ class SplitCorrect(Result):
 
 def whole(value, name: str, minimum: int = 0) -> int:
     """A single whole number >= ``minimum`` (and below 2**63), else ValueError naming ``name``."""
-    if np.ndim(value) != 0:
-        raise ValueError(f"{name} must be a single whole number, got {value!r}")
-    x = number(value, name)
+    x = number(value, name)  # a single number (refuses arrays and ragged lists)
     if np.isfinite(x) and abs(x) >= 2.0**63:
         raise ValueError(f"{name} must be below 2**63, got {value!r}")
     return int(as_count(x, name, minimum=minimum))
@@ -171,9 +169,7 @@ def splits(
     if design == "resampled":
         if test_fraction is None:
             raise ValueError("test_fraction is needed by the 'resampled' design")
-        if np.ndim(test_fraction) != 0:
-            raise ValueError(f"test_fraction must be a single number, got {test_fraction!r}")
-        f = float(as_probability(test_fraction, "test_fraction"))
+        f = float(as_probability(test_fraction, "test_fraction", scalar=True))
         n_test = int(round(n * f))
         if not 1 <= n_test <= n - 1:
             raise ValueError(
