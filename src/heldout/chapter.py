@@ -342,7 +342,7 @@ def _rows(rows: Any, columns: Sequence[str] | None, index: bool):
     if columns is not None and (
         isinstance(columns, str | bytes)
         or not isinstance(columns, Sequence)
-        or not all(isinstance(c, str) for c in columns)
+        or not all(isinstance(c, str | int | float) for c in columns)
     ):
         raise ValueError(f"columns must be a list of header texts, got {columns!r}")
     if hasattr(rows, "to_dict") and hasattr(rows, "columns"):  # a DataFrame
