@@ -438,7 +438,7 @@ def rows_of(records: Iterable[Mapping[str, Any] | Result], keys: Sequence[str]) 
     if (
         isinstance(keys, str)
         or not isinstance(keys, Sequence)
-        or not all(isinstance(k, str) for k in keys)
+        or not all(isinstance(k, str | int) for k in keys)
     ):
         raise ValueError(f"keys must be a list of field names, got {keys!r}")
     if isinstance(records, str | bytes) or not isinstance(records, Iterable):
