@@ -60,7 +60,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests benchmarks
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --doctest-modules tests src/heldout
 
 # Every chapter executed in the quick profile by a strict build (a failing cell or a
 # broken reference fails it). Its own output folder and cache keep it apart from `make book`.

@@ -118,7 +118,7 @@ def test_critical_count_by_brute_force(p0, alpha):
 
 def test_critical_count_normal_matches_the_threshold():
     n = np.arange(1, 3000)
-    c = A.critical_count(n, 0.8, 0.01, test="normal")
+    c = A.critical_count(n, 0.8, 0.01, method="normal")
     t = 0.8 + stats.norm.ppf(0.99) * np.sqrt(0.16 / n)
     possible = c <= n
     assert np.all(c[possible] / n[possible] > t[possible])  # c passes ...
@@ -135,7 +135,7 @@ def test_critical_count_normal_matches_the_threshold():
     "p0,d,alpha", [(0.8, 0.03, 0.01), (0.5, 0.005, 0.05), (0.99, 0.005, 0.01), (0.9, 0.05, 0.05)]
 )
 def test_normal_size_is_the_smallest_n_whose_margin_fits(p0, d, alpha):
-    n = A.normal_size(p0, d, alpha)
+    n = A.normal_margin_size(p0, d, alpha)
     z = stats.norm.ppf(1 - alpha)
     assert z * math.sqrt(p0 * (1 - p0) / n) <= d * (1 + 1e-12)
     assert z * math.sqrt(p0 * (1 - p0) / (n - 1)) > d
@@ -169,11 +169,13 @@ SAMPLE = [
 
 @pytest.mark.parametrize("p0,d,alpha", SAMPLE)
 def test_exact_size_by_brute_force(p0, d, alpha):
-    upto = 3 * A.normal_size(float(p0), float(d), alpha) + 300
+    upto = 3 * A.normal_margin_size(float(p0), float(d), alpha) + 300
     first, stable, ok = _brute_exact_sizes(p0, d, alpha, upto)
-    assert A.exact_size(float(p0), float(d), alpha, rule="first") == first
-    assert A.exact_size(float(p0), float(d), alpha) == stable
-    assert A.exact_size(float(p0), float(d), alpha, rule="both") == (first, stable)
+    assert A.exact_margin_size(float(p0), float(d), alpha, rule="first") == first
+    assert A.exact_margin_size(float(p0), float(d), alpha) == stable
+    assert A.exact_margin_size(float(p0), float(d), alpha, rule="both") == A.MarginSizes(
+        first, stable
+    )
     assert ok[stable - 1 :].all()
 
 
@@ -186,10 +188,10 @@ def test_exact_size_by_brute_force(p0, d, alpha):
 def test_exact_size_by_brute_force_random_cells(p0, d, alpha):
     if Fraction(p0) + Fraction(d) > 1:
         return
-    upto = 3 * A.normal_size(float(p0), float(d), alpha) + 300
+    upto = 3 * A.normal_margin_size(float(p0), float(d), alpha) + 300
     first, stable, ok = _brute_exact_sizes(p0, d, alpha, upto)
-    assert A.exact_size(float(p0), float(d), alpha, rule="first") == first
-    assert A.exact_size(float(p0), float(d), alpha) == stable
+    assert A.exact_margin_size(float(p0), float(d), alpha, rule="first") == first
+    assert A.exact_margin_size(float(p0), float(d), alpha) == stable
 
 
 def test_tail_recurrence_matches_the_incomplete_beta_function_on_large_cells():
@@ -205,33 +207,33 @@ def test_tail_recurrence_matches_the_incomplete_beta_function_on_large_cells():
 
 def test_exact_size_perfect_score_cell_closed_form():
     # required 0.95 with margin 0.05: only a perfect score reaches 1.0; 0.95**n <= alpha
-    assert A.exact_size(0.95, 0.05, 0.05) == math.ceil(math.log(0.05) / math.log(0.95))
+    assert A.exact_margin_size(0.95, 0.05, 0.05) == math.ceil(math.log(0.05) / math.log(0.95))
 
 
 def test_size_table_agrees_with_the_single_calls_and_marks_impossible_cells():
     req = [0.5, 0.8, 0.99]
     mar = [0.005, 0.02, 0.05]
     t = A.size_table(req, mar, (0.05, 0.01))
-    assert t["normal"].shape == (2, 3, 3)
+    assert t.normal.shape == (2, 3, 3)
     for i, a in enumerate((0.05, 0.01)):
         for j, p0 in enumerate(req):
             for k, d in enumerate(mar):
                 if p0 + d > 1:
-                    assert t["normal"][i, j, k] == -1 and t["exact"][i, j, k] == -1
-                    assert np.isnan(t["normal_level"][i, j, k])
+                    assert t.normal[i, j, k] == -1 and t.exact[i, j, k] == -1
+                    assert np.isnan(t.normal_level[i, j, k])
                     continue
-                assert t["normal"][i, j, k] == A.normal_size(p0, d, a)
-                assert t["exact"][i, j, k] == A.exact_size(p0, d, a)
-                assert t["exact_first"][i, j, k] == A.exact_size(p0, d, a, rule="first")
-                n = t["normal"][i, j, k]
+                assert t.normal[i, j, k] == A.normal_margin_size(p0, d, a)
+                assert t.exact[i, j, k] == A.exact_margin_size(p0, d, a)
+                assert t.exact_first[i, j, k] == A.exact_margin_size(p0, d, a, rule="first")
+                n = t.normal[i, j, k]
                 c = math.floor(n * (p0 + stats.norm.ppf(1 - a) * math.sqrt(p0 * (1 - p0) / n))) + 1
-                assert t["normal_level"][i, j, k] == pytest.approx(stats.binom.sf(c - 1, n, p0))
+                assert t.normal_level[i, j, k] == pytest.approx(stats.binom.sf(c - 1, n, p0))
 
 
 def test_exact_size_broadcasts():
-    got = A.exact_size([0.8, 0.9], [[0.03], [0.05]], 0.05)
+    got = A.exact_margin_size([0.8, 0.9], [[0.03], [0.05]], 0.05)
     assert got.shape == (2, 2)
-    assert got[0, 1] == A.exact_size(0.9, 0.03, 0.05)
+    assert got[0, 1] == A.exact_margin_size(0.9, 0.03, 0.05)
 
 
 # ---------------------------------------------------------------------------
@@ -249,7 +251,7 @@ def test_pass_probability_against_simulation(test, pi, n):
         passed = stats.binom.sf(x - 1, n, 0.8) <= 0.01
     else:
         passed = x / n > 0.8 + stats.norm.ppf(0.99) * math.sqrt(0.16 / n)
-    p = A.pass_probability(pi, n, 0.8, 0.01, test=test)
+    p = A.pass_probability(pi, n, 0.8, 0.01, method=test)
     se = math.sqrt(max(p * (1 - p), 1e-4) / reps)
     assert abs(passed.mean() - p) < 4.5 * se  # 4.5 standard errors: fails by chance < 1e-5
 
@@ -257,7 +259,7 @@ def test_pass_probability_against_simulation(test, pi, n):
 def test_exact_test_level_never_exceeds_alpha():
     n = np.arange(1, 2001)
     for p0, a in [(0.8, 0.01), (0.95, 0.05), (0.6, 0.05)]:
-        level = A.actual_level(n, p0, a, test="exact")
+        level = A.actual_level(n, p0, a, method="exact")
         assert np.all(level <= a * (1 + 1e-9))
         assert A.pass_probability(p0, n[-1], p0, a) == pytest.approx(level[-1])
 
@@ -271,7 +273,7 @@ def test_power_normal_closed_form_and_one_half_at_threshold():
     assert np.allclose(A.power_normal(pi, n, p0, a), want, rtol=1e-12)
     # close to the exact pass probability of the same rule at this n
     assert np.allclose(
-        A.power_normal(pi, n, p0, a), A.pass_probability(pi, n, p0, a, test="normal"), atol=0.03
+        A.power_normal(pi, n, p0, a), A.pass_probability(pi, n, p0, a, method="normal"), atol=0.03
     )
 
 
@@ -333,8 +335,8 @@ def test_within_sd_probability_by_summing_the_pmf(pi, n, k):
 
 def test_simulate_pass_rate_agrees_with_pass_probability():
     for test in ("exact", "normal"):
-        p = A.pass_probability(0.84, 700, 0.8, 0.05, test=test)
-        sim = A.simulate_pass_rate(0.84, 700, 0.8, 0.05, test=test, reps=40_000, seed=3)
+        p = A.pass_probability(0.84, 700, 0.8, 0.05, method=test)
+        sim = A.simulate_pass_rate(0.84, 700, 0.8, 0.05, method=test, reps=40_000, seed=3)
         assert abs(sim - p) < 4.5 * math.sqrt(p * (1 - p) / 40_000)
 
 
@@ -387,19 +389,19 @@ def test_posterior_above_against_mpmath(x, n, p0):
         (lambda: A.accept(830, 1000, 0.8, alpha=1.5), "alpha"),
         (lambda: A.accept(830, [1000, 2000], 0.8), "n"),
         (lambda: A.safety_margin(0.8, 10.5), "n"),
-        (lambda: A.normal_size(0.8, -0.01), "margin"),
-        (lambda: A.normal_size(0.99, 0.02), "margin"),
-        (lambda: A.exact_size(0.5, 0.0001), "margin"),
+        (lambda: A.normal_margin_size(0.8, -0.01), "margin"),
+        (lambda: A.normal_margin_size(0.99, 0.02), "margin"),
+        (lambda: A.exact_margin_size(0.5, 0.0001), "margin"),
         (lambda: A.power_size_exact(0.5, 0.5001), "true_accuracy"),
-        (lambda: A.exact_size(0.8, 0.03, rule="middle"), "rule"),
-        (lambda: A.critical_count(10, 0.8, test="t"), "test"),
+        (lambda: A.exact_margin_size(0.8, 0.03, rule="middle"), "rule"),
+        (lambda: A.critical_count(10, 0.8, method="t"), "method"),
         (lambda: A.power_size_normal(0.8, 0.79), "true_accuracy"),
         (lambda: A.power_size_exact(0.8, 0.85, power=1.0), "power"),
         (lambda: A.pass_probability(1.1, 10, 0.8), "true_accuracy"),
         (lambda: A.class_sample_size(100, 0.0), "prevalence"),
         (lambda: A.p_value_exact(5, 3, 0.5), "correct"),
         (lambda: A.bayes_null_probability(5, 10, 0.5, prior_null=1.0), "prior_null"),
-        (lambda: A.posterior_above(5, 10, 0.5, prior_a=0), "prior_a"),
+        (lambda: A.posterior_above(5, 10, 0.5, prior=(0, 1)), "prior"),
     ],
 )
 def test_bad_input_raises_value_error_naming_the_argument(call, name):
@@ -443,16 +445,44 @@ def test_class_sample_size_brute_force_and_huge_inputs():
 @pytest.mark.parametrize(
     ("call", "name"),
     [
-        (lambda: A.exact_size(0.8, 1e-12, 0.05), "margin"),
-        (lambda: A.normal_size(0.8, 1e-12, 0.05), "the size exceeds"),
+        (lambda: A.exact_margin_size(0.8, 1e-12, 0.05), "margin"),
+        (lambda: A.normal_margin_size(0.8, 1e-12, 0.05), "the size exceeds"),
         (lambda: A.power_size_normal(0.8, 0.8 + 1e-12), "the size exceeds"),
         (lambda: A.power_size_exact(0.8, 0.8 + 1e-9), "true_accuracy"),
         (lambda: A.accept([830], 1000, 0.8), "correct"),
         (lambda: A.accept(830, 1000, 0.8, alpha=[0.05]), "alpha"),
-        (lambda: A.critical_count(10, 0.8, test="bogus"), "test"),
+        (lambda: A.critical_count(10, 0.8, method="bogus"), "method"),
         (lambda: A.simulate_pass_rate(0.9, 100, 0.8, reps=10**12), "reps"),
     ],
 )
 def test_refusals_name_the_argument(call, name):
     with pytest.raises(ValueError, match=f"^{name}"):
         call()
+
+
+def test_old_names_warn_and_agree_with_the_new_ones():
+    with pytest.warns(DeprecationWarning, match="acceptance.normal_size is deprecated"):
+        assert A.normal_size(0.95, 0.02, 0.05) == A.normal_margin_size(0.95, 0.02, 0.05)
+    with pytest.warns(DeprecationWarning, match="exact_size is deprecated"):
+        assert A.exact_size(0.95, 0.02, 0.05, rule="first") == 260
+    with pytest.warns(DeprecationWarning, match="'test' is deprecated"):
+        assert A.critical_count(500, 0.8, 0.01, test="normal") == A.critical_count(
+            500, 0.8, 0.01, method="normal"
+        )
+    with pytest.warns(DeprecationWarning, match="prior_a and prior_b are deprecated"):
+        old = A.posterior_above(90, 100, 0.85, prior_a=0.5, prior_b=0.5)
+    assert old == A.posterior_above(90, 100, 0.85, prior="jeffreys")
+    with pytest.warns(DeprecationWarning, match="deprecated"):
+        assert A.posterior_above(90, 100, 0.85, 2, 3) == A.posterior_above(
+            90, 100, 0.85, prior=(2, 3)
+        )
+    # the posterior probability is the Beta tail: scipy as the reference
+    assert A.posterior_above(90, 100, 0.85, prior=(2, 3)) == pytest.approx(
+        stats.beta.sf(0.85, 92, 13), rel=1e-12
+    )
+    # the sizing module's normal_size is a different quantity and keeps its name
+    from heldout.sizing import normal_size
+
+    assert normal_size(0.95 * 0.05, 0.02, 0.05) == math.ceil(
+        1.959963984540054**2 * 0.95 * 0.05 / 0.02**2
+    )

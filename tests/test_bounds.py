@@ -211,7 +211,7 @@ def test_chernoff_tails_dominate_the_binomial_tail():
     assert b.chernoff_tail(38, 100, u, "kl") == pytest.approx(0.05, rel=1e-9)
     u = b.hoeffding_upper(38, 100, 0.05)
     assert b.chernoff_tail(38, 100, u, "hoeffding") == pytest.approx(0.05, rel=1e-12)
-    with pytest.raises(ValueError, match="^form"):
+    with pytest.raises(ValueError, match="^method"):
         b.chernoff_tail(1, 2, 0.5, "bernstein")
 
 
@@ -259,7 +259,7 @@ def test_intervals_match_statsmodels(method, sm_method):
     m = np.array([100, 100, 100, 100, 100, 100, 100, 12, 1, 3])
     for level in (0.95, 0.8):
         # statsmodels clips the normal (Wald) interval to [0, 1]
-        low, high = b.interval(k, m, level=level, method=method, clip=method == "normal")
+        low, high = b.interval(k, m, alpha=1 - level, method=method, clip=method == "normal")
         ref_low, ref_high = proportion_confint(k, m, alpha=1 - level, method=sm_method)
         ref_low, ref_high = np.asarray(ref_low, dtype=float), np.asarray(ref_high, dtype=float)
         if method == "jeffreys":  # statsmodels does not pin the ends at k = 0 and k = m
@@ -297,39 +297,39 @@ def test_broadcasting_and_scalar_return():
         (lambda: b.exact_upper(5, 3, 0.05), "k"),
         (lambda: b.exact_upper(-1, 3, 0.05), "k"),
         (lambda: b.exact_upper(1.5, 3, 0.05), "k"),
-        (lambda: b.exact_upper(1, 0, 0.05), "m"),
-        (lambda: b.exact_upper(1, 3.2, 0.05), "m"),
-        (lambda: b.exact_upper(1, 3, 0.0), "delta"),
-        (lambda: b.exact_upper(1, 3, 1.0), "delta"),
-        (lambda: b.kl_upper(1, 3, 1.5), "delta"),
-        (lambda: b.hoeffding_upper(1, 3, -0.1), "delta"),
+        (lambda: b.exact_upper(1, 0, 0.05), "n"),
+        (lambda: b.exact_upper(1, 3.2, 0.05), "n"),
+        (lambda: b.exact_upper(1, 3, 0.0), "alpha"),
+        (lambda: b.exact_upper(1, 3, 1.0), "alpha"),
+        (lambda: b.kl_upper(1, 3, 1.5), "alpha"),
+        (lambda: b.hoeffding_upper(1, 3, -0.1), "alpha"),
         (lambda: b.occam_upper(4, 3, 0.1), "k"),
         (lambda: b.normal_upper(1, 3, 0.05, z=-1), "z"),
-        (lambda: b.normal_upper(1, 3, None), "delta"),
+        (lambda: b.normal_upper(1, 3, None), "alpha"),
         (lambda: b.binomial_tail(1, 3, 1.2), "p"),
-        (lambda: b.interval(1, 3, level=1.0), "level"),
+        (lambda: b.interval(1, 3, alpha=0.0), "alpha"),
         (lambda: b.interval(1, 3, method="agresti"), "method"),
         (lambda: b.upper_bound(1, 3, 0.05, method="bogus"), "method"),
-        (lambda: b.coverage(0.5, 0, 0.05), "m"),
+        (lambda: b.coverage(0.5, 0, 0.05), "n"),
         (lambda: b.exact_upper("many", 3, 0.05), "k"),
         # counts of 2**63 or more used to wrap around to -2**63 (issue 19)
         (lambda: b.exact_upper(1e300, 10, 0.05), "k"),
         (lambda: b.exact_upper(2**63, 2**63, 0.05), "k"),
-        (lambda: b.kl_upper(3, 2**64, 0.05), "m"),
-        (lambda: b.exact_upper(3, 1e19, 0.05), "m"),
+        (lambda: b.kl_upper(3, 2**64, 0.05), "n"),
+        (lambda: b.exact_upper(3, 1e19, 0.05), "n"),
         (lambda: b.interval(11, 10), "k"),
         (lambda: b.exact_upper([], [], 0.05), "k"),
         (lambda: b.exact_upper([1, 2], [3, 4, 5], 0.05), "k"),
         (lambda: b.exact_upper(None, 3, 0.05), "k"),
-        (lambda: b.exact_upper(1, 3, [0.1, np.nan]), "delta"),
-        (lambda: b.exact_upper(1, 3, 0.05 + 0j), "delta"),
-        (lambda: b.coverage(0.5, [10, 20]), "m"),
-        (lambda: b.coverage(0.5, 10**9), "m"),
+        (lambda: b.exact_upper(1, 3, [0.1, np.nan]), "alpha"),
+        (lambda: b.exact_upper(1, 3, 0.05 + 0j), "alpha"),
+        (lambda: b.coverage(0.5, [10, 20]), "n"),
+        (lambda: b.coverage(0.5, 10**9), "n"),
         (lambda: b.appendix_c_bound([3], 10), "k"),
-        (lambda: b.appendix_c_bound(3, 10**5, fixed=True), "m"),
+        (lambda: b.appendix_c_bound(3, 10**5, fixed=True), "n"),
         (lambda: b.normal_upper(1, 3, ddof=2), "ddof"),
         (lambda: b.hoeffding_upper(1, 3, clip="yes"), "clip"),
-        (lambda: b.chernoff_tail(1, 3, 0.5, form="exact"), "form"),
+        (lambda: b.chernoff_tail(1, 3, 0.5, method="exact"), "method"),
     ],
 )
 def test_bad_input_names_the_argument(call, name):
@@ -338,7 +338,7 @@ def test_bad_input_names_the_argument(call, name):
 
 
 def test_errors_of_the_article_program_are_value_errors_too():
-    with pytest.raises(ValueError, match=r"^list index out of range \(m=1000: the article's"):
+    with pytest.raises(ValueError, match=r"^list index out of range \(n=1000: the article's"):
         b.appendix_c_bound(260, 1000, 0.05)
 
 
@@ -414,7 +414,7 @@ def test_exact_bounds_are_monotone_in_k_at_huge_m(m):
 def test_audit_case_is_ordered():
     """``heldout bound --errors 1000 --n 1000000000`` printed a lower bound above the upper."""
     k, m = 1000, 10**9
-    low, high = b.clopper_pearson(k, m, 0.95)
+    low, high = b.clopper_pearson(k, m, alpha=0.05)
     assert low < k / m < high
     assert b.exact_lower(k, m) < k / m < b.exact_upper(k, m)
     # two-sided 95 %: each tail at 2.5 %, checked against the exact integer binomial sum
@@ -466,7 +466,7 @@ def test_kl_bounds_are_on_the_safe_side(m, frac):
 def test_wilson_interval_in_floating_point_up_to_huge_m(m):
     """``4 m**2`` overflowed int64 above m = 1.5e9; reference: the formula in mpmath."""
     k = m // 3
-    low, high = b.interval(k, m, 0.95, method="wilson")
+    low, high = b.interval(k, m, alpha=0.05, method="wilson")
     with mp.workdps(50):
         z = mp.sqrt(2) * mp.erfinv(mp.mpf("0.95"))
         mm, ph = mp.mpf(m), mp.mpf(k) / m
@@ -481,7 +481,7 @@ def test_jeffreys_interval_is_checked_like_the_exact_bounds():
     from scipy import stats
 
     k, m = np.array([1, 5, 40, 999]), np.array([10, 100, 1000, 10**6])
-    low, high = b.interval(k, m, 0.9, method="jeffreys")
+    low, high = b.interval(k, m, alpha=0.1, method="jeffreys")
     assert np.allclose(low, stats.beta.ppf(0.05, k + 0.5, m - k + 0.5), rtol=1e-10)
     assert np.allclose(high, stats.beta.ppf(0.95, k + 0.5, m - k + 0.5), rtol=1e-10)
 
@@ -518,7 +518,7 @@ def test_simulated_coverage_agrees_with_exact_coverage():
     for m in (10, 100):
         for method in ("exact", "normal", "kl"):
             exact = np.asarray(b.coverage(p, m, 0.05, method))
-            sim = np.asarray(b.simulate_coverage(p, m, 0.05, method, n_rep=n_rep, seed=7))
+            sim = np.asarray(b.simulate_coverage(p, m, 0.05, method, reps=n_rep, seed=7))
             se = np.sqrt(np.maximum(exact * (1 - exact), 1e-4) / n_rep)
             assert np.all(np.abs(sim - exact) <= 4.5 * se), (m, method, sim, exact)
             if method != "normal":
@@ -544,3 +544,87 @@ def test_appendix_c_program_reproduced():
     assert b.appendix_c_bound(260, 1000, 0.05, fixed=True) == pytest.approx(
         b.exact_upper(260, 1000, 0.05), abs=1e-13
     )
+
+
+# ----------------------------------------------------------------- score bounds (continuity)
+def _score_root_mp(x, n, z, upper):
+    """Independent: bisection in mpmath on (x - n p)^2 = z^2 n p (1 - p), on one side of x/n."""
+    x, n, z = mp.mpf(x), mp.mpf(n), mp.mpf(z)
+    lo, hi = (x / n, mp.mpf(1)) if upper else (mp.mpf(0), x / n)
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        outside = (x - n * mid) ** 2 > z * z * n * mid * (1 - mid)
+        if upper:
+            lo, hi = (lo, mid) if outside else (mid, hi)
+        else:
+            lo, hi = (mid, hi) if outside else (lo, mid)
+    return float((lo + hi) / 2)
+
+
+@pytest.mark.parametrize(
+    ("k", "m"), [(0, 10), (1, 10), (38, 100), (99, 100), (100, 100), (7, 10**9)]
+)
+@pytest.mark.parametrize("alpha", [0.05, 0.2])
+def test_continuity_corrected_score_bounds_match_mpmath(k, m, alpha):
+    mp.mp.dps = 40
+    z1 = mp.sqrt(2) * mp.erfinv(1 - 2 * mp.mpf(alpha))  # Phi^-1(1 - alpha)
+    z2 = mp.sqrt(2) * mp.erfinv(1 - mp.mpf(alpha))  # Phi^-1(1 - alpha / 2)
+    for continuity in (False, True):
+        x = k + (0.5 if continuity else 0.0)
+        ref = 1.0 if k == m else _score_root_mp(x, m, z1, upper=True)
+        got = b.score_upper(k, m, alpha, continuity=continuity)
+        assert got == pytest.approx(ref, rel=1e-12, abs=1e-15), (k, m, continuity)
+    low, high = b.interval(k, m, alpha=alpha, method="wilson-cc")
+    ref_low = 0.0 if k == 0 else _score_root_mp(k - 0.5, m, z2, upper=False)
+    ref_high = 1.0 if k == m else _score_root_mp(k + 0.5, m, z2, upper=True)
+    assert low == pytest.approx(ref_low, rel=1e-12, abs=1e-15)
+    assert high == pytest.approx(ref_high, rel=1e-12, abs=1e-15)
+    # the upper end is the one-sided corrected bound at alpha / 2
+    assert high == pytest.approx(b.score_upper(k, m, alpha / 2, continuity=True), rel=1e-13)
+
+
+def test_continuity_corrected_wilson_matches_newcombes_formula():
+    """Newcombe (1998), method 4, in its own closed form (a second, independent formula)."""
+    z = 1.959963984540054
+    for k, m in [(81, 263), (15, 148), (0, 20), (1, 29), (29, 29)]:
+        p = k / m
+        low = (
+            2 * m * p + z**2 - 1 - z * math.sqrt(z**2 - 2 - 1 / m + 4 * p * (m * (1 - p) + 1))
+        ) / (2 * (m + z**2))
+        high = (
+            2 * m * p + z**2 + 1 + z * math.sqrt(z**2 + 2 - 1 / m + 4 * p * (m * (1 - p) - 1))
+        ) / (2 * (m + z**2))
+        got = b.interval(k, m, method="wilson-cc")
+        assert got.low == pytest.approx(0.0 if k == 0 else low, abs=1e-12)
+        assert got.high == pytest.approx(1.0 if k == m else high, abs=1e-12)
+
+
+def test_score_bounds_are_wider_with_the_correction_and_close_to_exact():
+    k, m = np.arange(0, 101), 100
+    plain = b.score_upper(k, m, 0.05)
+    corrected = b.score_upper(k, m, 0.05, continuity=True)
+    assert np.all(corrected >= plain) and np.all(np.diff(corrected) >= 0)
+    exact = b.exact_upper(k, m, 0.05)
+    assert np.max(np.abs(corrected - exact)[5:95]) < 0.01  # "close to the exact bound"
+    w, wcc = b.interval(k, m, method="wilson"), b.interval(k, m, method="wilson-cc")
+    assert np.all(wcc.low <= w.low + 1e-15) and np.all(wcc.high >= w.high - 1e-15)
+
+
+def test_old_names_of_the_bounds_still_work_with_a_warning():
+    with pytest.warns(DeprecationWarning, match="'delta' is deprecated"):
+        assert b.exact_upper(38, 100, delta=0.1) == b.exact_upper(38, 100, 0.1)
+    with pytest.warns(DeprecationWarning, match="'m' is deprecated"):
+        assert b.kl_upper(k=38, m=100) == b.kl_upper(38, 100)
+    with pytest.warns(DeprecationWarning, match="positional argument"):
+        old = b.interval(38, 100, 0.9, "wilson")
+    assert tuple(old) == tuple(b.interval(38, 100, alpha=0.1, method="wilson"))
+    with pytest.warns(DeprecationWarning, match="'level' is deprecated"):
+        assert (
+            b.clopper_pearson(38, 100, level=0.9).high == b.clopper_pearson(38, 100, alpha=0.1).high
+        )
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="^level"):
+        b.interval(38, 100, level=1.5)
+    with pytest.raises(ValueError, match="both delta"):
+        b.exact_upper(38, 100, delta=0.1, alpha=0.1)
+    with pytest.warns(DeprecationWarning, match="'n_rep' is deprecated"):
+        b.simulate_coverage(0.1, 10, n_rep=10, seed=1)

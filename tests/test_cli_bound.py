@@ -21,8 +21,10 @@ def _run_json(capsys, argv):
 
 
 def test_bound_json_keys_and_values(capsys):
-    res = _run_json(capsys, ["bound", "--errors", "38", "--n", "100", "--delta", "0.05", "--json"])
-    for key in ("exact", "kl", "hoeffding", "occam", "normal"):
+    res = _run_json(capsys, ["bound", "--errors", "38", "--n", "100", "--alpha", "0.05", "--json"])
+    old = _run_json(capsys, ["bound", "--errors", "38", "--n", "100", "--delta", "0.05", "--json"])
+    assert old == res  # the old spelling of --alpha still works
+    for key in ("exact", "kl", "hoeffding", "occam", "normal", "score_cc"):
         assert isinstance(res[key], float), key
     # independent references: scipy's beta quantile, closed forms from math
     assert res["exact"] == pytest.approx(stats.beta.ppf(0.95, 39, 62), rel=1e-10)
@@ -35,6 +37,14 @@ def test_bound_json_keys_and_values(capsys):
     assert res["interval_low"] == pytest.approx(stats.beta.ppf(0.025, 38, 63), rel=1e-10)
     assert res["interval_high"] == pytest.approx(stats.beta.ppf(0.975, 39, 62), rel=1e-10)
     assert res["exact_lower"] == pytest.approx(stats.beta.ppf(0.05, 38, 63), rel=1e-10)
+    # the continuity-corrected score bound: the root of the corrected normal equation (brentq)
+    from scipy import optimize
+
+    z = stats.norm.isf(0.05)
+    root = optimize.brentq(
+        lambda p: (38.5 - 100 * p) / math.sqrt(100 * p * (1 - p)) + z, 0.38, 0.99, xtol=1e-15
+    )
+    assert res["score_cc"] == pytest.approx(root, rel=1e-10)
 
 
 def test_bound_edge_counts(capsys):
@@ -71,8 +81,8 @@ def test_bound_plain_text(capsys):
         (["--errors", "138", "--n", "100"], "--errors"),
         (["--errors", "-1", "--n", "100"], "--errors"),
         (["--errors", "3", "--n", "0"], "--n"),
-        (["--errors", "3", "--n", "10", "--delta", "0"], "--delta"),
-        (["--errors", "3", "--n", "10", "--delta", "1.5"], "--delta"),
+        (["--errors", "3", "--n", "10", "--alpha", "0"], "--alpha"),
+        (["--errors", "3", "--n", "10", "--delta", "1.5"], "--alpha"),
         (["--errors", "3", "--n", "10", "--level", "1"], "--level"),
     ],
 )

@@ -14,13 +14,13 @@ CALCULATORS = {
     "bound": ["bound", "--errors", "1000", "--n", "1e9"],
     "accept": ["accept", "--correct", "830", "--n", "1000", "--required", "0.8"],
     "lost": ["lost", "--data-accuracy", "0.95", "--train-rows", "800", "--test-rows", "200"],
-    "size hoeffding": ["size", "hoeffding", "--range", "14", "--tolerance", "0.1", "--epsilon", "0.05"],
+    "size hoeffding": ["size", "hoeffding", "--range", "14", "--tolerance", "0.1", "--alpha", "0.05"],
     "size bernstein": [
         "size", "bernstein", "--mu", "0.01", "--variance", "2.5", "--tolerance", "0.1",
-        "--epsilon", "0.05",
+        "--alpha", "0.05",
     ],
-    "size binomial": ["size", "binomial", "--tolerance", "0.02", "--epsilon", "0.05", "--p", "0.1"],
-    "size normal": ["size", "normal", "--variance", "0.25", "--tolerance", "0.02", "--epsilon", "0.05"],
+    "size binomial": ["size", "binomial", "--tolerance", "0.02", "--alpha", "0.05", "--p", "0.1"],
+    "size normal": ["size", "normal", "--variance", "0.25", "--tolerance", "0.02", "--alpha", "0.05"],
     "size accuracy": ["size", "accuracy", "--required", "0.8", "--margin", "0.03", "--power", "0.8"],
     "split": ["split", "--c-test", "1.6", "--c-train", "79", "--rows", "1000"],
 }  # fmt: skip
@@ -82,9 +82,9 @@ def test_audit_bound_is_ordered(capsys):
         (["bound", "--errors", "11", "--n", "10"], "--errors must not exceed --n"),
         (["bound", "--errors", "2.5", "--n", "10"], "not a whole number"),
         (["bound", "--errors", "1", "--n", "10", "--delta", "nan"], "not a finite number"),
-        (["size", "hoeffding", "--range", "1e4", "--tolerance", "1e-6", "--epsilon", "0.05"], "the size exceeds"),
-        (["size", "normal", "--variance", "1", "--tolerance", "1e-12", "--epsilon", "0.05"], "the size exceeds"),
-        (["size", "binomial", "--tolerance", "0.0001", "--epsilon", "0.05"], "worst case"),
+        (["size", "hoeffding", "--range", "1e4", "--tolerance", "1e-6", "--alpha", "0.05"], "the size exceeds"),
+        (["size", "normal", "--variance", "1", "--tolerance", "1e-12", "--alpha", "0.05"], "the size exceeds"),
+        (["size", "binomial", "--tolerance", "0.0001", "--alpha", "0.05"], "worst case"),
         (["accept", "--correct", "1001", "--n", "1000", "--required", "0.8"], "must not exceed"),
         (["lost", "--data-accuracy", "0.95", "--train-rows", "-3", "--test-rows", "200"], "train_rows"),
         (["split", "--c-test", "1", "--c-train", "1", "--rows", "1"], "rows"),
@@ -97,7 +97,7 @@ def test_refusals_are_one_line_without_warnings(capsys, argv, fragment):
 
 def test_tiny_tolerance_with_a_stated_p_answers(capsys):
     res = _answer(
-        capsys, ["size", "binomial", "--tolerance", "0.0001", "--epsilon", "0.05", "--p", "0.1"]
+        capsys, ["size", "binomial", "--tolerance", "0.0001", "--alpha", "0.05", "--p", "0.1"]
     )
     assert res["probability_at_n"] <= 0.05 and res["n"] < res["hoeffding_n"]
 

@@ -31,7 +31,7 @@ def test_issue_example_bounds(capsys):
         "test_accuracy_high",
         "confidence_low",
         "confidence_high",
-        "level",
+        "alpha",
     }
     # 950 of 1000 right: at least 150 and at most 200 of the 200 test rows
     assert out["test_accuracy_low"] == pytest.approx(150 / 200, abs=1e-12)
@@ -78,7 +78,19 @@ def test_level_and_rows_options(capsys):
     )
     # 50 right of 100: the test set holds between 0 and 40 of them
     assert (out["test_accuracy_low"], out["test_accuracy_high"]) == pytest.approx((0.0, 1.0))
-    assert out["level"] == 0.9
+    assert out["alpha"] == pytest.approx(0.1)
+    new = run_json(
+        capsys,
+        "--data-accuracy",
+        "0.5",
+        "--train-rows",
+        "60",
+        "--test-rows",
+        "40",
+        "--alpha",
+        "0.1",
+    )
+    assert new["confidence_low"] == pytest.approx(out["confidence_low"], rel=1e-12)
 
 
 def test_plain_output_has_the_keys(capsys):

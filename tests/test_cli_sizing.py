@@ -29,7 +29,7 @@ def test_issue_example_subprocess():
             "14",
             "--tolerance",
             "0.1",
-            "--epsilon",
+            "--alpha",
             "0.05",
             "--json",
         ],
@@ -54,7 +54,7 @@ def test_hoeffding_from_the_collar(capsys):
         "0.01",
         "--tolerance",
         "0.1",
-        "--epsilon",
+        "--alpha",
         "0.05",
         "--json",
     )
@@ -71,7 +71,7 @@ def test_hoeffding_from_the_collar(capsys):
         "e",
         "--tolerance",
         "0.1",
-        "--epsilon",
+        "--alpha",
         "0.05",
         "--json",
     )
@@ -86,7 +86,7 @@ def test_bernstein_and_empirical(capsys):
         "2.5",
         "--tolerance",
         "0.1",
-        "--epsilon",
+        "--alpha",
         "0.05",
         "--json",
     ]
@@ -106,7 +106,7 @@ def test_binomial_and_normal(capsys):
         "binomial",
         "--tolerance",
         "0.02",
-        "--epsilon",
+        "--alpha",
         "0.05",
         "--p",
         "0.1",
@@ -114,7 +114,7 @@ def test_binomial_and_normal(capsys):
     )
     assert result["probability_at_n"] <= 0.05
     assert result["n"] < result["hoeffding_n"] == math.ceil(math.log(40) / (2 * 0.02**2))
-    worst = _json(capsys, "size", "binomial", "--tolerance", "0.1", "--epsilon", "0.05", "--json")
+    worst = _json(capsys, "size", "binomial", "--tolerance", "0.1", "--alpha", "0.05", "--json")
     assert worst["p"] == "worst" and worst["n"] <= worst["hoeffding_n"]
     normal = _json(
         capsys,
@@ -124,7 +124,7 @@ def test_binomial_and_normal(capsys):
         "0.09",
         "--tolerance",
         "0.02",
-        "--epsilon",
+        "--alpha",
         "0.05",
         "--json",
     )
@@ -133,7 +133,7 @@ def test_binomial_and_normal(capsys):
 
 def test_plain_output(capsys):
     assert (
-        main(["size", "hoeffding", "--range", "14", "--tolerance", "0.1", "--epsilon", "0.05"]) == 0
+        main(["size", "hoeffding", "--range", "14", "--tolerance", "0.1", "--alpha", "0.05"]) == 0
     )
     assert "36152" in capsys.readouterr().out
 
@@ -142,11 +142,11 @@ def test_plain_output(capsys):
     ("argv", "word"),
     [
         (
-            ["size", "hoeffding", "--range", "-1", "--tolerance", "0.1", "--epsilon", "0.05"],
+            ["size", "hoeffding", "--range", "-1", "--tolerance", "0.1", "--alpha", "0.05"],
             "range",
         ),
-        (["size", "hoeffding", "--range", "14", "--tolerance", "0.1", "--epsilon", "2"], "epsilon"),
-        (["size", "hoeffding", "--tolerance", "0.1", "--epsilon", "0.05"], "--range"),
+        (["size", "hoeffding", "--range", "14", "--tolerance", "0.1", "--alpha", "2"], "alpha"),
+        (["size", "hoeffding", "--tolerance", "0.1", "--alpha", "0.05"], "--range"),
         (
             [
                 "size",
@@ -157,12 +157,12 @@ def test_plain_output(capsys):
                 "0.01",
                 "--tolerance",
                 "0.1",
-                "--epsilon",
+                "--alpha",
                 "0.05",
             ],
             "not both",
         ),
-        (["size", "hoeffding", "--mu", "0.9", "--tolerance", "0.1", "--epsilon", "0.05"], "mu"),
+        (["size", "hoeffding", "--mu", "0.9", "--tolerance", "0.1", "--alpha", "0.05"], "mu"),
         (
             [
                 "size",
@@ -173,18 +173,18 @@ def test_plain_output(capsys):
                 "3",
                 "--tolerance",
                 "0.1",
-                "--epsilon",
+                "--alpha",
                 "0.05",
             ],
             "variance",
         ),
-        (["size", "binomial", "--tolerance", "0.1", "--epsilon", "0.05", "--p", "1.5"], "p"),
+        (["size", "binomial", "--tolerance", "0.1", "--alpha", "0.05", "--p", "1.5"], "p"),
         (
-            ["size", "normal", "--variance", "1", "--tolerance", "0", "--epsilon", "0.05"],
+            ["size", "normal", "--variance", "1", "--tolerance", "0", "--alpha", "0.05"],
             "tolerance",
         ),
         (
-            ["size", "hoeffding", "--range", "abc", "--tolerance", "0.1", "--epsilon", "0.05"],
+            ["size", "hoeffding", "--range", "abc", "--tolerance", "0.1", "--alpha", "0.05"],
             "range",
         ),
     ],
@@ -205,3 +205,49 @@ class _NoRaise:
 
     def __exit__(self, *exc):
         return False
+
+
+def test_old_option_names_still_work(capsys):
+    new = _json(
+        capsys,
+        "size",
+        "hoeffding",
+        "--range",
+        "14",
+        "--tolerance",
+        "0.1",
+        "--alpha",
+        "0.01",
+        "--json",
+    )
+    old = _json(
+        capsys,
+        "size",
+        "hoeffding",
+        "--range",
+        "14",
+        "--tolerance",
+        "0.1",
+        "--epsilon",
+        "0.01",
+        "--json",
+    )
+    assert new == old and new["alpha"] == 0.01
+    default = _json(capsys, "size", "hoeffding", "--range", "14", "--tolerance", "0.1", "--json")
+    assert default["alpha"] == 0.05 and default["n"] == 36152
+    code = main(
+        [
+            "size",
+            "hoeffding",
+            "--range",
+            "14",
+            "--tolerance",
+            "0.1",
+            "--alpha",
+            "0.1",
+            "--epsilon",
+            "0.1",
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "--alpha and --epsilon" in err

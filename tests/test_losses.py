@@ -110,13 +110,13 @@ def test_bad_range_input():
 
 def test_classifier_pool_losses_agree_with_the_model():
     pool = classifier_pool(n_train=400, n_pool=600, seed=11)
-    assert pool["y"].shape == pool["p"].shape == (600,)
-    np.testing.assert_allclose(pool["deviance"], collared_deviance(pool["y"], pool["p"], 0.01))
-    predicted = pool["model"].predict_proba(np.zeros((1, 20)))  # the model really is fitted
+    assert pool.y.shape == pool.p.shape == (600,)
+    np.testing.assert_allclose(pool.deviance, collared_deviance(pool.y, pool.p, 0.01))
+    predicted = pool.model.predict_proba(np.zeros((1, 20)))  # the model really is fitted
     assert predicted.shape == (1, 2)
     # the 0-1 loss is the model's own misclassification (sklearn's threshold is also 0.5)
-    assert pool["zero_one"].mean() == pytest.approx(np.mean((pool["p"] > 0.5) != pool["y"]))
-    assert 0.5 < pool["train_accuracy"] <= 1.0
-    assert pool["range"] == pytest.approx(-2 * math.log2(0.01))
+    assert pool.zero_one.mean() == pytest.approx(np.mean((pool.p > 0.5) != pool.y))
+    assert 0.5 < pool.train_accuracy <= 1.0
+    assert pool.range == pytest.approx(-2 * math.log2(0.01))
     with pytest.raises(ValueError, match="n_pool"):
         classifier_pool(n_train=100, n_pool=0)

@@ -119,11 +119,11 @@ def test_one_batch_over_all_subsets_has_mean_p_and_the_stated_variance():
     acc = (all_splits(n, n2) & correct).sum(axis=1) / n2
     p = correct.mean()
     mom = lost.estimator_moments(p, n, n2, 1)
-    assert acc.mean() == pytest.approx(mom["a_hat_mean"], abs=1e-12)
-    assert acc.std() == pytest.approx(mom["a_hat_sd"], abs=1e-12)
+    assert acc.mean() == pytest.approx(mom.a_hat_mean, abs=1e-12)
+    assert acc.std() == pytest.approx(mom.a_hat_sd, abs=1e-12)
     # the hypergeometric distribution gives the same
     hyper = stats.hypergeom(n, int(correct.sum()), n2)
-    assert mom["a_hat_sd"] == pytest.approx(hyper.std() / n2, rel=1e-12)
+    assert mom.a_hat_sd == pytest.approx(hyper.std() / n2, rel=1e-12)
 
 
 @pytest.mark.parametrize("method", ["rows", "counts"])
@@ -141,16 +141,16 @@ def test_estimators_expectation_matches_formula_by_simulation(method, k):
     test_mask[40:52] = True  # the real test set: rows 40..47 right, 48..51 wrong: a = 8/12
     a, p = correct[test_mask].mean(), correct.mean()
     assert (a, p) == (8 / 12, 0.8)
-    draws = lost.batch_accuracy(correct, n2, k, repetitions=reps, method=method, seed=SEED)
+    draws = lost.batch_accuracy(correct, n2, k, reps=reps, method=method, seed=SEED)
     mom = lost.estimator_moments(p, n, n2, k)
-    se = mom["a_hat_sd"] / np.sqrt(reps)
+    se = mom.a_hat_sd / np.sqrt(reps)
     assert abs(draws.mean() - p) < 5 * se
-    assert draws.std(ddof=1) == pytest.approx(mom["a_hat_sd"], rel=0.05)
-    printed = lost.corrected_alpha(draws, p, k, form="printed")
-    intended = lost.corrected_alpha(draws, p, k, form="intended")
+    assert draws.std(ddof=1) == pytest.approx(mom.a_hat_sd, rel=0.05)
+    printed = lost.corrected_alpha(draws, p, k, method="printed")
+    intended = lost.corrected_alpha(draws, p, k, method="intended")
     assert abs(printed.mean() - p / k**2) < 5 * se / k
     assert abs(intended.mean() - p) < 5 * se * k
-    assert mom["alpha_printed_mean"] == pytest.approx(p / k**2)
+    assert mom.alpha_printed_mean == pytest.approx(p / k**2)
     if k > 1:
         # the article's claim E[alpha] = a fails, far beyond simulation noise
         assert abs(intended.mean() - a) > 20 * se * k
@@ -162,8 +162,8 @@ def test_corrected_alpha_algebra():
     a, p, k = 0.7, 0.9, 5
     claimed = lost.article_expectation(a, p, k)
     assert claimed == pytest.approx(a / k + p * (1 - 1 / k))
-    assert lost.corrected_alpha(claimed, p, k, form="printed") == pytest.approx(a / k**2)  # not a
-    assert lost.corrected_alpha(claimed, p, k, form="intended") == pytest.approx(a)
+    assert lost.corrected_alpha(claimed, p, k, method="printed") == pytest.approx(a / k**2)  # not a
+    assert lost.corrected_alpha(claimed, p, k, method="intended") == pytest.approx(a)
     assert lost.corrected_alpha(0.9, 0.9, 1) == pytest.approx(0.9)
 
 
@@ -218,16 +218,16 @@ def test_key_assumption_simulation_on_a_tiny_data_set():
     test_mask = np.arange(10) < 3
     reps = 20_000
     res = lost.simulate_key_assumption(correct, test_mask, 120, reps, seed=SEED)
-    prob = res["prob_drawn"]
+    prob = res.prob_drawn
     assert prob == pytest.approx(1 - (119 / 120) ** 120, rel=1e-12)
-    assert abs(res["drawn"].mean() - prob) < 5 * math.sqrt(prob * (1 - prob) / reps)
+    assert abs(res.drawn.mean() - prob) < 5 * math.sqrt(prob * (1 - prob) / reps)
     # copies J ~ Binomial(k, 1/C): E[J] = k/C = 1, var about 1
-    assert abs(res["copies"].mean() - 1.0) < 5 * math.sqrt(1.0 / reps)
-    drawn = res["drawn"]
-    sub = res["a_hat"][drawn]
-    assert abs(sub.mean() - res["expectation_given_drawn"]) < 5 * sub.std() / math.sqrt(sub.size)
-    sd = lost.estimator_moments(0.7, 10, 3, 120)["a_hat_sd"]
-    assert abs(res["a_hat"].mean() - 0.7) < 5 * sd / math.sqrt(reps)
+    assert abs(res.copies.mean() - 1.0) < 5 * math.sqrt(1.0 / reps)
+    drawn = res.drawn
+    sub = res.a_hat[drawn]
+    assert abs(sub.mean() - res.expectation_given_drawn) < 5 * sub.std() / math.sqrt(sub.size)
+    sd = lost.estimator_moments(0.7, 10, 3, 120).a_hat_sd
+    assert abs(res.a_hat.mean() - 0.7) < 5 * sd / math.sqrt(reps)
 
 
 def test_edge_case_where_the_test_set_is_the_whole_data_set():
@@ -236,9 +236,9 @@ def test_edge_case_where_the_test_set_is_the_whole_data_set():
     assert lost.prob_test_set_drawn(5, 5, 3) == 1.0
     assert lost.batches_needed(5, 5, 0.9) == 1.0
     assert lost.expectation_given_drawn(0.6, 0.6, 5, 5, 4) == pytest.approx(0.6)
-    draws = lost.batch_accuracy(correct, 5, 3, repetitions=10, seed=SEED)
+    draws = lost.batch_accuracy(correct, 5, 3, reps=10, seed=SEED)
     np.testing.assert_allclose(draws, 0.6)
-    assert lost.estimator_moments(0.6, 5, 5, 3)["a_hat_sd"] == 0.0
+    assert lost.estimator_moments(0.6, 5, 5, 3).a_hat_sd == 0.0
     assert lost.test_accuracy_bounds(0.6, 0, 5) == pytest.approx((0.6, 0.6))
 
 
@@ -249,11 +249,11 @@ def test_interval_is_the_union_of_clopper_pearson_over_possible_test_counts():
         p = n_correct / (n1 + n2)
         counts = range(max(0, n_correct - n1), min(n2, n_correct) + 1)  # every admissible K2
         ends = np.array([cp_scipy(k2, n2, level) for k2 in counts])
-        low, high = lost.test_accuracy_interval(p, n1, n2, level=level)
+        low, high = lost.test_accuracy_interval(p, n1, n2, alpha=1 - level)
         assert low == pytest.approx(ends[:, 0].min(), abs=1e-9)
         assert high == pytest.approx(ends[:, 1].max(), abs=1e-9)
     # with the training accuracy known, it is the interval of the one known count
-    low, high = lost.test_accuracy_interval(0.95, 800, 200, train_accuracy=1.0, level=0.95)
+    low, high = lost.test_accuracy_interval(0.95, 800, 200, train_accuracy=1.0, alpha=0.05)
     assert (low, high) == pytest.approx(cp_scipy(150, 200, 0.95), abs=1e-9)
 
 
@@ -265,13 +265,13 @@ def test_interval_coverage_whatever_the_training_rows_do():
     for train_correct in (n1, 0, gen.integers(0, n1 + 1, reps)):
         k2 = gen.binomial(n2, pi, reps)
         p = (train_correct + k2) / (n1 + n2)
-        low, high = lost.test_accuracy_interval(p, n1, n2, level=level)
+        low, high = lost.test_accuracy_interval(p, n1, n2, alpha=1 - level)
         cover = np.mean((low <= pi) & (pi <= high))
         assert cover >= level - 3 * math.sqrt(level * (1 - level) / reps)
     # with the training accuracy known the interval is exactly the Clopper-Pearson one
     k2 = gen.binomial(n2, pi, reps)
     low, _ = lost.test_accuracy_interval(
-        (n1 + k2) / (n1 + n2), n1, n2, train_accuracy=1.0, level=level
+        (n1 + k2) / (n1 + n2), n1, n2, train_accuracy=1.0, alpha=1 - level
     )
     expected_low = np.array([cp_scipy(int(j), n2, level)[0] for j in k2[:50]])
     np.testing.assert_allclose(low[:50], expected_low, atol=1e-9)
@@ -282,13 +282,13 @@ def test_exact_coverage_agrees_with_simulation_and_is_at_least_the_level():
     n1, n2, level, reps = 90, 30, 0.9, 20_000
     pis = np.array([0.05, 0.5, 0.83, 0.97])
     for k1, known in [(n1, False), (0, False), (45, True)]:
-        exact = lost.interval_coverage(pis, n1, n2, k1, level=level, train_known=known)
+        exact = lost.interval_coverage(pis, n1, n2, k1, alpha=1 - level, train_known=known)
         assert np.all(exact >= level - 1e-12)
         for pi, c in zip(pis, exact, strict=True):
             k2 = gen.binomial(n2, pi, reps)
             t = k1 / n1 if known else None
             low, high = lost.test_accuracy_interval(
-                (k1 + k2) / (n1 + n2), n1, n2, train_accuracy=t, level=level
+                (k1 + k2) / (n1 + n2), n1, n2, train_accuracy=t, alpha=1 - level
             )
             sim = np.mean((low <= pi) & (pi <= high))
             assert abs(sim - c) < 5 * math.sqrt(max(c * (1 - c), 1e-4) / reps)
@@ -317,32 +317,30 @@ def test_fresh_rows_for_width_is_the_first_size_that_reaches_it():
 # --------------------------------------------------------------------------- fitted models
 def test_simulate_fitted_identity_and_memorisation():
     X, y = lost.example_data("noisy")
-    sim = lost.simulate_fitted(X, y, "1nn", batches=(1, 5), repetitions=4, seed=SEED)
-    n, n1, n2 = sim["rows"], sim["train_rows"], sim["test_rows"]
+    sim = lost.simulate_fitted(X, y, "1nn", batches=(1, 5), reps=4, seed=SEED)
+    n, n1, n2 = sim.rows, sim.train_rows, sim.test_rows
     assert (n1, n2) == (480, 120)
     np.testing.assert_allclose(
-        n * sim["data_accuracy"], n1 * sim["train_accuracy"] + n2 * sim["test_accuracy"], atol=1e-9
+        n * sim.data_accuracy, n1 * sim.train_accuracy + n2 * sim.test_accuracy, atol=1e-9
     )
     # 1-NN memorises (the data have no duplicated inputs)
-    np.testing.assert_array_equal(sim["train_accuracy"], 1.0)
+    np.testing.assert_array_equal(sim.train_accuracy, 1.0)
     np.testing.assert_allclose(
-        lost.test_accuracy(sim["data_accuracy"], 1.0, n1, n2), sim["test_accuracy"]
+        lost.test_accuracy(sim.data_accuracy, 1.0, n1, n2), sim.test_accuracy
     )
     # one-batch a_hat is a batch accuracy: a multiple of 1/N2
-    np.testing.assert_allclose(
-        sim["a_hat"][:, 0] * n2, np.round(sim["a_hat"][:, 0] * n2), atol=1e-9
-    )
+    np.testing.assert_allclose(sim.a_hat[:, 0] * n2, np.round(sim.a_hat[:, 0] * n2), atol=1e-9)
     records = lost.summarise_fitted(sim)
-    names = {(r["estimator"], r["batches"]) for r in records}
+    names = {(r.estimator, r.batches) for r in records}
     assert ("alpha_printed", 5) in names and ("identity_t=1", 0) in names
-    ident = next(r for r in records if r["estimator"] == "identity_t=1")
-    assert ident["rmse"] == pytest.approx(0.0, abs=1e-12)
+    ident = next(r for r in records if r.estimator == "identity_t=1")
+    assert ident.rmse == pytest.approx(0.0, abs=1e-12)
 
 
 def test_logistic_regression_does_not_memorise():
     X, y = lost.example_data("noisy")
-    sim = lost.simulate_fitted(X, y, "logistic", batches=(2,), repetitions=2, seed=SEED)
-    assert np.all(sim["train_accuracy"] < 0.95)
+    sim = lost.simulate_fitted(X, y, "logistic", batches=(2,), reps=2, seed=SEED)
+    assert np.all(sim.train_accuracy < 0.95)
 
 
 # --------------------------------------------------------------------------- bad input
@@ -371,11 +369,11 @@ def test_logistic_regression_does_not_memorise():
         (lambda: lost.batch_accuracy([1, 0, 2], 2, 2), "correct"),
         (lambda: lost.batch_accuracy([1, 0, 1], 2, 0), "batches"),
         (lambda: lost.batch_accuracy([1, 0, 1], 2, 1, method="fast"), "method"),
-        (lambda: lost.corrected_alpha(0.9, 0.9, 2, form="fixed"), "form"),
+        (lambda: lost.corrected_alpha(0.9, 0.9, 2, method="fixed"), "method"),
         (lambda: lost.corrected_alpha(1.9, 0.9, 2), "a_hat"),
         (lambda: lost.prob_test_set_drawn(10, 11, 1), "test_rows"),
         (lambda: lost.batches_needed(10, 3, 1.0), "probability"),
-        (lambda: lost.test_accuracy_interval(0.95, 800, 200, level=1.5), "level"),
+        (lambda: lost.test_accuracy_interval(0.95, 800, 200, alpha=1.5), "alpha"),
         (lambda: lost.fresh_expected_width(0, 0.9), "fresh_rows"),
         (lambda: lost.interval_coverage(0.9, 10, 5, 11), "train_correct"),
         (lambda: lost.fresh_rows_for_width(-0.1, 0.9), "width"),
@@ -421,7 +419,7 @@ def test_fresh_expected_width_strided_sum_matches_the_full_sum():
 
     m, pi = 2_000_000, 0.9
     j = np.arange(int(m * pi - 12_000), int(m * pi + 12_000))
-    lo, hi = interval(j, m, 0.95)
+    lo, hi = interval(j, m, alpha=0.05)
     full = float(np.sum(stats.binom.pmf(j, m, pi) * (hi - lo)))
     assert lost.fresh_expected_width(m, pi) == pytest.approx(full, rel=1e-10)
 

@@ -37,13 +37,13 @@ def test_article_sd_formula_is_the_exact_beta_sd(kn):
     exact = stats.beta(k + 1, n - k + 1).std()
     assert P.article_sd(k, n) == pytest.approx(exact, rel=1e-10)
     raw = np.sqrt(k / n * (1 - k / n) / (n + 3))
-    assert P.article_sd(k, n, plug_in="raw") == pytest.approx(raw, rel=1e-12, abs=1e-300)
+    assert P.article_sd(k, n, method="raw") == pytest.approx(raw, rel=1e-12, abs=1e-300)
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.floats(0.3, 500), st.floats(0.3, 500), st.sampled_from([0.5, 0.9, 0.95, 0.99]))
 def test_equal_tailed_matches_scipy(a, b, level):
-    lo, hi = P.equal_tailed(a, b, level)
+    lo, hi = P.equal_tailed(a, b, alpha=1 - level)
     ref = stats.beta.interval(level, a, b)
     assert lo == pytest.approx(ref[0], rel=1e-10, abs=1e-15)
     assert hi == pytest.approx(ref[1], rel=1e-10, abs=1e-15)
@@ -54,11 +54,11 @@ def test_equal_tailed_matches_scipy(a, b, level):
 @settings(max_examples=30, deadline=None)
 @given(st.floats(1.2, 300), st.floats(1.2, 300), st.sampled_from([0.8, 0.95]))
 def test_hpd_is_shortest_with_equal_density_ends(a, b, level):
-    lo, hi = P.hpd(a, b, level)
+    lo, hi = P.hpd(a, b, alpha=1 - level)
     dist = stats.beta(a, b)
     assert dist.cdf(hi) - dist.cdf(lo) == pytest.approx(level, abs=1e-9)
     assert dist.logpdf(lo) == pytest.approx(dist.logpdf(hi), abs=1e-5)
-    eq_lo, eq_hi = P.equal_tailed(a, b, level)
+    eq_lo, eq_hi = P.equal_tailed(a, b, alpha=1 - level)
     assert hi - lo <= eq_hi - eq_lo + 1e-12
     # brute force: the shortest of many intervals of mass `level`
     t = np.linspace(0, 1 - level, 20001)
@@ -69,18 +69,18 @@ def test_hpd_is_shortest_with_equal_density_ends(a, b, level):
 
 def test_hpd_monotone_densities():
     # 100/100 with a uniform prior: Beta(101, 1), increasing, the interval ends at 1
-    lo, hi = P.credible_interval(100, 100, 0.95, kind="hpd")
+    lo, hi = P.credible_interval(100, 100, alpha=0.05, method="hpd")
     assert hi == 1.0
     assert lo == pytest.approx(0.05 ** (1 / 101), rel=1e-12)
     # 0/20 with the jeffreys prior: Beta(0.5, 20.5), decreasing, the interval starts at 0
-    lo, hi = P.credible_interval(0, 20, 0.9, prior="jeffreys", kind="hpd")
+    lo, hi = P.credible_interval(0, 20, alpha=0.1, prior="jeffreys", method="hpd")
     assert lo == 0.0
     assert hi == pytest.approx(stats.beta.ppf(0.9, 0.5, 20.5))
-    assert P.hpd(1, 1, 0.9) == pytest.approx((0.05, 0.95))
+    assert tuple(P.hpd(1, 1, alpha=0.1)) == pytest.approx((0.05, 0.95))
 
 
 def test_credible_interval_equal_and_vectorised():
-    lo, hi = P.credible_interval([96, 50], 100, 0.95)
+    lo, hi = P.credible_interval([96, 50], 100, alpha=0.05)
     assert lo == pytest.approx([stats.beta.ppf(0.025, 97, 5), stats.beta.ppf(0.025, 51, 51)])
     assert hi == pytest.approx([stats.beta.ppf(0.975, 97, 5), stats.beta.ppf(0.975, 51, 51)])
 
@@ -92,7 +92,7 @@ def test_bayesian_coverage_under_the_prior_by_simulation():
     reps, n = 20_000, 40
     p = rng.random(reps)
     k = rng.binomial(n, p)
-    lo, hi = P.credible_interval(k, n, 0.9)
+    lo, hi = P.credible_interval(k, n, alpha=0.1)
     cover = np.mean((lo <= p) & (p <= hi))
     assert abs(cover - 0.9) < 4 * np.sqrt(0.9 * 0.1 / reps)
 
@@ -105,14 +105,33 @@ def test_bayesian_coverage_under_the_prior_by_simulation():
         (lambda: P.beta_params(-1, 3), "successes"),
         (lambda: P.beta_params(1, 2.5), "failures"),
         (lambda: P.beta_params(0, 5, "haldane"), "improper"),
-        (lambda: P.credible_interval(97, 96), "successes"),
-        (lambda: P.credible_interval(5, 10, level=1.5), "level"),
-        (lambda: P.credible_interval(5, 10, kind="shortest"), "kind"),
+        (lambda: P.credible_interval(97, 96), "k"),
+        (lambda: P.credible_interval(5, 10, alpha=1.5), "alpha"),
+        (lambda: P.credible_interval(5, 10, method="shortest"), "method"),
         (lambda: P.hpd(0.5, 0.5), "U-shaped"),
-        (lambda: P.article_sd(3, 10, plug_in="mean"), "plug_in"),
+        (lambda: P.article_sd(3, 10, method="mean"), "method"),
         (lambda: P.beta_sd(0, 1), "a"),
     ],
 )
 def test_bad_input(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_old_posterior_names_warn_and_agree():
+    with pytest.warns(DeprecationWarning, match="deprecated"):
+        old = P.credible_interval(62, 100, 0.9, kind="hpd")
+    assert tuple(old) == tuple(P.credible_interval(62, 100, alpha=0.1, method="hpd"))
+    with pytest.warns(DeprecationWarning, match="'level' is deprecated"):
+        assert P.equal_tailed(3.0, 5.0, level=0.8).low == pytest.approx(
+            P.equal_tailed(3.0, 5.0, alpha=0.2).low
+        )
+    post = P.BetaPosterior.from_counts(62, 100)
+    with pytest.warns(DeprecationWarning, match="positional argument"):
+        old = post.interval(0.95, "hpd")
+    assert tuple(old) == tuple(post.interval(method="hpd"))
+    # the posterior's quantiles against scipy.stats.beta (an independent implementation)
+    lo, hi = post.interval(alpha=0.1)
+    assert (lo, hi) == pytest.approx(stats.beta.interval(0.9, 63, 39), rel=1e-10)
+    with pytest.warns(DeprecationWarning, match="'plug_in' is deprecated"):
+        assert P.article_sd(62, 100, plug_in="raw") == P.article_sd(62, 100, method="raw")

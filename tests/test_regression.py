@@ -24,7 +24,7 @@ def test_mse_and_clt_se_against_direct_formulas():
     var = sum((s - m) ** 2 for s in sq) / (n - 1)  # the article's sigma^2
     assert R.mse(y, yhat) == pytest.approx(m, rel=1e-12)
     assert R.mse_se(y, yhat) == pytest.approx(np.sqrt(var / n), rel=1e-12)
-    _, lo, hi = R.mse_interval(y, yhat, 0.9, "t")
+    _, lo, hi = R.mse_interval(y, yhat, alpha=0.1, method="t")
     half = stats.t.ppf(0.95, n - 1) * np.sqrt(var / n)
     assert (lo, hi) == pytest.approx((m - half, m + half), rel=1e-12)
 
@@ -63,7 +63,7 @@ def test_article_formula_depends_on_units_and_correct_ones_do_not():
 
 def test_chi2_interval_quantiles():
     y, yhat = _data(n=30, bias=0.0)
-    m, lo, hi = R.mse_interval(y, yhat, 0.95, "chi2")
+    m, lo, hi = R.mse_interval(y, yhat, alpha=0.05, method="chi2")
     assert lo == pytest.approx(30 * m / stats.chi2.ppf(0.975, 30))
     assert hi == pytest.approx(30 * m / stats.chi2.ppf(0.025, 30))
 
@@ -91,27 +91,27 @@ def test_coverage_claims_by_simulation():
     tol = 4 * np.sqrt(0.95 * 0.05 / reps)
     # exact chi-squared interval: nominal coverage for zero-mean normal residuals
     cov = R.mse_coverage(20, kind="normal", methods=("chi2", "clt", "article"), reps=reps, seed=5)
-    assert abs(cov["chi2"]["coverage"] - 0.95) < tol
+    assert abs(cov["chi2"].coverage - 0.95) < tol
     # at n = 20 the CLT interval under-covers (the squared residuals are skewed)
-    assert cov["clt"]["coverage"] < 0.95 - tol
+    assert cov["clt"].coverage < 0.95 - tol
     # the article's formula is too wide at unit scale: it over-covers
-    assert cov["article"]["coverage"] > 0.95 + tol
+    assert cov["article"].coverage > 0.95 + tol
     # large n: the CLT and bootstrap intervals reach nominal coverage within 1.5 points
     big = R.mse_coverage(
         800, kind="laplace", methods=("clt", "bootstrap"), reps=600, draws=200, seed=6
     )
     for method in ("clt", "bootstrap"):
-        assert abs(big[method]["coverage"] - 0.95) < 0.015 + 3 * np.sqrt(0.95 * 0.05 / 600)
+        assert abs(big[method].coverage - 0.95) < 0.015 + 3 * np.sqrt(0.95 * 0.05 / 600)
     # heavy tails break the normal-theory interval even at large n
-    assert big["clt"]["coverage"] > 0.9
+    assert big["clt"].coverage > 0.9
     heavy = R.mse_coverage(800, kind="laplace", methods=("normal",), reps=600, seed=7)
-    assert heavy["normal"]["coverage"] < 0.85
+    assert heavy["normal"].coverage < 0.85
 
 
 def test_sample_residuals_true_mse():
     rng = np.random.default_rng(8)
     for kind in ("normal", "laplace", "t"):
-        r, true = R.sample_residuals(kind, 400_000, bias=0.5, scale=2.0, df=8, rng=rng)
+        r, true = R.sample_residuals(kind, 400_000, bias=0.5, scale=2.0, df=8, seed=rng)
         assert np.mean(r**2) == pytest.approx(true, rel=0.02)
 
 
@@ -123,7 +123,7 @@ def test_sample_residuals_true_mse():
         (lambda: R.mse(["a", "b"], [1, 2]), "y must"),
         (lambda: R.mse([1, 2], [1, np.inf]), "yhat"),
         (lambda: R.mse([1], [1]), "at least 2"),
-        (lambda: R.mse_interval([1, 2, 3], [1, 2, 2], level=2), "level"),
+        (lambda: R.mse_interval([1, 2, 3], [1, 2, 2], alpha=2), "alpha"),
         (lambda: R.mse_interval([1, 2, 3], [1, 2, 2], method="jackknife"), "method"),
         (lambda: R.mse_se([1, 2, 3], [1, 2, 2], method="t"), "method"),
         (lambda: R.sample_residuals("cauchy", 5), "kind"),

@@ -208,10 +208,10 @@ def test_queries_supported_is_the_last_k_within_epsilon():
         (lambda: reuse.boosting_attack(100, 100, checkpoints=[500]), "checkpoints"),
         (lambda: reuse.boosting_attack(100, 100, mechanisms=("kaggle",)), "mechanisms"),
         (lambda: reuse.naive_error_bound(100, 2**62), "queries"),
-        (lambda: reuse.naive_error_bound(100, 10, delta=0), "delta"),
+        (lambda: reuse.naive_error_bound(100, 10, alpha=0), "alpha"),
         (lambda: reuse.ladder_transcripts(10, 1.0), "step"),
         (lambda: reuse.queries_supported(100, 0.1, method="exact"), "method"),
-        (lambda: reuse.queries_supported(100, 2.0), "epsilon"),
+        (lambda: reuse.queries_supported(100, 2.0), "tolerance"),
         (lambda: reuse.attack_expected_accuracy(100, 10**8), "queries"),
     ],
 )
@@ -239,3 +239,14 @@ def test_winner_bias_against_simulation():
 
 def test_queries_supported_reaches_its_cap():
     assert reuse.queries_supported(10**6, 0.1, method="ladder") == reuse.QUERY_CAP == 2**60
+
+
+def test_old_keywords_of_the_bounds_still_work():
+    with pytest.warns(DeprecationWarning, match="'delta' is deprecated"):
+        assert reuse.naive_error_bound(4000, 10, delta=0.01) == reuse.naive_error_bound(
+            4000, 10, alpha=0.01
+        )
+    with pytest.warns(DeprecationWarning, match="'epsilon' is deprecated"):
+        assert reuse.queries_supported(4000, epsilon=0.05) == reuse.queries_supported(
+            4000, tolerance=0.05
+        )

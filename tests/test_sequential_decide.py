@@ -133,7 +133,7 @@ def test_sprt_boundaries_closed_form():
     assert np.allclose(b.pass_at, (math.log((1 - beta) / alpha) + n * math.log(q0 / q1)) / denom)
     assert np.allclose(b.fail_at, (math.log(beta / (1 - alpha)) + n * math.log(q0 / q1)) / denom)
     assert b.slope == pytest.approx(math.log(q0 / q1) / denom)
-    ville = sprt_boundaries(n, p0, p1, alpha, beta, boundaries="ville")
+    ville = sprt_boundaries(n, p0, p1, alpha, beta, method="ville")
     assert np.allclose(ville.pass_at, (math.log(1 / alpha) + n * math.log(q0 / q1)) / denom)
     assert np.allclose(ville.fail_at, (math.log(beta) + n * math.log(q0 / q1)) / denom)
 
@@ -157,14 +157,14 @@ def test_sprt_run_is_the_first_crossing():
 @pytest.mark.parametrize("boundaries", ["wald", "ville"])
 def test_sprt_exact_operating_characteristic_against_simulation(boundaries):
     accuracies = np.array([0.78, 0.8, 0.825, 0.85, 0.88])
-    op = sprt_operating(accuracies, 0.8, 0.85, 0.05, 0.2, boundaries=boundaries)
+    op = sprt_operating(accuracies, 0.8, 0.85, 0.05, 0.2, method=boundaries)
     assert np.all(op.undecided < 1e-9)
     assert np.allclose(op.pass_probability + op.fail_probability, 1, atol=1e-9)
     reps = 3000
     rng = np.random.default_rng(10)
     for k, p in enumerate(accuracies):
         x = rng.random((reps, 2500)) < p
-        r = sprt(x, 0.8, 0.85, 0.05, 0.2, boundaries=boundaries)
+        r = sprt(x, 0.8, 0.85, 0.05, 0.2, method=boundaries)
         assert np.all(r.decision != "continue")
         rate = np.mean(r.decision == "pass")
         se = math.sqrt(op.pass_probability[k] * (1 - op.pass_probability[k]) / reps)
@@ -178,7 +178,7 @@ def test_sprt_error_guarantees():
     assert wald.pass_probability[0] <= alpha / (1 - beta)
     assert wald.fail_probability[1] <= beta / (1 - alpha)
     assert wald.pass_probability[0] + wald.fail_probability[1] <= alpha + beta
-    ville = sprt_operating([0.8, 0.85], 0.8, 0.85, alpha, beta, boundaries="ville")
+    ville = sprt_operating([0.8, 0.85], 0.8, 0.85, alpha, beta, method="ville")
     assert ville.pass_probability[0] <= alpha and ville.fail_probability[1] <= beta
     assert np.all(ville.expected_n > wald.expected_n)  # the price of exact guarantees
     # what the guarantee does not cover: in the indifference zone either answer is common
@@ -202,8 +202,11 @@ def test_wald_approximations_close_to_exact():
 def test_sprt_bad_input():
     with pytest.raises(ValueError, match="target"):
         sprt_boundaries(10, 0.8, 0.8)
-    with pytest.raises(ValueError, match="boundaries"):
-        sprt_boundaries(10, 0.8, 0.85, boundaries="pocock")
+    with pytest.raises(ValueError, match="^method"):
+        sprt_boundaries(10, 0.8, 0.85, method="pocock")
+    with pytest.warns(DeprecationWarning, match="'boundaries' is deprecated"):
+        old = sprt_boundaries(10, 0.8, 0.85, boundaries="ville")
+    assert old.pass_at.tolist() == sprt_boundaries(10, 0.8, 0.85, method="ville").pass_at.tolist()
     with pytest.raises(ValueError, match="alpha"):
         sprt_boundaries(10, 0.8, 0.85, alpha=0.7, beta=0.5)
     with pytest.raises(ValueError, match="x"):

@@ -192,7 +192,7 @@ def test_binomial_size_for_a_stated_p_matches_bruteforce():
     stable = max(i for i, good in enumerate(ok) if not good) + 2
     first = ok.index(True) + 1
     assert binomial_size(0.2, 0.1, 0.3) == stable
-    assert binomial_size(0.2, 0.1, 0.3, stable=False) == first
+    assert binomial_size(0.2, 0.1, 0.3, rule="first") == first
     assert first <= stable <= m_h
 
 
@@ -233,7 +233,7 @@ def test_binomial_worst_case_matches_bruteforce_over_p(t, eps, grid):
     stable = int(failing[-1]) + 1
     first = int(np.flatnonzero(sup <= eps)[0]) + 1
     assert binomial_size(float(t), eps) == stable
-    assert binomial_size(float(t), eps, stable=False) == first
+    assert binomial_size(float(t), eps, rule="first") == first
     assert binomial_size(float(t), eps) >= binomial_size(float(t), eps, 0.5)
 
 
@@ -258,8 +258,8 @@ def test_binomial_size_at_tiny_tolerance_answers_or_refuses_quickly():
 
     start = time.process_time()
     n = binomial_size(1e-4, 0.05, 0.1)
-    first = binomial_size(1e-4, 0.05, 0.1, stable=False)
-    with pytest.raises(ValueError, match=r"^tolerance=0\.0001, epsilon=0\.05 \(worst case"):
+    first = binomial_size(1e-4, 0.05, 0.1, rule="first")
+    with pytest.raises(ValueError, match=r"^tolerance=0\.0001, alpha=0\.05 \(worst case"):
         binomial_size(1e-4, 0.05)
     assert time.process_time() - start < 30  # a hang guard, not a benchmark
 
@@ -302,11 +302,11 @@ def test_simulation_agrees_with_exact_binomial():
     exact = binomial_deviation_probability(m, 0.2, t)
     sim = simulate_deviation(losses, m, t, n_rep, seed=5)
     se = math.sqrt(exact * (1 - exact) / n_rep)
-    assert abs(sim["probability"] - exact) < 4 * se
-    assert sim["ci"][0] <= exact <= sim["ci"][1]
-    assert sim["true_mean"] == pytest.approx(0.2)
+    assert abs(sim.probability - exact) < 4 * se
+    assert sim.ci.low <= exact <= sim.ci.high
+    assert sim.true_mean == pytest.approx(0.2)
     # spread of the mean: sd = sqrt(p (1-p) / m) within 5 %
-    assert sim["sd"] == pytest.approx(math.sqrt(0.16 / m), rel=0.05)
+    assert sim.sd == pytest.approx(math.sqrt(0.16 / m), rel=0.05)
 
 
 def test_hoeffding_promise_holds_in_simulation_and_small_sizes_fail():
@@ -316,13 +316,13 @@ def test_hoeffding_promise_holds_in_simulation_and_small_sizes_fail():
     losses = np.where(gen.uniform(size=20_000) < 0.1, u, gen.exponential(0.5, 20_000).clip(0, u))
     t, eps, n_rep = 1.0, 0.05, 2_000
     k = hoeffding_size(u, t, eps)
-    sim = simulate_deviation(losses, k, t, n_rep, epsilon=eps, seed=1)
+    sim = simulate_deviation(losses, k, t, n_rep, alpha=eps, seed=1)
     # promise: miss probability <= eps; allow 3 Monte Carlo standard errors above it
-    assert sim["probability"] <= eps + 3 * math.sqrt(eps * (1 - eps) / n_rep)
-    assert sim["achieved_tolerance"] < t  # Hoeffding over-delivers
+    assert sim.probability <= eps + 3 * math.sqrt(eps * (1 - eps) / n_rep)
+    assert sim.achieved_tolerance < t  # Hoeffding over-delivers
     # with far too few rows the same simulation does see misses above eps
     small = simulate_deviation(losses, 5, t, n_rep, seed=2)
-    assert small["probability"] > 2 * eps
+    assert small.probability > 2 * eps
 
 
 def test_normal_size_is_close_to_nominal_in_simulation():
@@ -330,7 +330,7 @@ def test_normal_size_is_close_to_nominal_in_simulation():
     losses = np.r_[np.ones(300), np.zeros(700)]
     n = normal_size(0.21, 0.03, 0.1)
     sim = simulate_deviation(losses, n, 0.03, 4_000, seed=3)
-    assert abs(sim["probability"] - 0.1) < 0.02
+    assert abs(sim.probability - 0.1) < 0.02
 
 
 # ----------------------------------------------------------------- exact coverage (FFT)
@@ -343,10 +343,10 @@ def test_lattice_probability_is_exact_for_zero_one_loss(m, p, t):
     n_ones = int(round(p * 1000))
     losses = np.r_[np.ones(n_ones), np.zeros(1000 - n_ones)]
     got = lattice_deviation_probability(losses, m, t)
-    assert got["exact"] and got["resolution"] == 1.0
+    assert got.exact and got.resolution == 1.0
     want = float(_binomial_exact(m, Fraction(n_ones, 1000), Fraction(str(t))))
-    assert got["low"] <= want <= got["high"]
-    assert got["high"] - got["low"] < 1e-12
+    assert got.low <= want <= got.high
+    assert got.high - got.low < 1e-12
 
 
 def test_lattice_probability_on_a_shifted_scaled_lattice():
@@ -354,7 +354,7 @@ def test_lattice_probability_on_a_shifted_scaled_lattice():
     losses = np.r_[np.full(3, 2.0), np.full(7, 5.0)]
     got = lattice_deviation_probability(losses, 30, 0.5, resolution=3.0)
     want = float(_binomial_exact(30, Fraction(7, 10), Fraction(1, 6)))
-    assert got["exact"] and got["low"] <= want <= got["high"] and got["high"] - got["low"] < 1e-12
+    assert got.exact and got.low <= want <= got.high and got.high - got.low < 1e-12
 
 
 def test_lattice_bracket_contains_multinomial_enumeration():
@@ -371,9 +371,9 @@ def test_lattice_bracket_contains_multinomial_enumeration():
     means = counts @ values / k
     exact = float(pmf[np.abs(means - mu) > t].sum())
     got = lattice_deviation_probability(losses, k, t)
-    assert not got["exact"]
-    assert got["low"] <= exact <= got["high"]
-    assert got["high"] - got["low"] < 0.02
+    assert not got.exact
+    assert got.low <= exact <= got.high
+    assert got.high - got.low < 0.02
 
 
 def test_lattice_agrees_with_simulation_on_a_continuous_population():
@@ -381,10 +381,10 @@ def test_lattice_agrees_with_simulation_on_a_continuous_population():
     losses = gen.exponential(1.0, 5_000).clip(0, 13.29)
     got = lattice_deviation_probability(losses, 300, 0.12)
     sim = simulate_deviation(losses, 300, 0.12, 4_000, seed=8)
-    se = math.sqrt(got["high"] * (1 - got["high"]) / 4_000)
-    assert 0.01 < got["low"]  # a case where misses do happen
-    assert got["low"] - 4 * se <= sim["probability"] <= got["high"] + 4 * se
-    assert got["high"] - got["low"] < 0.01
+    se = math.sqrt(got.high * (1 - got.high) / 4_000)
+    assert 0.01 < got.low  # a case where misses do happen
+    assert got.low - 4 * se <= sim.probability <= got.high + 4 * se
+    assert got.high - got.low < 0.01
 
 
 # ----------------------------------------------------------------- bad input
@@ -395,11 +395,11 @@ def test_lattice_agrees_with_simulation_on_a_continuous_population():
     [
         (lambda: hoeffding_size(0, 0.1, 0.05), "range_"),
         (lambda: hoeffding_size(14, -0.1, 0.05), "tolerance"),
-        (lambda: hoeffding_size(14, 0.1, 1.0), "epsilon"),
-        (lambda: hoeffding_size(14, 0.1, "x"), "epsilon"),
+        (lambda: hoeffding_size(14, 0.1, 1.0), "alpha"),
+        (lambda: hoeffding_size(14, 0.1, "x"), "alpha"),
         (lambda: hoeffding_size([1, 2], 0.1, [0.1, 0.2, 0.3]), "broadcast"),
         (lambda: hoeffding_bound(0, 14, 0.1), "n"),
-        (lambda: hoeffding_tolerance(10, 14, 0), "epsilon"),
+        (lambda: hoeffding_tolerance(10, 14, 0), "alpha"),
         (lambda: bernstein_size(50, 14, 0.1, 0.05), "variance"),
         (lambda: bernstein_size(-1, 14, 0.1, 0.05), "variance"),
         (lambda: empirical_bernstein_size(1, 14, float("nan"), 0.05), "tolerance"),
@@ -411,7 +411,7 @@ def test_lattice_agrees_with_simulation_on_a_continuous_population():
         (lambda: binomial_size(0.1, 0.05, p=-0.1), "p"),
         (lambda: simulate_deviation([], 10, 0.1), "losses"),
         (lambda: simulate_deviation([1, 2], 0, 0.1), "size"),
-        (lambda: simulate_deviation([1, 2], 10, 0.1, n_rep=0), "n_rep"),
+        (lambda: simulate_deviation([1, 2], 10, 0.1, reps=0), "reps"),
         (lambda: simulate_deviation([1, np.inf], 10, 0.1), "losses"),
         (lambda: lattice_deviation_probability([], 10, 0.1), "losses"),
         (lambda: lattice_deviation_probability([0.5, 1], 10, -1), "tolerance"),
@@ -425,3 +425,55 @@ def test_lattice_agrees_with_simulation_on_a_continuous_population():
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+# ----------------------------------------------------------------- empirical Bernstein, per set
+def test_simulate_empirical_bernstein_recomputes_each_sets_radius():
+    """Independent recomputation: the same draws, each set's radius from the formula in Python."""
+    from heldout.sizing import simulate_empirical_bernstein
+
+    population = np.array([0.0, 0.2, 0.2, 0.5, 1.0, 3.0])
+    size, reps, u, a = 40, 300, 3.0, 0.2
+    got = simulate_empirical_bernstein(population, size, u, a, tolerance=1.0, reps=reps, seed=11)
+    rows = population[np.random.default_rng(11).integers(0, population.size, size=(reps, size))]
+    misses, over, radii = 0, 0, []
+    lt = math.log(4 / a)
+    for row in rows:
+        mean = sum(row) / size
+        var = sum((x - mean) ** 2 for x in row) / (size - 1)
+        r = math.sqrt(2 * var * lt / size) + 7 * u * lt / (3 * (size - 1))
+        misses += abs(mean - population.mean()) > r
+        over += r > 1.0
+        radii.append(r)
+    assert got.misses == misses and got.reps == reps
+    assert got.over_tolerance == pytest.approx(over / reps)
+    np.testing.assert_allclose(got.radii, radii, rtol=1e-12)
+    assert got.ci.low <= got.probability <= got.ci.high
+
+
+def test_simulate_empirical_bernstein_keeps_its_promise_and_refuses_a_short_range():
+    from heldout.sizing import simulate_empirical_bernstein
+
+    losses = np.random.default_rng(3).exponential(size=500).clip(0, 4)
+    eps = 0.1
+    check = simulate_empirical_bernstein(losses, 30, 4.0, eps, reps=2_000, seed=4)
+    assert check.probability <= eps + 3 * math.sqrt(eps * (1 - eps) / 2_000)
+    with pytest.raises(ValueError, match="^range_"):
+        simulate_empirical_bernstein(losses, 30, 1.0, eps)
+    with pytest.raises(ValueError, match="^size"):
+        simulate_empirical_bernstein(losses, 1, 4.0, eps)
+
+
+def test_old_sizing_names_warn_and_still_work():
+    with pytest.warns(DeprecationWarning, match="'epsilon' is deprecated"):
+        assert hoeffding_size(14, 0.1, epsilon=0.05) == 36152
+    with pytest.warns(DeprecationWarning, match="'stable' is deprecated"):
+        assert binomial_size(0.2, 0.1, 0.3, stable=False) == binomial_size(
+            0.2, 0.1, 0.3, rule="first"
+        )
+    with pytest.warns(DeprecationWarning, match="'n_rep' is deprecated"):
+        sim = simulate_deviation([0, 1], 10, 0.1, n_rep=20, seed=1)
+    with pytest.warns(DeprecationWarning, match="use .probability"):
+        assert sim["probability"] == sim.probability
+    probability, ci = sim  # unpacks like a tuple
+    assert probability == sim.probability and ci == sim.ci

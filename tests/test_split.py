@@ -55,26 +55,26 @@ def test_optimal_split_is_the_brute_force_minimum(c_test, c_train, rows):
     t = np.arange(1, rows)
     values = c_test / t + c_train / (rows - t)
     out = sp.optimal_split(c_test, c_train, rows)
-    assert out["test_rows"] + out["train_rows"] == rows
-    assert 1 <= out["test_rows"] <= rows - 1
-    got = c_test / out["test_rows"] + c_train / out["train_rows"]
+    assert out.test_rows + out.train_rows == rows
+    assert 1 <= out.test_rows <= rows - 1
+    got = c_test / out.test_rows + c_train / out.train_rows
     assert got == pytest.approx(values.min(), rel=1e-12)
 
 
 def test_optimal_split_article_numbers_and_vectorised():
     out = sp.optimal_split(1.6, 79, [1000, 10_000, 2])
     # brute force for each total
-    for rows, t in zip([1000, 10_000, 2], out["test_rows"], strict=True):
+    for rows, t in zip([1000, 10_000, 2], out.test_rows, strict=True):
         grid = np.arange(1, rows)
         assert t == grid[np.argmin(1.6 / grid + 79 / (rows - grid))]
-    assert list(out["test_rows"]) == [125, 1246, 1]
+    assert list(out.test_rows) == [125, 1246, 1]
 
 
 def test_zero_coefficient_edges():
     assert sp.optimal_test_fraction(0, 5) == 0.0
     assert sp.optimal_test_fraction(5, 0) == 1.0
     out = sp.optimal_split(0, 5, 10)
-    assert (out["test_rows"], out["train_rows"]) == (1, 9)
+    assert (out.test_rows, out.train_rows) == (1, 9)
 
 
 def test_expected_criticism_formula():
@@ -112,15 +112,15 @@ def test_power_split_is_the_brute_force_minimum(c_test, c_train, rows, beta):
     t = np.arange(1, rows)
     values = c_test / t + c_train / (rows - t) ** beta
     out = sp.optimal_split_power(c_test, c_train, rows, beta)
-    got = c_test / out["test_rows"] + c_train / out["train_rows"] ** beta
+    got = c_test / out.test_rows + c_train / out.train_rows**beta
     assert got == pytest.approx(values.min(), rel=1e-12)
 
 
 def test_power_split_with_beta_one_is_the_closed_form():
     rows = np.array([10, 100, 1000, 12345])
     assert np.array_equal(
-        sp.optimal_split_power(1.6, 79, rows, 1.0)["test_rows"],
-        sp.optimal_split(1.6, 79, rows)["test_rows"],
+        sp.optimal_split_power(1.6, 79, rows, 1.0).test_rows,
+        sp.optimal_split(1.6, 79, rows).test_rows,
     )
 
 

@@ -208,6 +208,38 @@ def kl(q, p):
     return np.where(interior, out, edge)
 
 
+_NEWTON_STEPS = 60
+_TOLERANCE = 1e-12  # relative step below which Newton stops (iterates stay below the root)
+
+
+def kl_lower_root(q, r) -> np.ndarray:
+    """Smallest :math:`m \\le q` with :math:`\\mathrm{KL}(q\\Vert m) \\le r` (vectorised).
+
+    Newton's method on the convex, decreasing branch, from a start below the root:
+    the larger of the Pinsker bound :math:`q - \\sqrt{r/2}` and
+    :math:`q\\,e^{((1-q)\\log(1-q) - r)/q}` (where :math:`\\mathrm{KL} \\ge q\\log(q/m) + (1-q)\\log(1-q)`
+    already exceeds :math:`r`).  Every iterate stays below the root.
+    """
+    q, r = np.broadcast_arrays(np.asarray(q, float), np.asarray(r, float))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        start_a = q - np.sqrt(r / 2.0)
+        start_b = q * np.exp((special.xlogy(1 - q, 1 - q) - r) / np.where(q > 0, q, 1.0))
+        m = np.clip(np.maximum(start_a, start_b), 0.0, q).ravel()
+        qf, rf = q.ravel(), r.ravel()
+        todo = np.flatnonzero(qf > 0)
+        for _ in range(_NEWTON_STEPS):
+            qa, ma = qf[todo], m[todo]
+            g = kl(qa, ma) - rf[todo]  # the one KL function: no cancellation near the root
+            slope = -qa / ma + (1 - qa) / (1 - ma)
+            step = np.where((g > 0) & (slope < 0), -g / slope, 0.0)
+            m[todo] = np.minimum(ma + step, qa)
+            todo = todo[step > _TOLERANCE * ma]
+            if todo.size == 0:
+                break
+        m = m.reshape(q.shape)
+    return np.where(q <= 0, 0.0, m)
+
+
 # --------------------------------------------------------------------------- beta quantiles
 def _guess(a, b, z):
     """Abramowitz & Stegun 26.5.22: ``x`` with ``I_x(a, b) ~ y`` for ``a, b >= 1``; ``z = -ndtri(y)``."""

@@ -97,9 +97,7 @@ def same_length(n: int, **named) -> None:
 
 def alpha_value(alpha, name: str = "alpha") -> float:
     """A scalar error probability in (0, 1)."""
-    if np.ndim(alpha) != 0:
-        raise ValueError(f"{name} must be a single number, got an array of shape {np.shape(alpha)}")
-    return float(as_probability(alpha, name))
+    return float(as_probability(alpha, name, scalar=True))
 
 
 def both_classes(y: np.ndarray, name: str = "y") -> tuple[int, int]:

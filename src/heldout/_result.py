@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Result", "extra"]
+__all__ = ["Interval", "Result", "extra"]
 
 
 def extra(default: Any = None, **kwargs):
@@ -49,6 +49,19 @@ class Result:
         return len(self._unpacked())
 
     def __getitem__(self, index):
+        if isinstance(index, str):  # the dicts these objects replaced were read by key
+            import warnings
+
+            warnings.warn(
+                f"{type(self).__name__}[{index!r}] is deprecated (results are objects, not "
+                f"dicts): use .{index}",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            try:
+                return getattr(self, index)
+            except AttributeError:
+                raise KeyError(index) from None
         return self._unpacked()[index]
 
     def to_dict(self) -> dict[str, Any]:
@@ -68,3 +81,21 @@ def _plain(value):
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     return value
+
+
+@dataclass(frozen=True)
+class Interval(Result):
+    """A two-sided interval ``(low, high)`` (unpacks as ``low, high``).
+
+    >>> low, high = Interval(0.2, 0.4)
+    >>> Interval(0.2, 0.4).width
+    0.2
+    """
+
+    low: Any
+    high: Any
+
+    @property
+    def width(self):
+        """``high - low``."""
+        return self.high - self.low

@@ -30,7 +30,7 @@ Conventions
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
@@ -40,6 +40,7 @@ from heldout._checks import (
     as_choice,
     as_count,
     as_counts,
+    as_flag,
     as_positive,
     as_probability,
     as_size,
@@ -48,6 +49,8 @@ from heldout._checks import (
     scalar_or_array,
     show,
 )
+from heldout._deprecate import alias, renamed
+from heldout._result import Result
 
 __all__ = [
     "AcceptanceResult",
@@ -57,8 +60,9 @@ __all__ = [
     "bayes_null_probability",
     "class_sample_size",
     "critical_count",
-    "exact_size",
-    "normal_size",
+    "exact_margin_size",
+    "MarginSizes",
+    "normal_margin_size",
     "p_value_exact",
     "p_value_normal",
     "pass_probability",
@@ -70,6 +74,7 @@ __all__ = [
     "simulate_pass_rate",
     "within_sd_probability",
     "size_table",
+    "SizeTable",
     "threshold",
     "z_value",
 ]
@@ -113,11 +118,6 @@ def _upper_tail(k, n, p) -> np.ndarray:
     return _beta.binom_sf(np.asarray(k, dtype=float) - 1.0, n, p)
 
 
-def _kl(q, p) -> np.ndarray:
-    """Relative entropy KL(Bernoulli(q) || Bernoulli(p)), with 0 log 0 = 0 (no cancellation)."""
-    return _beta.kl(q, p)
-
-
 def _check_margin(required: np.ndarray, margin) -> np.ndarray:
     d = as_positive(margin, "margin")
     if np.any(
@@ -144,6 +144,11 @@ def z_value(alpha) -> float | np.ndarray:
     ----------
     alpha : float or array
         Significance level, strictly between 0 and 1.
+
+    Examples
+    --------
+    >>> round(z_value(0.01), 4)  # the article reads 2.33 off a table
+    2.3263
     """
     return scalar_or_array(_beta.norm_isf(_alpha(alpha)))
 
@@ -160,6 +165,11 @@ def accuracy_sd(accuracy, n) -> float | np.ndarray:
         True accuracy :math:`\\pi` in [0, 1].
     n : int or array
         Number of test items (at least 1).
+
+    Examples
+    --------
+    >>> round(accuracy_sd(0.9, 400), 4)
+    0.015
     """
     p = as_probability(accuracy, "accuracy", closed=True)
     m = as_count(n, "n", minimum=1)
@@ -174,6 +184,11 @@ def within_sd_probability(accuracy, n, k_sd=1.0) -> float | np.ndarray:
     :math:`2\\Phi(k)-1` (68.3% for :math:`k=1`, the article's "about 68%"
     :cite:`required_accuracy`); the binomial is discrete, so the exact value
     oscillates around it with :math:`n`.
+
+    Examples
+    --------
+    >>> round(within_sd_probability(0.9, 400), 4)  # the normal curve says 0.6827
+    0.7218
     """
     p = as_probability(accuracy, "accuracy")
     m = as_count(n, "n", minimum=1)
@@ -202,6 +217,11 @@ def safety_margin(required, n, alpha=0.05) -> float | np.ndarray:
         Number of test items.
     alpha : float or array
         Significance level.
+
+    Examples
+    --------
+    >>> round(safety_margin(0.8, 500, 0.01), 4)
+    0.0416
     """
     p0 = as_probability(required, "required")
     m = as_count(n, "n", minimum=1)
@@ -213,8 +233,16 @@ def safety_margin(required, n, alpha=0.05) -> float | np.ndarray:
 def threshold(required, n, alpha=0.05) -> float | np.ndarray:
     """Threshold :math:`\\pi_0 + z_{1-\\alpha}\\sqrt{\\pi_0(1-\\pi_0)/n}` the test accuracy must exceed.
 
-    The article's "0.842" for :math:`\\pi_0=0.8`, :math:`n=500`, :math:`\\alpha=1\\%` is
-    this threshold (not a margin) :cite:`required_accuracy`.
+    The number the article prints for :math:`\\pi_0=0.8`, :math:`n=500`,
+    :math:`\\alpha=1\\%` is this threshold (not a margin) :cite:`required_accuracy`.
+
+    Examples
+    --------
+    >>> round(threshold(0.8, 500, 0.01), 4)
+    0.8416
+    >>> from heldout.ledger import article_value
+    >>> round(threshold(0.8, 500, 0.01), 3) == article_value("accept-500")  # the article's
+    True
     """
     p0 = as_probability(required, "required")
     return scalar_or_array(p0 + np.asarray(safety_margin(required, n, alpha)))
@@ -242,7 +270,13 @@ def p_value_normal(correct, n, required, *, continuity: bool = False) -> float |
         Required accuracy :math:`\\pi_0`.
     continuity : bool
         Apply the continuity correction.
+
+    Examples
+    --------
+    >>> round(p_value_normal(420, 500, 0.8), 4), round(p_value_normal(420, 500, 0.8, continuity=True), 4)
+    (0.0127, 0.0146)
     """
+    continuity = as_flag(continuity, "continuity")
     x, m = as_counts(correct, n, "correct", "n")
     p0 = as_probability(required, "required")
     x, m, p0 = broadcast(correct=x, n=m, required=p0)
@@ -260,6 +294,11 @@ def p_value_exact(correct, n, required) -> float | np.ndarray:
     computed as the regularised incomplete beta function :math:`I_{\\pi_0}(X, n-X+1)`.
     Because the binomial family has a monotone likelihood ratio, the same test
     has level :math:`\\alpha` for the composite null :math:`\\pi \\le \\pi_0`.
+
+    Examples
+    --------
+    >>> round(p_value_exact(420, 500, 0.8), 4)
+    0.013
     """
     x, m = as_counts(correct, n, "correct", "n")
     p0 = as_probability(required, "required")
@@ -267,24 +306,30 @@ def p_value_exact(correct, n, required) -> float | np.ndarray:
     return scalar_or_array(np.clip(_upper_tail(x, m, p0), 0.0, 1.0))
 
 
-def critical_count(n, required, alpha=0.05, *, test: str = "exact") -> int | np.ndarray:
+@renamed(test="method")
+def critical_count(n, required, alpha=0.05, *, method: str = "exact") -> int | np.ndarray:
     """Smallest number of correct items with which the test passes.
 
-    * ``test="exact"``: the smallest :math:`c` with
+    * ``method="exact"``: the smallest :math:`c` with
       :math:`P(\\mathrm{Bin}(n,\\pi_0) \\ge c) \\le \\alpha`; it is :math:`n+1`
       when even a perfect score does not pass (:math:`\\pi_0^n > \\alpha`).
-    * ``test="normal"``: the smallest :math:`c` with :math:`c/n >` :func:`threshold`,
+    * ``method="normal"``: the smallest :math:`c` with :math:`c/n >` :func:`threshold`,
       i.e. :math:`\\lfloor n\\,\\mathrm{threshold}\\rfloor + 1` (may exceed ``n``).
 
     Returned as integers (a Python ``int`` for scalar input).
+
+    Examples
+    --------
+    >>> critical_count(500, 0.8, 0.01), critical_count(500, 0.8, 0.01, method='normal')
+    (421, 421)
     """
-    as_choice(test, "test", ("exact", "normal"))
+    as_choice(method, "method", ("exact", "normal"))
     m = as_count(n, "n", minimum=1)
     p0 = as_probability(required, "required")
     a = _alpha(alpha)
     m, p0, a = broadcast(n=m, required=p0, alpha=a)
     mf = m.astype(float)
-    if test == "normal":
+    if method == "normal":
         t = p0 + _beta.norm_isf(a) * np.sqrt(p0 * (1.0 - p0) / mf)
         c = np.minimum(_floor(mf * t) + 1, mf + 1)
     else:
@@ -326,8 +371,8 @@ def _exact_critical(m: np.ndarray, p0: np.ndarray, a: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class AcceptanceResult:
-    """Outcome of :func:`accept` (all fields plain Python values)."""
+class AcceptanceResult(Result):
+    """Outcome of :func:`accept` (all fields plain Python values); ``to_dict()`` for JSON."""
 
     correct: int
     n: int
@@ -344,10 +389,6 @@ class AcceptanceResult:
     p_value_exact: float
     passes_exact: bool
     critical_count_exact: int
-
-    def to_dict(self) -> dict:
-        """The result as a plain ``dict``."""
-        return asdict(self)
 
 
 def accept(correct: int, n: int, required: float, alpha: float = 0.05) -> AcceptanceResult:
@@ -369,6 +410,12 @@ def accept(correct: int, n: int, required: float, alpha: float = 0.05) -> Accept
         Required accuracy, strictly between 0 and 1.
     alpha : float
         Significance level.
+
+    Examples
+    --------
+    >>> res = accept(425, 500, 0.8, 0.01)
+    >>> res.passes, res.passes_exact, round(res.threshold, 4)
+    (True, True, 0.8416)
     """
     x, m = as_counts(correct, n, "correct", "n", scalar=True)
     p0 = as_probability(required, "required", scalar=True)
@@ -397,15 +444,23 @@ def accept(correct: int, n: int, required: float, alpha: float = 0.05) -> Accept
     )
 
 
-def actual_level(n, required, alpha=0.05, *, test: str = "normal") -> float | np.ndarray:
+@renamed(test="method")
+def actual_level(n, required, alpha=0.05, *, method: str = "normal") -> float | np.ndarray:
     """True probability of passing a model whose accuracy is exactly ``required``.
 
     :math:`P(\\mathrm{Bin}(n, \\pi_0) \\ge c)` with :math:`c` the
-    :func:`critical_count` of ``test``.  For the exact test it is at most
+    :func:`critical_count` of ``method``.  For the exact test it is at most
     :math:`\\alpha` by construction; for the normal rule it can exceed
     :math:`\\alpha` (the approximation is then anti-conservative).
+
+    Examples
+    --------
+    >>> round(actual_level(500, 0.8, 0.01), 4)
+    0.0095
+    >>> round(actual_level(322, 0.95, 0.05), 4)  # the normal rule can exceed its level
+    0.0376
     """
-    c = critical_count(n, required, alpha, test=test)
+    c = critical_count(n, required, alpha, method=method)
     return scalar_or_array(
         np.clip(
             _upper_tail(c, as_count(n, "n", minimum=1), as_probability(required, "required")),
@@ -418,7 +473,7 @@ def actual_level(n, required, alpha=0.05, *, test: str = "normal") -> float | np
 # ---------------------------------------------------------------------------
 # sizes for a required accuracy and margin
 # ---------------------------------------------------------------------------
-def normal_size(required, margin, alpha=0.05) -> int | np.ndarray:
+def normal_margin_size(required, margin, alpha=0.05) -> int | np.ndarray:
     """Test size by the normal approximation: :math:`\\lceil z_{1-\\alpha}^2\\,\\pi_0(1-\\pi_0)/d^2\\rceil`.
 
     The smallest :math:`n` whose safety margin :math:`z_{1-\\alpha}\\sqrt{\\pi_0(1-\\pi_0)/n}`
@@ -433,6 +488,11 @@ def normal_size(required, margin, alpha=0.05) -> int | np.ndarray:
         Safety margin :math:`d > 0` with :math:`\\pi_0 + d \\le 1`.
     alpha : float or array
         Significance level.
+
+    Examples
+    --------
+    >>> normal_margin_size(0.95, 0.02, 0.05)
+    322
     """
     p0 = as_probability(required, "required")
     d = _check_margin(p0, margin)
@@ -548,7 +608,7 @@ def _exact_size_both(p0, d, a) -> tuple[np.ndarray, np.ndarray]:
     """(first, stable) exact sizes for flat arrays of required, margin, alpha."""
     q = np.minimum(p0 + d, 1.0)
     with np.errstate(divide="ignore", over="ignore"):
-        horizon = np.maximum(_ceil(-np.log(a) / _kl(q, p0)), 1)
+        horizon = np.maximum(_ceil(-np.log(a) / _beta.kl(q, p0)), 1)
     horizon = _check_search(horizon, "margin")
     first = np.empty(horizon.size, dtype=np.int64)
     stable = np.empty(horizon.size, dtype=np.int64)
@@ -563,7 +623,17 @@ def _exact_size_both(p0, d, a) -> tuple[np.ndarray, np.ndarray]:
     return first, stable
 
 
-def exact_size(required, margin, alpha=0.05, *, rule: str = "stable") -> int | np.ndarray:
+@dataclass(frozen=True)
+class MarginSizes(Result):
+    """Both sizes of :func:`exact_margin_size` (``rule="both"``); unpacks as ``(first, stable)``."""
+
+    first: int | np.ndarray
+    stable: int | np.ndarray
+
+
+def exact_margin_size(
+    required, margin, alpha=0.05, *, rule: str = "stable"
+) -> int | np.ndarray | MarginSizes:
     """Test size by the exact one-sided binomial test.
 
     Criterion for a size :math:`n`: every test accuracy of at least
@@ -571,7 +641,7 @@ def exact_size(required, margin, alpha=0.05, *, rule: str = "stable") -> int | n
 
     .. math:: P\\big(\\mathrm{Bin}(n, \\pi_0) \\ge \\lceil n(\\pi_0+d) \\rceil\\big) \\le \\alpha .
 
-    This is the exact counterpart of :func:`normal_size`.  Because of the
+    This is the exact counterpart of :func:`normal_margin_size`.  Because of the
     ceiling, the criterion is not monotone in :math:`n` (a saw-tooth: it can hold
     at some :math:`n` and fail at :math:`n+1`).  Two sizes are therefore defined:
 
@@ -592,9 +662,17 @@ def exact_size(required, margin, alpha=0.05, *, rule: str = "stable") -> int | n
     Parameters
     ----------
     required, margin, alpha : float or array
-        As in :func:`normal_size` (arrays broadcast).
+        As in :func:`normal_margin_size` (arrays broadcast).
     rule : {"stable", "first", "both"}
-        Which size to return; ``"both"`` returns ``(first, stable)`` from one search.
+        Which size to return; ``"both"`` returns :class:`MarginSizes` ``(first, stable)``
+        from one search.
+
+    Examples
+    --------
+    >>> exact_margin_size(0.95, 0.02, 0.05), exact_margin_size(0.95, 0.02, 0.05, rule='first')
+    (336, 260)
+    >>> exact_margin_size(0.95, 0.02, 0.05, rule='both')
+    MarginSizes(first=260, stable=336)
     """
     as_choice(rule, "rule", ("stable", "first", "both"))
     p0 = as_probability(required, "required")
@@ -606,27 +684,46 @@ def exact_size(required, margin, alpha=0.05, *, rule: str = "stable") -> int | n
     if rule == "both":
         first, stable = first.reshape(shape), stable.reshape(shape)
         if first.ndim == 0:
-            return int(first), int(stable)
-        return first, stable
+            return MarginSizes(int(first), int(stable))
+        return MarginSizes(first, stable)
     out = (first if rule == "first" else stable).reshape(shape)
     return int(out) if out.ndim == 0 else out
 
 
-def size_table(required, margins, alphas=(0.05, 0.01)) -> dict:
+@dataclass(frozen=True)
+class SizeTable(Result):
+    """The table of :func:`size_table`: grids and sizes of shape ``(alphas, required, margins)``."""
+
+    required: np.ndarray
+    margin: np.ndarray
+    alpha: np.ndarray
+    normal: np.ndarray
+    exact: np.ndarray
+    exact_first: np.ndarray
+    normal_level: np.ndarray
+
+
+def size_table(required, margins, alphas=(0.05, 0.01)) -> SizeTable:
     """The article's table of test sizes, by the normal approximation and exactly.
 
     For every combination of required accuracy, margin and level this returns
-    :func:`normal_size`, :func:`exact_size` (``"stable"`` and ``"first"``) and
+    :func:`normal_margin_size`, :func:`exact_margin_size` (``"stable"`` and ``"first"``) and
     the true level of the normal rule at its own size (:func:`actual_level`).
     Cells with :math:`\\pi_0 + d > 1` are impossible and hold ``-1`` (sizes) or
     NaN (level).
 
     Returns
     -------
-    dict
+    SizeTable
         ``required``, ``margin``, ``alpha`` (1-d grids) and arrays of shape
         ``(len(alphas), len(required), len(margins))``: ``normal``,
         ``exact`` (stable rule), ``exact_first`` and ``normal_level``.
+
+    Examples
+    --------
+    >>> table = size_table([0.9, 0.95], [0.02, 0.05], alphas=[0.05])
+    >>> table.normal.tolist(), table.exact.tolist()
+    ([[[609, 98], [322, 52]]], [[[627, 103], [336, 59]]])
     """
     p0 = np.atleast_1d(as_probability(required, "required"))
     d = np.atleast_1d(as_positive(margins, "margins"))
@@ -638,46 +735,53 @@ def size_table(required, margins, alphas=(0.05, 0.01)) -> dict:
     first = np.full(A.shape, -1, dtype=np.int64)
     level = np.full(A.shape, np.nan)
     if ok.any():
-        normal[ok] = normal_size(P[ok], D[ok], A[ok])
+        normal[ok] = normal_margin_size(P[ok], D[ok], A[ok])
         first[ok], exact[ok] = _exact_size_both(P[ok], D[ok], A[ok])
-        level[ok] = actual_level(normal[ok], P[ok], A[ok], test="normal")
-    return {
-        "required": p0,
-        "margin": d,
-        "alpha": a,
-        "normal": normal,
-        "exact": exact,
-        "exact_first": first,
-        "normal_level": level,
-    }
+        level[ok] = actual_level(normal[ok], P[ok], A[ok], method="normal")
+    return SizeTable(
+        required=p0,
+        margin=d,
+        alpha=a,
+        normal=normal,
+        exact=exact,
+        exact_first=first,
+        normal_level=level,
+    )
 
 
 # ---------------------------------------------------------------------------
 # power
 # ---------------------------------------------------------------------------
+@renamed(test="method")
 def pass_probability(
-    true_accuracy, n, required, alpha=0.05, *, test: str = "exact"
+    true_accuracy, n, required, alpha=0.05, *, method: str = "exact"
 ) -> float | np.ndarray:
     """Exact probability that a model with true accuracy :math:`\\pi` passes (the power).
 
     :math:`P(\\mathrm{Bin}(n, \\pi) \\ge c)` where :math:`c` is the
-    :func:`critical_count` of ``test`` (``"exact"`` binomial test or the
+    :func:`critical_count` of ``method`` (``"exact"`` binomial test or the
     article's ``"normal"`` rule).  At :math:`\\pi = \\pi_0` this is the true level.
+
+    Examples
+    --------
+    >>> round(pass_probability(0.85, 500, 0.8, 0.01), 4)
+    0.7168
     """
     p = as_probability(true_accuracy, "true_accuracy", closed=True)
     m = as_count(n, "n", minimum=1)
-    c = critical_count(m, required, alpha, test=test)
+    c = critical_count(m, required, alpha, method=method)
     p, m, c = broadcast(true_accuracy=p, n=m, critical=c)
     return scalar_or_array(np.clip(_upper_tail(c, m, p), 0.0, 1.0))
 
 
+@renamed(test="method")
 def simulate_pass_rate(
     true_accuracy: float,
     n: int,
     required: float,
     alpha: float = 0.05,
     *,
-    test: str = "exact",
+    method: str = "exact",
     reps: int = 100_000,
     seed: int | None = None,
 ) -> float:
@@ -687,10 +791,15 @@ def simulate_pass_rate(
     default :data:`heldout.config.SEED`) and applies the test *from its
     definition* (exact p-value at most ``alpha``, or accuracy above the normal
     threshold), so it checks :func:`pass_probability` independently.
+
+    Examples
+    --------
+    >>> round(simulate_pass_rate(0.85, 500, 0.8, 0.01, reps=20_000, seed=1), 2)
+    0.72
     """
     from heldout.config import rng as make_rng
 
-    as_choice(test, "test", ("exact", "normal"))
+    as_choice(method, "method", ("exact", "normal"))
     p = as_probability(true_accuracy, "true_accuracy", closed=True, scalar=True)
     m = as_count(n, "n", minimum=1, scalar=True)
     p0 = as_probability(required, "required", scalar=True)
@@ -698,7 +807,7 @@ def simulate_pass_rate(
     r = as_count(reps, "reps", minimum=1, scalar=True)
     check_work(r, 50_000_000, "reps (simulated test sets)")
     x = make_rng(seed).binomial(m, p, size=r)
-    if test == "exact":
+    if method == "exact":
         passed = _upper_tail(x, m, p0) <= a
     else:
         passed = x / m > p0 + _beta.norm_isf(a) * np.sqrt(p0 * (1 - p0) / m)
@@ -712,6 +821,11 @@ def power_normal(true_accuracy, n, required, alpha=0.05) -> float | np.ndarray:
 
     At :math:`\\pi = \\pi_0 + \\text{margin}` it is exactly 1/2: a model whose
     true accuracy equals the threshold passes half the time.
+
+    Examples
+    --------
+    >>> round(power_normal(0.85, 500, 0.8, 0.01), 4)
+    0.7002
     """
     p = as_probability(true_accuracy, "true_accuracy", closed=True)
     t = np.asarray(threshold(required, n, alpha))
@@ -732,6 +846,11 @@ def power_size_normal(required, true_accuracy, alpha=0.05, power=0.8) -> int | n
     the classic one-sample proportion sample-size formula: the smallest
     :math:`n` with :func:`power_normal` at least ``power`` for a model of true
     accuracy :math:`\\pi_1 > \\pi_0`.
+
+    Examples
+    --------
+    >>> power_size_normal(0.8, 0.85, 0.01, 0.9)
+    771
     """
     p0 = as_probability(required, "required")
     p1 = as_probability(true_accuracy, "true_accuracy", closed=True)
@@ -754,8 +873,8 @@ def _power_horizon(p0, p1, a, pw) -> np.ndarray:
     frac = np.linspace(0.0, 1.0, 402)[1:-1]
     t = p0[:, None] + frac[None, :] * (p1 - p0)[:, None]
     need = np.maximum(
-        np.log(1 / a)[:, None] / _kl(t, p0[:, None]),
-        np.log(1 / (1 - pw))[:, None] / _kl(t, p1[:, None]),
+        np.log(1 / a)[:, None] / _beta.kl(t, p0[:, None]),
+        np.log(1 / (1 - pw))[:, None] / _beta.kl(t, p1[:, None]),
     )
     return np.ceil(need.min(axis=1)) + 1
 
@@ -767,12 +886,17 @@ def power_size_exact(
 
     Criterion for a size :math:`n`: :math:`P(\\mathrm{Bin}(n,\\pi_1) \\ge c_n) \\ge`
     ``power``, with :math:`c_n` the exact :func:`critical_count`.  The power is
-    a saw-tooth in :math:`n`, so as in :func:`exact_size` ``rule="first"`` gives
+    a saw-tooth in :math:`n`, so as in :func:`exact_margin_size` ``rule="first"`` gives
     the smallest :math:`n` meeting it and ``rule="stable"`` the smallest from
     which on it always holds.  The search horizon is a Chernoff size at which the
     criterion provably holds for all larger :math:`n` (for any :math:`t` between
     :math:`\\pi_0` and :math:`\\pi_1`, :math:`n \\ge \\max(\\ln(1/\\alpha)/\\mathrm{KL}(t\\Vert\\pi_0),
     \\ln(1/(1-\\text{power}))/\\mathrm{KL}(t\\Vert\\pi_1))` suffices).
+
+    Examples
+    --------
+    >>> power_size_exact(0.8, 0.85, 0.01, 0.9)
+    792
     """
     as_choice(rule, "rule", ("stable", "first"))
     p0 = as_probability(required, "required")
@@ -812,6 +936,11 @@ def class_sample_size(n_class, prevalence, assurance=0.95) -> int | np.ndarray:
     :math:`P(\\mathrm{Bin}(N,\\rho) \\ge n_{\\text{class}}) \\ge` ``assurance``.
     The probability increases with :math:`N`, so a vectorised bisection finds it.
     The naive answer :math:`n_{\\text{class}}/\\rho` is met only about half the time.
+
+    Examples
+    --------
+    >>> class_sample_size(100, 0.1, 0.95)  # not 100 / 0.1 = 1000
+    1161
     """
     m = as_count(n_class, "n_class", minimum=1)
     rho = as_probability(prevalence, "prevalence")
@@ -848,20 +977,42 @@ def class_sample_size(n_class, prevalence, assurance=0.95) -> int | np.ndarray:
 # ---------------------------------------------------------------------------
 # what a p-value is not: probabilities of the hypotheses
 # ---------------------------------------------------------------------------
-def posterior_above(correct, n, required, prior_a: float = 1.0, prior_b: float = 1.0):
+@renamed(positional=("prior_a", "prior_b"))
+def posterior_above(correct, n, required, *, prior="uniform", prior_a=None, prior_b=None):
     """Posterior probability that the true accuracy exceeds ``required``.
 
-    With a Beta(``prior_a``, ``prior_b``) prior on :math:`\\pi` (uniform by
-    default) and :math:`X` correct of :math:`n`, the posterior is
-    Beta(:math:`a+X`, :math:`b+n-X`) and this returns
+    With a Beta(a, b) prior on :math:`\\pi` (``prior``: a name or a pair, as in
+    :func:`heldout.posterior.prior_params`; uniform by default) and :math:`X` correct of
+    :math:`n`, the posterior is Beta(:math:`a+X`, :math:`b+n-X`) and this returns
     :math:`P(\\pi > \\pi_0 \\mid X)`.  It is a statement about :math:`\\pi`, which a
-    p-value is not.
+    p-value is not.  (``prior_a`` and ``prior_b`` are the deprecated spelling of
+    ``prior=(a, b)``.)
+
+    Examples
+    --------
+    >>> round(posterior_above(90, 100, 0.85), 4)
+    0.9072
+    >>> round(posterior_above(90, 100, 0.85, prior="jeffreys"), 4)
+    0.9251
     """
+    from heldout.posterior import prior_params
+
+    if prior_a is not None or prior_b is not None:
+        import warnings
+
+        warnings.warn(
+            "posterior_above(): prior_a and prior_b are deprecated; use prior=(a, b)",
+            DeprecationWarning,
+            stacklevel=3,  # the caller of the renamed() wrapper
+        )
+        prior = (1.0 if prior_a is None else prior_a, 1.0 if prior_b is None else prior_b)
+    a0, b0 = prior_params(prior)
+    if a0 == 0 or b0 == 0:
+        raise ValueError(f"prior must have both parameters positive here, got {show(prior)}")
     x, m = as_counts(correct, n, "correct", "n")
     p0 = as_probability(required, "required")
-    a = as_positive(prior_a, "prior_a")
-    b = as_positive(prior_b, "prior_b")
-    x, m, p0, a, b = broadcast(correct=x, n=m, required=p0, prior_a=a, prior_b=b)
+    a, b = np.float64(a0), np.float64(b0)
+    x, m, p0 = broadcast(correct=x, n=m, required=p0)
     return scalar_or_array(special.betaincc(a + x, b + (m - x), p0))
 
 
@@ -878,6 +1029,11 @@ def bayes_null_probability(correct, n, required, prior_null=0.5):
     the second from :math:`\\int_{\\pi_0}^1 \\binom{n}{X}\\pi^X(1-\\pi)^{n-X}d\\pi`.
     The gap between this and the p-value is the point of Berger and Sellke's
     paper on point nulls :cite:`berger_sellke1987`.
+
+    Examples
+    --------
+    >>> round(bayes_null_probability(420, 500, 0.8), 4)  # while the p-value is 0.013
+    0.2602
     """
     x, m = as_counts(correct, n, "correct", "n")
     p0 = as_probability(required, "required")
@@ -889,3 +1045,9 @@ def bayes_null_probability(correct, n, required, prior_null=0.5):
         log_m1 = np.log(tail) - np.log1p(-p0) - np.log1p(m.astype(float))
     # w f0 / (w f0 + (1 - w) m1) = 1 / (1 + exp(log((1-w) m1) - log(w f0)))
     return scalar_or_array(special.expit(np.log(w) + log_f0 - np.log1p(-w) - log_m1))
+
+
+#: Deprecated names (``normal_size`` also names the sizing module's normal size, which is
+#: a different quantity: a mean within a tolerance).
+normal_size = alias(normal_margin_size, "normal_size")
+exact_size = alias(exact_margin_size, "exact_size")

@@ -70,6 +70,7 @@ __all__ = [
     "AUC_VARIANCE_METHODS",
     "AUCSize",
     "DeLong",
+    "Placements",
     "auc",
     "auc_difference",
     "auc_interval",
@@ -167,7 +168,15 @@ def _placements(pos: np.ndarray, s2: np.ndarray, aligned: bool) -> tuple[np.ndar
     return v10, v01
 
 
-def placement_values(y: ArrayLike, scores: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+@dataclass(frozen=True)
+class Placements(Result):
+    """Placement values of the positives (``v10``) and of the negatives (``v01``)."""
+
+    v10: np.ndarray
+    v01: np.ndarray
+
+
+def placement_values(y: ArrayLike, scores: ArrayLike) -> Placements:
     """DeLong's placement values of the positives and of the negatives.
 
     .. math:: V_{10}(X_i) = \\frac{1}{n_0}\\sum_{j} \\psi(X_i, Y_j), \\qquad
@@ -199,7 +208,7 @@ def placement_values(y: ArrayLike, scores: ArrayLike) -> tuple[np.ndarray, np.nd
     """
     pos, s2, two_d = _labels_and_scores(y, scores)
     v10, v01 = _placements(pos, s2, aligned=True)
-    return (v10, v01) if two_d else (v10[0], v01[0])
+    return Placements(v10, v01) if two_d else Placements(v10[0], v01[0])
 
 
 def auc(y: ArrayLike, scores: ArrayLike) -> float | np.ndarray:
@@ -327,8 +336,10 @@ def shortfall(value: ArrayLike, n_positive: ArrayLike, n_negative: ArrayLike) ->
     >>> round(float(shortfall(0.99, 400, 3800)), 6)
     4.0
     """
-    a = np.asarray(value, dtype=float)
-    return np.minimum(n_positive, n_negative) * np.minimum(a, 1.0 - a)
+    a = as_probability(value, "value", closed=True)
+    n1 = _inputs.count(n_positive, "n_positive", minimum=1)
+    n0 = _inputs.count(n_negative, "n_negative", minimum=1)
+    return np.minimum(n1, n0) * np.minimum(a, 1.0 - a)
 
 
 def effective_size(
@@ -356,10 +367,10 @@ def effective_size(
     >>> float(effective_size(1.0, 0.0, 50, 200))
     50.0
     """
-    a = np.asarray(value, dtype=float)
-    v = np.asarray(variance, dtype=float)
-    n1 = np.asarray(n_positive, dtype=float)
-    n0 = np.asarray(n_negative, dtype=float)
+    a = as_probability(value, "value", closed=True)
+    v = as_positive(variance, "variance", allow_zero=True)
+    n1 = _inputs.count(n_positive, "n_positive", minimum=1).astype(float)
+    n0 = _inputs.count(n_negative, "n_negative", minimum=1).astype(float)
     low, high = np.minimum(n1, n0), n1 * n0
     with np.errstate(divide="ignore", invalid="ignore"):
         raw = a * (1.0 - a) / v
@@ -558,7 +569,7 @@ def auc_interval(
     """
     _check_method(method)
     a_ = _inputs.alpha_value(alpha)
-    if np.ndim(scores) != 1:
+    if _inputs.array(scores, "scores").ndim != 1:
         raise ValueError(f"scores must be 1-d (one model), got shape {np.shape(scores)}")
     d = delong(y, scores)
     return _interval(d.auc, d.cov, d.n_positive, d.n_negative, a_, method)
@@ -709,7 +720,8 @@ def _difference(d: DeLong, i: int, j: int, alpha: float, method: str = "mover") 
     n1, n0 = int(d.n_positive), int(d.n_negative)
     if method == "delong":
         half = float(stats.norm.isf(alpha / 2)) * se
-        low, high, name = diff - half, diff + half, "delong"
+        # a difference of two AUCs lies in [-1, 1]: the Wald interval is clipped there
+        low, high, name = max(diff - half, -1.0), min(diff + half, 1.0), "delong"
     elif se == 0 and diff == 0:  # the two models rank every pair alike: no difference at all
         low = high = 0.0
         name = "mover (auto intervals), p by inversion"

@@ -45,17 +45,20 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
 from heldout import _inputs
+from heldout._result import Result
 from heldout.config import rng as make_rng
 from heldout.estimate import Difference, Estimate
 
 __all__ = [
     "CALLABLE_MAX_N",
+    "BCaInterval",
     "CLUSTER_METRICS",
     "METRICS",
     "MIN_COUNT",
@@ -105,6 +108,16 @@ class SmallSampleWarning(UserWarning):
 
 
 # --------------------------------------------------------------------------- BCa
+@dataclass(frozen=True)
+class BCaInterval(Result):
+    """A bootstrap interval with its bias correction ``z0`` and ``acceleration``."""
+
+    low: float
+    high: float
+    z0: float
+    acceleration: float
+
+
 def bca_interval(
     theta_hat: float,
     boot: ArrayLike,
@@ -113,7 +126,7 @@ def bca_interval(
     weights: ArrayLike | None = None,
     method: str = "bca",
     df: float | None = None,
-) -> tuple[float, float, float, float]:
+) -> BCaInterval:
     """BCa (or percentile) interval from resampled values and jackknife values.
 
     Parameters
@@ -135,8 +148,9 @@ def bca_interval(
 
     Returns
     -------
-    low, high, z0, acceleration : float
-        ``z0`` and ``acceleration`` are 0 for the percentile interval.
+    BCaInterval
+        ``low, high, z0, acceleration`` (unpacks as that tuple); ``z0`` and
+        ``acceleration`` are 0 for the percentile interval.
 
     Examples
     --------
@@ -148,28 +162,40 @@ def bca_interval(
     >>> round(low, 2), round(high, 2), round(acc, 3)
     (1.0, 1.29, 0.018)
     """
-    b = np.asarray(boot, dtype=float)
+    alpha = _inputs.alpha_value(alpha)
+    theta_hat = float(_inputs.scores(theta_hat, "theta_hat", ndim=0))
+    if method not in ("bca", "percentile"):
+        raise ValueError(f"method must be 'bca' or 'percentile', got {method!r}")
+    try:
+        b = np.asarray(boot, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"boot must be an array of resampled values, got {boot!r}") from None
+    if b.ndim != 1:
+        raise ValueError(f"boot must be 1-d (one value per resample), got shape {b.shape}")
     b = b[np.isfinite(b)]
     if b.size == 0:
-        return math.nan, math.nan, math.nan, math.nan
+        return BCaInterval(math.nan, math.nan, math.nan, math.nan)
     lo_hi = np.array([alpha / 2, 1 - alpha / 2])
     if method == "percentile":
         low, high = np.quantile(b, lo_hi)
-        return float(low), float(high), 0.0, 0.0
+        return BCaInterval(float(low), float(high), 0.0, 0.0)
     share = ((b < theta_hat).sum() + (b <= theta_hat).sum()) / (2 * b.size)
     z0 = float(special.ndtri(share))
     acc = _acceleration(jackknife, weights)
     za = special.ndtri(lo_hi) if df is None else special.stdtrit(df, lo_hi)
     levels = special.ndtr(z0 + (z0 + za) / (1 - acc * (z0 + za)))
     if not np.all(np.isfinite(levels)):
-        return float(theta_hat), float(theta_hat), z0, acc
+        return BCaInterval(float(theta_hat), float(theta_hat), z0, acc)
     low, high = np.quantile(b, levels)
-    return float(low), float(high), z0, acc
+    return BCaInterval(float(low), float(high), z0, acc)
 
 
 def _acceleration(jack, weights) -> float:
-    j = np.asarray(jack, dtype=float)
-    w = np.ones_like(j) if weights is None else np.asarray(weights, dtype=float)
+    try:
+        j = np.asarray(jack, dtype=float)
+        w = np.ones_like(j) if weights is None else np.asarray(weights, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("jackknife and weights must be arrays of numbers") from None
     keep = np.isfinite(j) & (w > 0)
     j, w = j[keep], w[keep]
     if j.size == 0:
@@ -571,7 +597,7 @@ def bootstrap_interval(
         z0, acc = _z0_from(boot, theta), 0.0
         p_method = "percentile"
     else:
-        if metric not in METRICS:
+        if not isinstance(metric, str) or metric not in METRICS:
             raise ValueError(
                 f"metric must be a callable or one of {', '.join(METRICS)}, got {metric!r}"
             )
@@ -803,7 +829,7 @@ def cluster_bootstrap_interval(
     """
     from heldout.clustered import cluster_codes
 
-    if metric not in CLUSTER_METRICS:
+    if not isinstance(metric, str) or metric not in CLUSTER_METRICS:
         raise ValueError(f"metric must be one of {', '.join(CLUSTER_METRICS)}, got {metric!r}")
     a_ = _inputs.alpha_value(alpha)
     _check_resamples(n_resamples)

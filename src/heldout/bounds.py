@@ -1,15 +1,15 @@
 """Bounds and intervals for a true error rate (or accuracy) from a test set.
 
-A classifier with true error rate ``p`` that is scored on ``m`` independent test
-items makes ``k ~ Binomial(m, p)`` errors.  This module turns the observed count
+A classifier with true error rate ``p`` that is scored on ``n`` independent test
+items makes ``k ~ Binomial(n, p)`` errors.  This module turns the observed count
 ``k`` into statements about ``p``:
 
 * the binomial tail :func:`binomial_tail` and its inversion, the *test set bound*
   :func:`exact_upper` (and :func:`exact_lower`) of Langford :cite:`langford2005`,
   retold by Wong :cite:`wong_testsetbound`;
 * its relaxations: :func:`kl_upper` (relative-entropy Chernoff bound),
-  :func:`hoeffding_upper` (``k/m + sqrt(ln(1/delta)/(2m))``, Hoeffding 1963) and
-  :func:`occam_upper` (``k/m + sqrt(ln(m/delta)/(2m))``, the form Wong derives);
+  :func:`hoeffding_upper` (``k/n + sqrt(ln(1/alpha)/(2n))``, Hoeffding 1963) and
+  :func:`occam_upper` (``k/n + sqrt(ln(n/alpha)/(2n))``, the form Wong derives);
 * the "mean plus z standard deviations" rule :func:`normal_upper` /
   :func:`two_sigma_upper` that Langford criticises;
 * two-sided intervals :func:`interval` (Clopper-Pearson, Wilson, Jeffreys,
@@ -44,6 +44,8 @@ from heldout._checks import (
     check_work,
     scalar_or_array,
 )
+from heldout._deprecate import level_to_alpha, renamed
+from heldout._result import Interval
 
 #: Return type of the public functions: a Python float for scalar input, else an array.
 FloatOrArray = float | np.ndarray
@@ -66,6 +68,7 @@ __all__ = [
     "normal_lower",
     "normal_upper",
     "occam_upper",
+    "score_upper",
     "simulate_coverage",
     "two_sigma_upper",
     "upper_bound",
@@ -77,35 +80,36 @@ _COVERAGE_LIMIT = 50_000_000
 
 
 # --------------------------------------------------------------------------- helpers
-def _counts_delta(k, m, delta, delta_name: str = "delta"):
-    k_arr, m_arr = as_counts(k, m)
-    d_arr = as_probability(delta, delta_name)
-    return broadcast(k=k_arr, m=m_arr, **{delta_name: d_arr})
+def _counts_alpha(k, n, alpha, alpha_name: str = "alpha"):
+    k_arr, m_arr = as_counts(k, n, "k", "n")
+    d_arr = as_probability(alpha, alpha_name)
+    return broadcast(k=k_arr, n=m_arr, **{alpha_name: d_arr})
 
 
-def _level_to_alpha(level) -> np.ndarray:
-    return 1.0 - as_probability(level, "level")
+#: Old keywords of the bounds (``m`` the test-set size, ``delta`` the error probability).
+_OLD = {"m": "n", "delta": "alpha"}
 
 
 # --------------------------------------------------------------------------- binomial tail
-def binomial_tail(k: ArrayLike, m: ArrayLike, p: ArrayLike) -> FloatOrArray:
-    """Binomial tail ``Bin(m, k, p) = P(X <= k)`` for ``X ~ Binomial(m, p)``.
+@renamed(m="n")
+def binomial_tail(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> FloatOrArray:
+    """Binomial tail ``Bin(n, k, p) = P(X <= k)`` for ``X ~ Binomial(n, p)``.
 
-    .. math:: \\mathrm{Bin}(m, k, p) = \\sum_{i=0}^{k} \\binom{m}{i} p^i (1-p)^{m-i}
-              = I_{1-p}(m-k, k+1)
+    .. math:: \\mathrm{Bin}(n, k, p) = \\sum_{i=0}^{k} \\binom{n}{i} p^i (1-p)^{n-i}
+              = I_{1-p}(n-k, k+1)
 
-    (the regularised incomplete beta function; 1 when ``k == m``).  This is the
+    (the regularised incomplete beta function; 1 when ``k == n``).  This is the
     article's Definition 3 :cite:`wong_testsetbound` with the sum starting at
     ``i = 0`` (the article prints ``i = 1``, a typo).  Computed without cancellation
-    as ``betaincc(k + 1, m - k, p)``, and as a sum of binomial terms for ``k < 100`` with
-    ``m - k >= 1e4`` (where SciPy's incomplete beta function loses up to 8 digits).
+    as ``betaincc(k + 1, n - k, p)``, and as a sum of binomial terms for ``k < 100`` with
+    ``n - k >= 1e4`` (where SciPy's incomplete beta function loses up to 8 digits).
 
     Parameters
     ----------
     k : int or array_like
-        Number of errors, ``0 <= k <= m``.
-    m : int or array_like
-        Test set size, ``m >= 1``.
+        Number of errors, ``0 <= k <= n``.
+    n : int or array_like
+        Test set size, ``n >= 1``.
     p : float or array_like
         True error rate in ``[0, 1]``.
 
@@ -119,45 +123,46 @@ def binomial_tail(k: ArrayLike, m: ArrayLike, p: ArrayLike) -> FloatOrArray:
     >>> round(binomial_tail(38, 100, 0.45), 4)
     0.0951
     """
-    k_arr, m_arr = as_counts(k, m)
+    k_arr, m_arr = as_counts(k, n, "k", "n")
     p_arr = as_probability(p, "p", closed=True)
-    k_arr, m_arr, p_arr = broadcast(k=k_arr, m=m_arr, p=p_arr)
+    k_arr, m_arr, p_arr = broadcast(k=k_arr, n=m_arr, p=p_arr)
     return scalar_or_array(np.clip(_beta.binom_cdf(k_arr, m_arr, p_arr), 0.0, 1.0))
 
 
 # --------------------------------------------------------------------------- exact bounds
-def exact_upper(k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05) -> FloatOrArray:
-    """The test set bound: the largest ``p`` with ``Bin(m, k, p) >= delta``.
+@renamed(**_OLD)
+def exact_upper(k: ArrayLike, n: ArrayLike, alpha: ArrayLike = 0.05) -> FloatOrArray:
+    """The test set bound: the largest ``p`` with ``Bin(n, k, p) >= alpha``.
 
-    .. math:: \\overline{\\mathrm{Bin}}(m, k, \\delta) = \\max\\{p : \\mathrm{Bin}(m, k, p) \\ge \\delta\\}
+    .. math:: \\overline{\\mathrm{Bin}}(n, k, \\alpha) = \\max\\{p : \\mathrm{Bin}(n, k, p) \\ge \\alpha\\}
 
     Langford's Theorem 3.3 :cite:`langford2005`: with probability at least
-    ``1 - delta`` over the draw of the test set, the true error rate is at most
-    this value.  Because ``Bin(m, k, p) = 1 - I_p(k+1, m-k)``, the bound is the
-    beta quantile ``p = I^{-1}(k+1, m-k; 1-delta)``.  It equals the upper end of a
+    ``1 - alpha`` over the draw of the test set, the true error rate is at most
+    this value.  Because ``Bin(n, k, p) = 1 - I_p(k+1, n-k)``, the bound is the
+    beta quantile ``p = I^{-1}(k+1, n-k; 1-alpha)``.  It equals the upper end of a
     one-sided Clopper-Pearson interval :cite:`clopper1934`.
 
     SciPy's inverse (``betainccinv``) is wrong by up to 98 % near ``k = 1000`` with
-    ``m >= 1e8``, so the quantile is computed by :func:`heldout._beta.quantile`: Halley
+    ``n >= 1e8``, so the quantile is computed by :func:`heldout._beta.quantile`: Halley
     steps on the tail from a normal-approximation start, and a check of the tail at
     the result (relative accuracy ``1e-12`` in ``p``; a bracketed solve where the check
-    fails).  ``k = 0`` and ``k = m - 1`` use the closed forms ``1 - delta^(1/m)`` and
-    ``(1 - delta)^(1/m)``.
+    fails).  ``k = 0`` and ``k = n - 1`` use the closed forms ``1 - alpha^(1/n)`` and
+    ``(1 - alpha)^(1/n)``.
 
     Parameters
     ----------
     k : int or array_like
-        Number of test errors, ``0 <= k <= m``.
-    m : int or array_like
-        Test set size, ``1 <= m < 2**63`` (checked against 40-digit references up to
-        ``m = 1e18``).
-    delta : float or array_like, default 0.05
+        Number of test errors, ``0 <= k <= n``.
+    n : int or array_like
+        Test set size, ``1 <= n < 2**63`` (checked against 40-digit references up to
+        ``n = 1e18``).
+    alpha : float or array_like, default 0.05
         Allowed failure probability, in ``(0, 1)``.
 
     Returns
     -------
     float or ndarray
-        The bound, in ``[k/m, 1]``; exactly ``1.0`` when ``k == m``.
+        The bound, in ``[k/n, 1]``; exactly ``1.0`` when ``k == n``.
 
     Examples
     --------
@@ -166,7 +171,7 @@ def exact_upper(k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05) -> FloatOrA
     >>> round(exact_upper(1000, 10**9) * 1e9, 2)  # SciPy's inverse gives 1053.60 for k = 999 too
     1053.6
     """
-    k_arr, m_arr, d_arr = _counts_delta(k, m, delta)
+    k_arr, m_arr, d_arr = _counts_alpha(k, n, alpha)
     out = np.ones(k_arr.shape, dtype=float)
     kf, mf = k_arr.astype(float), m_arr.astype(float)
     with np.errstate(all="ignore"):
@@ -182,33 +187,34 @@ def exact_upper(k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05) -> FloatOrA
     return scalar_or_array(np.clip(out, kf / mf, 1.0))
 
 
-def exact_lower(k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05) -> FloatOrArray:
-    """Exact lower bound: the smallest ``p`` with ``P(X >= k) >= delta``.
+@renamed(**_OLD)
+def exact_lower(k: ArrayLike, n: ArrayLike, alpha: ArrayLike = 0.05) -> FloatOrArray:
+    """Exact lower bound: the smallest ``p`` with ``P(X >= k) >= alpha``.
 
-    .. math:: \\underline{p} = \\min\\{p : P_p(X \\ge k) \\ge \\delta\\} = I^{-1}(k, m-k+1; \\delta)
+    .. math:: \\underline{p} = \\min\\{p : P_p(X \\ge k) \\ge \\alpha\\} = I^{-1}(k, n-k+1; \\alpha)
 
-    The mirror image of :func:`exact_upper` (apply it to the ``m - k`` successes
+    The mirror image of :func:`exact_upper` (apply it to the ``n - k`` successes
     and take ``1 -`` the result); ``0.0`` when ``k == 0``.  With probability at
-    least ``1 - delta`` the true rate is at least this value :cite:`clopper1934`.
+    least ``1 - alpha`` the true rate is at least this value :cite:`clopper1934`.
     Computed and checked like :func:`exact_upper`; closed forms
-    ``1 - (1 - delta)^(1/m)`` for ``k = 1`` and ``delta^(1/m)`` for ``k = m``.
+    ``1 - (1 - alpha)^(1/n)`` for ``k = 1`` and ``alpha^(1/n)`` for ``k = n``.
 
     Parameters
     ----------
-    k, m, delta
+    k, n, alpha
         As in :func:`exact_upper`.
 
     Returns
     -------
     float or ndarray
-        The bound, in ``[0, k/m]``.
+        The bound, in ``[0, k/n]``.
 
     Examples
     --------
     >>> round(exact_lower(38, 100), 4)
     0.2987
     """
-    k_arr, m_arr, d_arr = _counts_delta(k, m, delta)
+    k_arr, m_arr, d_arr = _counts_alpha(k, n, alpha)
     out = np.zeros(k_arr.shape, dtype=float)
     kf, mf = k_arr.astype(float), m_arr.astype(float)
     with np.errstate(all="ignore"):
@@ -225,18 +231,19 @@ def exact_lower(k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05) -> FloatOrA
 
 
 # --------------------------------------------------------------------------- relaxations
+@renamed(**_OLD)
 def hoeffding_upper(
-    k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05, *, clip: bool = False
+    k: ArrayLike, n: ArrayLike, alpha: ArrayLike = 0.05, *, clip: bool = False
 ) -> FloatOrArray:
-    """Chernoff-Hoeffding relaxation ``k/m + sqrt(ln(1/delta) / (2m))``.
+    """Chernoff-Hoeffding relaxation ``k/n + sqrt(ln(1/alpha) / (2n))``.
 
-    From ``Bin(m, k, p) <= exp(-2m (p - k/m)^2)`` for ``p >= k/m``
+    From ``Bin(n, k, p) <= exp(-2n (p - k/n)^2)`` for ``p >= k/n``
     :cite:`hoeffding1963,langford2005`.  The value can exceed 1; pass
     ``clip=True`` to cap it at 1 (which keeps it a valid bound).
 
     Parameters
     ----------
-    k, m, delta
+    k, n, alpha
         As in :func:`exact_upper`.
     clip : bool, default False
         Cap the result at 1.
@@ -251,7 +258,7 @@ def hoeffding_upper(
     0.5024
     """
     clip = as_flag(clip, "clip")
-    k_arr, m_arr, d_arr = _counts_delta(k, m, delta)
+    k_arr, m_arr, d_arr = _counts_alpha(k, n, alpha)
     mf = m_arr.astype(float)
     out = k_arr / mf + np.sqrt(-np.log(d_arr) / (2.0 * mf))
     if clip:
@@ -259,20 +266,21 @@ def hoeffding_upper(
     return scalar_or_array(out)
 
 
+@renamed(**_OLD)
 def occam_upper(
-    k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05, *, clip: bool = False
+    k: ArrayLike, n: ArrayLike, alpha: ArrayLike = 0.05, *, clip: bool = False
 ) -> FloatOrArray:
-    """The article's relaxation ``k/m + sqrt(ln(m/delta) / (2m))``.
+    """The article's relaxation ``k/n + sqrt(ln(n/alpha) / (2n))``.
 
     Wong :cite:`wong_testsetbound` (Section 4) bounds the factor ``1/(1-r)`` of
-    the tail by ``m`` and so pays ``ln m`` more than :func:`hoeffding_upper`.
+    the tail by ``n`` and so pays ``ln n`` more than :func:`hoeffding_upper`.
     The resulting bound is valid but always looser than Hoeffding's for
-    ``m >= 2`` (equal at ``m = 1``).  The value can exceed 1 (``clip=True`` caps
+    ``n >= 2`` (equal at ``n = 1``).  The value can exceed 1 (``clip=True`` caps
     it).
 
     Parameters
     ----------
-    k, m, delta
+    k, n, alpha
         As in :func:`exact_upper`.
     clip : bool, default False
         Cap the result at 1.
@@ -287,7 +295,7 @@ def occam_upper(
     0.5749
     """
     clip = as_flag(clip, "clip")
-    k_arr, m_arr, d_arr = _counts_delta(k, m, delta)
+    k_arr, m_arr, d_arr = _counts_alpha(k, n, alpha)
     mf = m_arr.astype(float)
     out = k_arr / mf + np.sqrt((np.log(mf) - np.log(d_arr)) / (2.0 * mf))
     if clip:
@@ -347,18 +355,19 @@ def _kl_invert(phat: np.ndarray, budget: np.ndarray, upper: bool) -> np.ndarray:
     return hi if upper else lo
 
 
-def chernoff_tail(k: ArrayLike, m: ArrayLike, p: ArrayLike, form: str = "kl") -> FloatOrArray:
-    """Upper bounds on the tail ``Bin(m, k, p)`` for ``p >= k/m`` (1 where ``p < k/m``).
+@renamed(m="n", form="method")
+def chernoff_tail(k: ArrayLike, n: ArrayLike, p: ArrayLike, method: str = "kl") -> FloatOrArray:
+    """Upper bounds on the tail ``Bin(n, k, p)`` for ``p >= k/n`` (1 where ``p < k/n``).
 
-    ``form="kl"``
-        Chernoff: ``exp(-m KL(k/m || p))`` :cite:`langford2005`.
-    ``form="hoeffding"``
-        ``exp(-2m (p - k/m)^2)`` :cite:`hoeffding1963`.
-    ``form="article"``
-        Wong's intermediate bound ``exp(-m KL(k/m || p)) / (1 - r)`` with
-        ``r = (k/m)(1 - p) / (p (1 - k/m))`` :cite:`wong_testsetbound`.
+    ``method="kl"``
+        Chernoff: ``exp(-n KL(k/n || p))`` :cite:`langford2005`.
+    ``method="hoeffding"``
+        ``exp(-2n (p - k/n)^2)`` :cite:`hoeffding1963`.
+    ``method="article"``
+        Wong's intermediate bound ``exp(-n KL(k/n || p)) / (1 - r)`` with
+        ``r = (k/n)(1 - p) / (p (1 - k/n))`` :cite:`wong_testsetbound`.
 
-    Inverting ``chernoff_tail(k, m, p) = delta`` in ``p`` gives :func:`kl_upper`
+    Inverting ``chernoff_tail(k, n, p) = alpha`` in ``p`` gives :func:`kl_upper`
     and :func:`hoeffding_upper` respectively.
 
     Returns
@@ -371,19 +380,19 @@ def chernoff_tail(k: ArrayLike, m: ArrayLike, p: ArrayLike, form: str = "kl") ->
     >>> round(chernoff_tail(38, 100, 0.5), 4)
     0.0546
     """
-    as_choice(form, "form", ("kl", "hoeffding", "article"))
-    k_arr, m_arr = as_counts(k, m)
+    as_choice(method, "method", ("kl", "hoeffding", "article"))
+    k_arr, m_arr = as_counts(k, n, "k", "n")
     p_arr = as_probability(p, "p", closed=True)
-    k_arr, m_arr, p_arr = broadcast(k=k_arr, m=m_arr, p=p_arr)
+    k_arr, m_arr, p_arr = broadcast(k=k_arr, n=m_arr, p=p_arr)
     mf = m_arr.astype(float)
     phat = k_arr / mf
     above = p_arr >= phat
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if form == "hoeffding":
+        if method == "hoeffding":
             val = np.exp(-2.0 * mf * (p_arr - phat) ** 2)
         else:
             val = np.exp(-mf * _beta.kl(phat, p_arr))
-            if form == "article":
+            if method == "article":
                 r = phat * (1.0 - p_arr) / (p_arr * (1.0 - phat))
                 r = np.where(phat == 0, 0.0, r)
                 val = np.where(r < 1, val / (1.0 - r), np.inf)
@@ -391,21 +400,22 @@ def chernoff_tail(k: ArrayLike, m: ArrayLike, p: ArrayLike, form: str = "kl") ->
     return scalar_or_array(out)
 
 
-def kl_upper(k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05) -> FloatOrArray:
+@renamed(**_OLD)
+def kl_upper(k: ArrayLike, n: ArrayLike, alpha: ArrayLike = 0.05) -> FloatOrArray:
     """Relative-entropy (Chernoff) relaxation of the test set bound.
 
-    .. math:: \\max\\{p \\ge k/m : \\mathrm{KL}(k/m \\,\\|\\, p) \\le \\ln(1/\\delta)/m\\}
+    .. math:: \\max\\{p \\ge k/n : \\mathrm{KL}(k/n \\,\\|\\, p) \\le \\ln(1/\\alpha)/n\\}
 
-    From the Chernoff bound ``Bin(m, k, p) <= exp(-m KL(k/m || p))`` for
-    ``p >= k/m`` :cite:`langford2005` (Corollary 3.7).  Tighter than
+    From the Chernoff bound ``Bin(n, k, p) <= exp(-n KL(k/n || p))`` for
+    ``p >= k/n`` :cite:`langford2005` (Corollary 3.7).  Tighter than
     :func:`hoeffding_upper` (by Pinsker's inequality ``KL >= 2 (p - q)^2``) and
-    always in ``[k/m, 1]``.  Closed form ``1 - delta^(1/m)`` when ``k = 0``;
-    ``1`` when ``k = m``; otherwise solved by vectorised bisection and returned on
+    always in ``[k/n, 1]``.  Closed form ``1 - alpha^(1/n)`` when ``k = 0``;
+    ``1`` when ``k = n``; otherwise solved by vectorised bisection and returned on
     the safe side (never below the root by more than a few ulps).
 
     Parameters
     ----------
-    k, m, delta
+    k, n, alpha
         As in :func:`exact_upper`.
 
     Returns
@@ -417,7 +427,7 @@ def kl_upper(k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05) -> FloatOrArra
     >>> round(kl_upper(38, 100), 4)
     0.5018
     """
-    k_arr, m_arr, d_arr = _counts_delta(k, m, delta)
+    k_arr, m_arr, d_arr = _counts_alpha(k, n, alpha)
     mf = m_arr.astype(float)
     phat = k_arr / mf
     budget = -np.log(d_arr) / mf
@@ -427,16 +437,17 @@ def kl_upper(k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05) -> FloatOrArra
     return scalar_or_array(out)
 
 
-def kl_lower(k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05) -> FloatOrArray:
-    """Relative-entropy lower bound: ``min{p <= k/m : KL(k/m || p) <= ln(1/delta)/m}``.
+@renamed(**_OLD)
+def kl_lower(k: ArrayLike, n: ArrayLike, alpha: ArrayLike = 0.05) -> FloatOrArray:
+    """Relative-entropy lower bound: ``min{p <= k/n : KL(k/n || p) <= ln(1/alpha)/n}``.
 
-    The mirror image of :func:`kl_upper`; ``delta^(1/m)`` when ``k = m`` and 0
+    The mirror image of :func:`kl_upper`; ``alpha^(1/n)`` when ``k = n`` and 0
     when ``k = 0``.  Returned on the safe side: never above the root by more than a
-    few ulps (relative ``1e-12`` is tested up to ``m = 1e18``).
+    few ulps (relative ``1e-12`` is tested up to ``n = 1e18``).
 
     Parameters
     ----------
-    k, m, delta
+    k, n, alpha
         As in :func:`exact_upper`.
 
     Returns
@@ -448,7 +459,7 @@ def kl_lower(k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05) -> FloatOrArra
     >>> round(kl_lower(38, 100), 4)
     0.2676
     """
-    k_arr, m_arr, d_arr = _counts_delta(k, m, delta)
+    k_arr, m_arr, d_arr = _counts_alpha(k, n, alpha)
     mf = m_arr.astype(float)
     phat = k_arr / mf
     budget = -np.log(d_arr) / mf
@@ -459,55 +470,56 @@ def kl_lower(k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05) -> FloatOrArra
 
 
 # --------------------------------------------------------------------------- normal rule
-def _normal_parts(k, m, delta, z, ddof):
+def _normal_parts(k, n, alpha, z, ddof):
     ddof = as_count(ddof, "ddof", maximum=1, scalar=True)
     if z is None:
-        if delta is None:
-            raise ValueError("delta must be given when z is None (or pass z directly)")
-        k_arr, m_arr, d_arr = _counts_delta(k, m, delta)
+        if alpha is None:
+            raise ValueError("alpha must be given when z is None (or pass z directly)")
+        k_arr, m_arr, d_arr = _counts_alpha(k, n, alpha)
         z_arr = _beta.norm_isf(d_arr)
     else:
-        k_arr, m_arr = as_counts(k, m)
+        k_arr, m_arr = as_counts(k, n, "k", "n")
         z_arr = as_positive(z, "z")
-        k_arr, m_arr, z_arr = broadcast(k=k_arr, m=m_arr, z=z_arr)
+        k_arr, m_arr, z_arr = broadcast(k=k_arr, n=m_arr, z=z_arr)
     mf = m_arr.astype(float)
     phat = k_arr / mf
-    denom = np.maximum(mf - ddof, 1.0)  # m = 1 with ddof = 1: the numerator is 0 anyway
+    denom = np.maximum(mf - ddof, 1.0)  # n = 1 with ddof = 1: the numerator is 0 anyway
     sd_mean = np.sqrt(phat * (1.0 - phat) / denom)
     return phat, z_arr, sd_mean
 
 
+@renamed(**_OLD)
 def normal_upper(
     k: ArrayLike,
-    m: ArrayLike,
-    delta: ArrayLike | None = 0.05,
+    n: ArrayLike,
+    alpha: ArrayLike | None = 0.05,
     *,
     z: ArrayLike | None = None,
     ddof: int = 1,
 ) -> FloatOrArray:
     """The normal-approximation rule: empirical mean plus ``z`` standard errors.
 
-    .. math:: \\hat p + z \\, \\hat\\sigma / \\sqrt{m},\\quad
-              \\hat\\sigma^2 = \\frac{1}{m - \\mathrm{ddof}} \\sum_i (x_i - \\hat p)^2
-              = \\frac{m}{m-\\mathrm{ddof}} \\hat p (1 - \\hat p)
+    .. math:: \\hat p + z \\, \\hat\\sigma / \\sqrt{n},\\quad
+              \\hat\\sigma^2 = \\frac{1}{n - \\mathrm{ddof}} \\sum_i (x_i - \\hat p)^2
+              = \\frac{n}{n-\\mathrm{ddof}} \\hat p (1 - \\hat p)
 
-    so the standard error is ``sqrt(phat (1 - phat) / (m - ddof))``.  By default
-    ``z = Phi^{-1}(1 - delta)`` (1.645 for ``delta = 0.05``, a one-sided
-    ``1 - delta`` bound *if* the normal approximation held).  Pass ``z=2.0`` (and
-    ``delta=None``) for the article's literal "mean + 2 sd" rule
+    so the standard error is ``sqrt(phat (1 - phat) / (n - ddof))``.  By default
+    ``z = Phi^{-1}(1 - alpha)`` (1.645 for ``alpha = 0.05``, a one-sided
+    ``1 - alpha`` bound *if* the normal approximation held).  Pass ``z=2.0`` (and
+    ``alpha=None``) for the article's literal "mean + 2 sd" rule
     :cite:`wong_testsetbound,langford2005`, or use :func:`two_sigma_upper`.
-    ``ddof=1`` is the article's ``1/(m-1)`` variance; ``ddof=0`` gives the Wald
-    bound.  Not a bound in general: its coverage fails for small ``m`` and
+    ``ddof=1`` is the article's ``1/(n-1)`` variance; ``ddof=0`` gives the Wald
+    bound.  Not a bound in general: its coverage fails for small ``n`` and
     for error rates near 0, and its value can leave ``[0, 1]``.
 
     Parameters
     ----------
-    k, m
+    k, n
         As in :func:`exact_upper`.
-    delta : float or array_like or None, default 0.05
+    alpha : float or array_like or None, default 0.05
         Used to choose ``z`` when ``z`` is None.
     z : float or array_like, optional
-        Number of standard errors to add; overrides ``delta``.
+        Number of standard errors to add; overrides ``alpha``.
     ddof : {0, 1}, default 1
         Delta degrees of freedom of the variance estimate.
 
@@ -520,104 +532,179 @@ def normal_upper(
     >>> round(normal_upper(38, 100), 4)
     0.4602
     """
-    phat, z_arr, sd = _normal_parts(k, m, delta, z, ddof)
+    phat, z_arr, sd = _normal_parts(k, n, alpha, z, ddof)
     return scalar_or_array(phat + z_arr * sd)
 
 
+@renamed(**_OLD)
 def normal_lower(
     k: ArrayLike,
-    m: ArrayLike,
-    delta: ArrayLike | None = 0.05,
+    n: ArrayLike,
+    alpha: ArrayLike | None = 0.05,
     *,
     z: ArrayLike | None = None,
     ddof: int = 1,
 ) -> FloatOrArray:
-    """Mirror image of :func:`normal_upper`: ``phat - z * sqrt(phat (1 - phat) / (m - ddof))``.
+    """Mirror image of :func:`normal_upper`: ``phat - z * sqrt(phat (1 - phat) / (n - ddof))``.
 
     Examples
     --------
     >>> round(normal_lower(38, 100), 4)
     0.2998
     """
-    phat, z_arr, sd = _normal_parts(k, m, delta, z, ddof)
+    phat, z_arr, sd = _normal_parts(k, n, alpha, z, ddof)
     return scalar_or_array(phat - z_arr * sd)
 
 
-def two_sigma_upper(k: ArrayLike, m: ArrayLike) -> FloatOrArray:
-    """The article's "mean + 2 sd" rule: ``phat + 2 sqrt(phat (1 - phat) / (m - 1))``.
+@renamed(m="n")
+def two_sigma_upper(k: ArrayLike, n: ArrayLike) -> FloatOrArray:
+    """The article's "mean + 2 sd" rule: ``phat + 2 sqrt(phat (1 - phat) / (n - 1))``.
 
-    The standard deviation is that of the *mean* of the ``m`` losses, computed
-    from the ``1/(m-1)`` sample variance.  Read literally, Wong's text adds two
+    The standard deviation is that of the *mean* of the ``n`` losses, computed
+    from the ``1/(n-1)`` sample variance.  Read literally, Wong's text adds two
     standard deviations of a *single* loss, which is a typo: see the chapter.
-    Equivalent to ``normal_upper(k, m, delta=None, z=2.0)``.
+    Equivalent to ``normal_upper(k, n, alpha=None, z=2.0)``.
 
     Examples
     --------
     >>> round(two_sigma_upper(38, 100), 4)
     0.4776
     """
-    return normal_upper(k, m, delta=None, z=2.0, ddof=1)
+    return normal_upper(k, n, alpha=None, z=2.0, ddof=1)
+
+
+# --------------------------------------------------------------------------- score bounds
+def _score_root(x, nf, z, upper: bool):
+    """Root of ``(x - n p)^2 = z^2 n p (1 - p)`` on one side, without cancellation.
+
+    The quadratic ``(n + z^2) p^2 - (2x + z^2) p + x^2/n = 0`` (divided by ``n`` so that
+    nothing overflows up to ``n = 2**63``): the larger root is ``(B + sqrt(D)) / (2A)`` and
+    the smaller ``2C / (B + sqrt(D))``, both sums of non-negative terms.
+    """
+    with np.errstate(all="ignore"):
+        a = nf + z * z
+        b = 2.0 * x + z * z
+        c = x * (x / nf)
+        disc = np.sqrt(np.maximum(z * z * (z * z + 4.0 * x * (1.0 - x / nf)), 0.0))
+        if upper:
+            return (b + disc) / (2.0 * a)
+        return np.where(b + disc > 0, 2.0 * c / (b + disc), 0.0)
+
+
+@renamed(**_OLD)
+def score_upper(
+    k: ArrayLike, n: ArrayLike, alpha: ArrayLike = 0.05, *, continuity: bool = False
+) -> FloatOrArray:
+    """One-sided score (Wilson) upper bound, optionally with the continuity correction.
+
+    The larger root ``p`` of the normal approximation to the binomial tail evaluated with the
+    variance at the candidate ``p`` (the score form :cite:`wilson1927`),
+
+    .. math:: \\Phi\\!\\left(\\frac{x - n p}{\\sqrt{n p (1 - p)}}\\right) = \\alpha,
+              \\quad x = k + \\tfrac12 \\text{ (continuity) or } x = k,
+
+    that is of ``(n^2 + z^2 n) p^2 - (2 n x + z^2 n) p + x^2 = 0`` with
+    ``z = Phi^{-1}(1 - alpha)``.  The continuity correction (Yates's ``1/2``) makes the
+    normal curve approximate ``P(X <= k)`` of a count that takes whole values; with it the
+    bound is close to the exact :func:`exact_upper` (within a few thousandths at
+    ``k = 38, n = 100``), without it the bound is the upper end of a two-sided Wilson
+    interval at level ``1 - 2 alpha``.  An approximation, not a guarantee (its coverage
+    dips below ``1 - alpha`` for some ``p``).  ``1`` when ``k = n``.
+
+    Parameters
+    ----------
+    k, n, alpha
+        As in :func:`exact_upper`.
+    continuity : bool, default False
+        Evaluate the tail at ``k + 1/2`` (the continuity-corrected score bound).
+
+    Returns
+    -------
+    float or ndarray
+        The bound, in ``[k/n, 1]``.
+
+    Examples
+    --------
+    >>> round(score_upper(38, 100, 0.05), 4), round(score_upper(38, 100, 0.05, continuity=True), 4)
+    (0.462, 0.4671)
+    """
+    continuity = as_flag(continuity, "continuity")
+    k_arr, m_arr, a_arr = _counts_alpha(k, n, alpha)
+    kf, mf = k_arr.astype(float), m_arr.astype(float)
+    x = kf + (0.5 if continuity else 0.0)
+    z = _beta.norm_isf(a_arr)
+    out = _score_root(x, mf, z, upper=True)
+    out = np.where(k_arr == m_arr, 1.0, out)
+    return scalar_or_array(np.clip(out, kf / mf, 1.0))
 
 
 # --------------------------------------------------------------------------- intervals
 #: Methods accepted by :func:`interval`.
-INTERVAL_METHODS = ("clopper-pearson", "wilson", "jeffreys", "normal")
+INTERVAL_METHODS = ("clopper-pearson", "wilson", "wilson-cc", "jeffreys", "normal")
 
 
-def clopper_pearson(
-    k: ArrayLike, m: ArrayLike, level: ArrayLike = 0.95
-) -> tuple[FloatOrArray, FloatOrArray]:
+@renamed(m="n", positional=("level",), level=("alpha", level_to_alpha))
+def clopper_pearson(k: ArrayLike, n: ArrayLike, *, alpha: ArrayLike = 0.05) -> Interval:
     """Two-sided Clopper-Pearson interval for a proportion :cite:`clopper1934`.
 
-    ``(exact_lower(k, m, alpha/2), exact_upper(k, m, alpha/2))`` with
-    ``alpha = 1 - level``: beta quantiles
-    ``B(alpha/2; k, m-k+1)`` and ``B(1-alpha/2; k+1, m-k)``.  Guaranteed
-    coverage at least ``level`` for every true proportion.
+    ``(exact_lower(k, n, alpha/2), exact_upper(k, n, alpha/2))``: beta quantiles
+    ``B(alpha/2; k, n-k+1)`` and ``B(1-alpha/2; k+1, n-k)``.  Guaranteed
+    coverage at least ``1 - alpha`` for every true proportion.  Same as
+    ``interval(k, n, alpha=alpha)``.
 
     Returns
     -------
-    (low, high) : tuple of float or ndarray
+    Interval
+        ``low, high`` (floats or arrays); unpacks as a pair.
 
     Examples
     --------
-    >>> [round(v, 4) for v in clopper_pearson(38, 100)]
-    [0.2848, 0.4825]
+    >>> ci = clopper_pearson(38, 100)
+    >>> round(ci.low, 4), round(ci.high, 4)
+    (0.2848, 0.4825)
     """
-    return interval(k, m, level=level, method="clopper-pearson")
+    return interval(k, n, alpha=alpha, method="clopper-pearson")
 
 
+@renamed(m="n", positional=("level", "method"), level=("alpha", level_to_alpha))
 def interval(
     k: ArrayLike,
-    m: ArrayLike,
-    level: ArrayLike = 0.95,
-    method: str = "clopper-pearson",
+    n: ArrayLike,
     *,
+    alpha: ArrayLike = 0.05,
+    method: str = "clopper-pearson",
     clip: bool = False,
-) -> tuple[FloatOrArray, FloatOrArray]:
-    """Two-sided confidence interval for a proportion ``k/m``.
+) -> Interval:
+    """Two-sided ``1 - alpha`` confidence interval for a proportion ``k/n``.
 
     ``k`` counts anything (errors, or correct answers for an accuracy).
 
-    Methods (``alpha = 1 - level``, ``z = Phi^{-1}(1 - alpha/2)``, ``phat = k/m``):
+    Methods (``z = Phi^{-1}(1 - alpha/2)``, ``phat = k/n``):
 
     ``"clopper-pearson"``
         Exact: :func:`exact_lower` and :func:`exact_upper` at ``alpha/2`` :cite:`clopper1934`.
     ``"wilson"``
-        Score interval ``(phat + z^2/(2m) +- z sqrt(phat(1-phat)/m + z^2/(4m^2))) / (1 + z^2/m)``
-        :cite:`wilson1927` (in floating point throughout: correct up to ``m = 2**63``).
+        Score interval ``(phat + z^2/(2n) +- z sqrt(phat(1-phat)/n + z^2/(4n^2))) / (1 + z^2/n)``
+        :cite:`wilson1927` (in floating point throughout: correct up to ``n = 2**63``).
+    ``"wilson-cc"``
+        Score interval with the continuity correction (Newcombe's method 4
+        :cite:`newcombe1998`): the roots of the score equation at ``k - 1/2`` (lower end)
+        and ``k + 1/2`` (upper end); wider than Wilson's, close to Clopper-Pearson's.  The
+        upper end equals :func:`score_upper` with ``continuity=True`` at ``alpha/2``.
     ``"jeffreys"``
-        Equal-tailed Beta(k + 1/2, m - k + 1/2) quantiles (checked like the exact
-        bounds), with the lower end 0 when ``k = 0`` and the upper end 1 when ``k = m``
+        Equal-tailed Beta(k + 1/2, n - k + 1/2) quantiles (checked like the exact
+        bounds), with the lower end 0 when ``k = 0`` and the upper end 1 when ``k = n``
         :cite:`jeffreys1946,brown2001`.
     ``"normal"``
-        Wald: ``phat +- z sqrt(phat(1-phat)/m)``; can leave ``[0, 1]`` unless ``clip``.
+        Wald: ``phat +- z sqrt(phat(1-phat)/n)``; can leave ``[0, 1]`` unless ``clip``.
 
     Parameters
     ----------
-    k, m : int or array_like
-        Count and total, ``0 <= k <= m``, ``m >= 1``.
-    level : float or array_like, default 0.95
-        Confidence level in ``(0, 1)``.
+    k, n : int or array_like
+        Count and total, ``0 <= k <= n``, ``n >= 1``.
+    alpha : float or array_like, default 0.05
+        One minus the confidence level, in ``(0, 1)`` (``level=0.95`` is the deprecated
+        spelling of ``alpha=0.05``).
     method : str, default "clopper-pearson"
         One of :data:`INTERVAL_METHODS`.
     clip : bool, default False
@@ -625,33 +712,34 @@ def interval(
 
     Returns
     -------
-    (low, high) : tuple of float or ndarray
+    Interval
+        ``low, high`` (floats or arrays); unpacks as a pair.
 
     Examples
     --------
     >>> [round(v, 4) for v in interval(38, 100, method="wilson")]
     [0.291, 0.4779]
+    >>> [round(v, 4) for v in interval(38, 100, method="wilson-cc")]
+    [0.2864, 0.4829]
     """
     as_choice(method, "method", INTERVAL_METHODS)
     clip = as_flag(clip, "clip")
-    alpha = _level_to_alpha(level)
-    half = alpha / 2.0
+    k_arr, m_arr, a_arr = _counts_alpha(k, n, alpha)
+    a_arr = a_arr / 2.0
     if method == "clopper-pearson":
-        k_arr, m_arr, h_arr = _counts_delta(k, m, half, "level")
-        return exact_lower(k_arr, m_arr, h_arr), exact_upper(k_arr, m_arr, h_arr)
-    k_arr, m_arr, a_arr = _counts_delta(k, m, half, "level")
+        return Interval(exact_lower(k_arr, m_arr, a_arr), exact_upper(k_arr, m_arr, a_arr))
     mf = m_arr.astype(float)
-    phat = k_arr / mf
+    kf = k_arr.astype(float)
+    phat = kf / mf
     z = _beta.norm_isf(a_arr)
-    if method == "wilson":
-        z2m = z * z / mf
-        centre = (phat + z2m / 2.0) / (1.0 + z2m)
-        half_width = z * np.sqrt(phat * (1 - phat) / mf + z2m / (4.0 * mf)) / (1.0 + z2m)
-        low, high = np.maximum(centre - half_width, 0.0), np.minimum(centre + half_width, 1.0)
-        low = np.where(k_arr == 0, 0.0, low)
-        high = np.where(k_arr == m_arr, 1.0, high)
+    if method in ("wilson", "wilson-cc"):
+        shift = 0.5 if method == "wilson-cc" else 0.0
+        low = _score_root(np.maximum(kf - shift, 0.0), mf, z, upper=False)
+        high = _score_root(np.minimum(kf + shift, mf), mf, z, upper=True)
+        low = np.where(k_arr == 0, 0.0, np.clip(low, 0.0, phat))
+        high = np.where(k_arr == m_arr, 1.0, np.clip(high, phat, 1.0))
     elif method == "jeffreys":
-        a, b = k_arr + 0.5, (m_arr - k_arr).astype(float) + 0.5
+        a, b = kf + 0.5, (m_arr - k_arr).astype(float) + 0.5
         low = np.zeros(k_arr.shape)
         high = np.ones(k_arr.shape)
         some = k_arr > 0
@@ -660,19 +748,19 @@ def interval(
         short = k_arr < m_arr
         if np.any(short):
             high[short] = _beta.quantile(a[short], b[short], a_arr[short], upper=True)
-        low, high = np.minimum(low, high), np.maximum(low, high)  # one point when level ~ 0
+        low, high = np.minimum(low, high), np.maximum(low, high)  # one point when alpha ~ 1
     else:  # normal (Wald)
         sd = np.sqrt(phat * (1 - phat) / mf)
         low, high = phat - z * sd, phat + z * sd
         if clip:
             low, high = np.maximum(low, 0.0), np.minimum(high, 1.0)
-    return scalar_or_array(low), scalar_or_array(high)
+    return Interval(scalar_or_array(low), scalar_or_array(high))
 
 
 # --------------------------------------------------------------------------- by name
-def _two_sigma_by_name(k, m, delta):
-    as_probability(delta, "delta")  # checked although the rule does not use it
-    return two_sigma_upper(k, m)
+def _two_sigma_by_name(k, n, alpha):
+    as_probability(alpha, "alpha")  # checked although the rule does not use it
+    return two_sigma_upper(k, n)
 
 
 METHODS: dict[str, Callable] = {
@@ -681,15 +769,16 @@ METHODS: dict[str, Callable] = {
     "hoeffding": hoeffding_upper,
     "occam": occam_upper,
     "normal": normal_upper,
-    "two_sigma": lambda k, m, delta=0.05: _two_sigma_by_name(k, m, delta),
+    "two_sigma": lambda k, n, alpha=0.05: _two_sigma_by_name(k, n, alpha),
 }
-"""One-sided upper bounds by name, each called as ``f(k, m, delta)``.
+"""One-sided upper bounds by name, each called as ``f(k, n, alpha)``.
 
-``"two_sigma"`` ignores ``delta`` (it always adds two standard errors)."""
+``"two_sigma"`` ignores ``alpha`` (it always adds two standard errors)."""
 
 
+@renamed(**_OLD)
 def upper_bound(
-    k: ArrayLike, m: ArrayLike, delta: ArrayLike = 0.05, method: str = "exact"
+    k: ArrayLike, n: ArrayLike, alpha: ArrayLike = 0.05, method: str = "exact"
 ) -> FloatOrArray:
     """Upper bound on the true error rate by method name (see :data:`METHODS`).
 
@@ -699,28 +788,29 @@ def upper_bound(
     0.5018
     """
     as_choice(method, "method", tuple(METHODS))
-    return METHODS[method](k, m, delta)
+    return METHODS[method](k, n, alpha)
 
 
 # --------------------------------------------------------------------------- coverage
-def coverage(p: ArrayLike, m: int, delta: float = 0.05, method: str = "exact") -> FloatOrArray:
-    """Exact coverage ``P_p(p <= U(X))`` of an upper bound, ``X ~ Binomial(m, p)``.
+@renamed(**_OLD)
+def coverage(p: ArrayLike, n: int, alpha: float = 0.05, method: str = "exact") -> FloatOrArray:
+    """Exact coverage ``P_p(p <= U(X))`` of an upper bound, ``X ~ Binomial(n, p)``.
 
-    .. math:: \\mathrm{cov}(p) = \\sum_{k=0}^{m} \\binom{m}{k} p^k (1-p)^{m-k}\\,
-              \\mathbf{1}[p \\le U(k, m, \\delta)]
+    .. math:: \\mathrm{cov}(p) = \\sum_{k=0}^{n} \\binom{n}{k} p^k (1-p)^{n-k}\\,
+              \\mathbf{1}[p \\le U(k, n, \\alpha)]
 
-    The bound ``U`` is evaluated once for every ``k = 0..m`` and the binomial
-    probabilities are summed; no simulation.  A valid ``1 - delta`` bound has
-    coverage at least ``1 - delta`` at every ``p``.
+    The bound ``U`` is evaluated once for every ``k = 0..n`` and the binomial
+    probabilities are summed; no simulation.  A valid ``1 - alpha`` bound has
+    coverage at least ``1 - alpha`` at every ``p``.
 
     Parameters
     ----------
     p : float or array_like
         True error rates in ``[0, 1]``.
-    m : int
-        Test set size (a single value; loop over sizes outside); ``(m + 1)`` times the
+    n : int
+        Test set size (a single value; loop over sizes outside); ``(n + 1)`` times the
         number of rates must be at most 50 million.
-    delta : float, default 0.05
+    alpha : float, default 0.05
     method : str, default "exact"
         A key of :data:`METHODS`.
 
@@ -736,32 +826,33 @@ def coverage(p: ArrayLike, m: int, delta: float = 0.05, method: str = "exact") -
     """
     as_choice(method, "method", tuple(METHODS))
     p_arr = as_probability(p, "p", closed=True)
-    m_int = as_count(m, "m", minimum=1, scalar=True)
-    delta = as_probability(delta, "delta", scalar=True)
-    check_work((m_int + 1) * max(p_arr.size, 1), _COVERAGE_LIMIT, "m times the number of rates p")
+    m_int = as_count(n, "n", minimum=1, scalar=True)
+    alpha = as_probability(alpha, "alpha", scalar=True)
+    check_work((m_int + 1) * max(p_arr.size, 1), _COVERAGE_LIMIT, "n times the number of rates p")
     ks = np.arange(m_int + 1)
-    bounds = np.asarray(upper_bound(ks, m_int, delta, method), dtype=float)
+    bounds = np.asarray(upper_bound(ks, m_int, alpha, method), dtype=float)
     pmf = _beta.binom_pmf(ks, m_int, p_arr[..., None])
     out = np.sum(pmf * (p_arr[..., None] <= bounds), axis=-1)
     return scalar_or_array(np.clip(out, 0.0, 1.0))
 
 
+@renamed(n_rep="reps", **_OLD)
 def simulate_coverage(
     p: ArrayLike,
-    m: int,
-    delta: float = 0.05,
+    n: int,
+    alpha: float = 0.05,
     method: str = "exact",
     *,
-    n_rep: int = 10_000,
+    reps: int = 10_000,
     seed: int | None = None,
 ) -> FloatOrArray:
-    """Share of ``n_rep`` simulated test sets on which the upper bound holds.
+    """Share of ``reps`` simulated test sets on which the upper bound holds.
 
-    Draws ``k ~ Binomial(m, p)`` ``n_rep`` times for each ``p`` (seeded with
+    Draws ``k ~ Binomial(n, p)`` ``reps`` times for each ``p`` (seeded with
     ``seed``, default :data:`heldout.config.SEED`) and returns the fraction of
-    draws with ``p <= U(k, m, delta)``.  Its standard error is about
-    ``sqrt(c (1 - c) / n_rep)`` around the exact :func:`coverage` ``c``.
-    ``n_rep`` times the number of rates must be at most 50 million.
+    draws with ``p <= U(k, n, alpha)``.  Its standard error is about
+    ``sqrt(c (1 - c) / reps)`` around the exact :func:`coverage` ``c``.
+    ``reps`` times the number of rates must be at most 50 million.
 
     Returns
     -------
@@ -769,54 +860,55 @@ def simulate_coverage(
 
     Examples
     --------
-    >>> round(simulate_coverage(0.1, 50, n_rep=20_000, seed=1), 2)
+    >>> round(simulate_coverage(0.1, 50, reps=20_000, seed=1), 2)
     0.97
     """
     from heldout.config import rng as make_rng
 
     as_choice(method, "method", tuple(METHODS))
     p_arr = as_probability(p, "p", closed=True)
-    m_int = as_count(m, "m", minimum=1, scalar=True)
-    delta = as_probability(delta, "delta", scalar=True)
-    n = as_count(n_rep, "n_rep", minimum=1, scalar=True)
-    check_work(n * max(p_arr.size, 1), _COVERAGE_LIMIT, "n_rep times the number of rates p")
+    m_int = as_count(n, "n", minimum=1, scalar=True)
+    alpha = as_probability(alpha, "alpha", scalar=True)
+    reps = as_count(reps, "reps", minimum=1, scalar=True)
+    check_work(reps * max(p_arr.size, 1), _COVERAGE_LIMIT, "reps times the number of rates p")
     gen = make_rng(seed)
-    ks = gen.binomial(m_int, p_arr[..., None], size=p_arr.shape + (n,))
-    bounds = np.asarray(upper_bound(ks, m_int, delta, method), dtype=float)
+    ks = gen.binomial(m_int, p_arr[..., None], size=p_arr.shape + (reps,))
+    bounds = np.asarray(upper_bound(ks, m_int, alpha, method), dtype=float)
     out = np.mean(p_arr[..., None] <= bounds, axis=-1)
     return scalar_or_array(out)
 
 
 # --------------------------------------------------------------------------- the article's program
 class ArticleTableError(IndexError, ValueError):
-    """The article's factorial table is too short for ``m`` (what its program raises).
+    """The article's factorial table is too short for ``n`` (what its program raises).
 
     Both an ``IndexError`` (the error the article's Appendix C program raises) and a
     ``ValueError`` (the package's one kind of error for bad input).
     """
 
 
+@renamed(**_OLD)
 def appendix_c_bound(
-    k: int, m: int, delta: float = 0.05, *, fixed: bool = False, table_size: int = 150
+    k: int, n: int, alpha: float = 0.05, *, fixed: bool = False, table_size: int = 150
 ) -> float:
     """A faithful re-implementation of the article's Appendix C bisection (a baseline).
 
     Wong :cite:`wong_testsetbound` tabulates factorials ``0!..149!`` as Python
-    integers, evaluates the tail as ``sum_{i in range(k)} C(m, i) p^i (1-p)^(m-i)``
+    integers, evaluates the tail as ``sum_{i in range(k)} C(n, i) p^i (1-p)^(n-i)``
     (which stops at ``i = k - 1``, i.e. it is ``P(X <= k - 1)``) and bisects on
     ``[0, 1]`` until the bracket is narrower than ``1e-15``, returning the left
     end.  Consequences reproduced here on purpose:
 
     * the result is the exact bound for ``k - 1`` errors, not ``k`` (with
       ``k = 0`` the tail is the empty sum 0 and the result is 0);
-    * ``m >= table_size`` raises :class:`ArticleTableError`, which is an
+    * ``n >= table_size`` raises :class:`ArticleTableError`, which is an
       ``IndexError`` like the article's program raises (the table stops at
-      ``149!``, so the article's own call with ``m = 1000`` cannot run) and a
+      ``149!``, so the article's own call with ``n = 1000`` cannot run) and a
       ``ValueError``.
 
     ``fixed=True`` sums through ``i = k`` and grows the factorial table to
-    ``m`` as needed, giving the correct bound (slowly: ``O(k)`` terms per step,
-    about 50 steps; ``m`` at most 5,000).  Scalar only; this is a loop-based
+    ``n`` as needed, giving the correct bound (slowly: ``O(k)`` terms per step,
+    about 50 steps; ``n`` at most 5,000).  Scalar only; this is a loop-based
     baseline, not an API for data.  Use :func:`exact_upper` instead.
 
     Examples
@@ -825,20 +917,20 @@ def appendix_c_bound(
     0.4668
     """
     k = as_count(k, "k", scalar=True)
-    m = as_count(m, "m", minimum=1, scalar=True)
-    delta = as_probability(delta, "delta", scalar=True)
+    n = as_count(n, "n", minimum=1, scalar=True)
+    alpha = as_probability(alpha, "alpha", scalar=True)
     fixed = as_flag(fixed, "fixed")
     table_size = as_count(table_size, "table_size", minimum=1, maximum=10_000, scalar=True)
-    if k > m:
-        raise ValueError(f"k must not exceed m, got k={k} and m={m}")
-    if m >= table_size and not fixed and k > 0:  # with k = 0 its loop never reads the table
+    if k > n:
+        raise ValueError(f"k must not exceed n, got k={k} and n={n}")
+    if n >= table_size and not fixed and k > 0:  # with k = 0 its loop never reads the table
         raise ArticleTableError(
-            f"list index out of range (m={m}: the article's factorial table stops at "
+            f"list index out of range (n={n}: the article's factorial table stops at "
             f"{table_size - 1}!)"
         )
-    if fixed and m > 5_000:
-        raise ValueError(f"m must be at most 5,000 for the loop-based baseline, got {m}")
-    size = max(table_size, m + 1) if fixed else table_size
+    if fixed and n > 5_000:
+        raise ValueError(f"n must be at most 5,000 for the loop-based baseline, got {n}")
+    size = max(table_size, n + 1) if fixed else table_size
     fac = [1]
     s = 1
     for i in range(1, size):
@@ -855,13 +947,13 @@ def appendix_c_bound(
     try:
         while abs(right - left) > 1e-15:
             mid = (left + right) / 2
-            if tail(m, k, mid) >= delta:
+            if tail(n, k, mid) >= alpha:
                 left = mid
             else:
                 right = mid
     except OverflowError:
         raise ValueError(
-            f"m={m} and k={k}: a binomial coefficient of the article's program exceeds the "
+            f"n={n} and k={k}: a binomial coefficient of the article's program exceeds the "
             "floating-point range"
         ) from None
     return left

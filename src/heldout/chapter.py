@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from heldout._result import Result
+
 __all__ = [
     "count",
     "num",
@@ -52,11 +54,25 @@ def _finite(value: Any, name: str = "value") -> float:
     return x
 
 
+def _digits(digits: Any, *, minimum: int = 0) -> int:
+    if isinstance(digits, bool) or not isinstance(digits, int | np.integer):
+        raise ValueError(f"digits must be a whole number, got {digits!r}")
+    if not minimum <= digits <= 20:
+        raise ValueError(f"digits must be from {minimum} to 20, got {digits}")
+    return int(digits)
+
+
 def num(value: float, digits: int = 4) -> str:
     """Fixed-point text with ``digits`` decimals: ``num(0.466753) == '0.4668'``.
 
     Minus signs are Unicode minus signs, so they do not break across lines.
+
+    Examples
+    --------
+    >>> num(0.466753), num(0.466753, 2)
+    ('0.4668', '0.47')
     """
+    digits = _digits(digits, minimum=0)
     x = _finite(value)
     if math.isinf(x):
         return "∞" if x > 0 else "−∞"
@@ -66,7 +82,14 @@ def num(value: float, digits: int = 4) -> str:
 
 def sig(value: float, digits: int = 3) -> str:
     """Text with ``digits`` significant digits, without scientific notation for
-    ordinary sizes: ``sig(0.0012345) == '0.00123'``, ``sig(36152.4) == '36,200'``."""
+    ordinary sizes: ``sig(0.0012345) == '0.00123'``, ``sig(36152.4) == '36,200'``.
+
+    Examples
+    --------
+    >>> sig(0.000123456), sig(12345.678)
+    ('0.000123', '12,300')
+    """
+    digits = _digits(digits, minimum=1)
     x = _finite(value)
     if x == 0:
         return "0"
@@ -82,7 +105,14 @@ def sig(value: float, digits: int = 3) -> str:
 
 
 def sci(value: float, digits: int = 2) -> str:
-    """Scientific notation as typeset-free text: ``sci(1.06e-6) == '1.06 × 10⁻⁶'``."""
+    """Scientific notation as typeset-free text: ``sci(1.06e-6) == '1.06 × 10⁻⁶'``.
+
+    Examples
+    --------
+    >>> sci(1.06e-6)
+    '1.06 × 10⁻⁶'
+    """
+    digits = _digits(digits, minimum=0)
     x = _finite(value)
     if x == 0:
         return "0"
@@ -92,15 +122,28 @@ def sci(value: float, digits: int = 2) -> str:
 
 
 def count(value: float) -> str:
-    """A whole number with thousands separators: ``count(36152) == '36,152'``."""
+    """A whole number with thousands separators: ``count(36152) == '36,152'``.
+
+    Examples
+    --------
+    >>> count(36152)
+    '36,152'
+    """
     x = _finite(value)
-    if x != round(x):
-        raise ValueError(f"count() formats whole numbers, got {value!r}")
+    if not math.isfinite(x) or x != round(x):
+        raise ValueError(f"value must be a whole number (count() formats counts), got {value!r}")
     return f"{int(round(x)):,}".replace("-", "−")
 
 
 def pct(value: float, digits: int = 1) -> str:
-    """A proportion as per cent: ``pct(0.1634) == '16.3 %'``."""
+    """A proportion as per cent: ``pct(0.1634) == '16.3 %'``.
+
+    Examples
+    --------
+    >>> pct(0.1634), pct(0.1634, 0)
+    ('16.3 %', '16 %')
+    """
+    digits = _digits(digits, minimum=0)
     x = _finite(value) * 100
     return f"{num(x, digits)}{_PCT_SPACE}%"
 
@@ -125,8 +168,12 @@ def _format(value: Any, fmt: str | Callable[[Any], str] | None) -> str:
         if isinstance(value, int | np.integer):
             return count(value)
         return num(value)
+    if not isinstance(fmt, str):
+        raise ValueError(f"fmt must be a format name, a format string or a function, got {fmt!r}")
     name, _, arg = fmt.partition(":")
     if name in _FORMATS:
+        if arg and not arg.isdigit():
+            raise ValueError(f"fmt {fmt!r}: the digits after ':' must be a whole number")
         return _FORMATS[name](value, int(arg)) if arg else _FORMATS[name](value)
     # a Python format specification such as ".3f" or ",d"
     _finite(value)
@@ -157,6 +204,13 @@ def publish(name: str, value: Any, fmt: str | Callable[[Any], str] | None = None
     ------
     ValueError
         If ``value`` is NaN: a page must never print NaN.
+
+    Examples
+    --------
+    >>> publish('k_hoeffding', 36152)  # outside a book build the text is returned only
+    '36,152'
+    >>> publish('share', 0.1634, 'pct:0')
+    '16 %'
     """
     text = _format(value, fmt)
     try:
@@ -172,6 +226,13 @@ def verdict(condition: bool, if_true: str, if_false: str) -> str:
 
     ``verdict(exact < hoeffding, "below", "above")`` keeps a sentence such as
     "the exact bound is *below* Hoeffding's" true whatever the inputs.
+
+    Examples
+    --------
+    >>> from heldout.bounds import exact_upper, hoeffding_upper
+    >>> exact, hoeffding = exact_upper(38, 100), hoeffding_upper(38, 100)
+    >>> verdict(exact < hoeffding, 'below', 'above')
+    'below'
     """
     return if_true if bool(condition) else if_false
 
@@ -234,6 +295,14 @@ def table(
     Returns
     -------
     An object that Jupyter displays as Markdown (``display(table(...))``).
+
+    Examples
+    --------
+    >>> t = table([[38, 100, 0.4668]], ['k', 'n', 'bound'], formats={'bound': 'num:3'})
+    >>> print(t._repr_markdown_().strip())
+    | k | n | bound |
+    |--:|--:|--:|
+    | 38 | 100 | 0.467 |
     """
     formats = dict(formats or {})
     header, body = _rows(rows, columns, index)
@@ -270,6 +339,12 @@ def table(
 
 
 def _rows(rows: Any, columns: Sequence[str] | None, index: bool):
+    if columns is not None and (
+        isinstance(columns, str | bytes)
+        or not isinstance(columns, Sequence)
+        or not all(isinstance(c, str | int | float) for c in columns)
+    ):
+        raise ValueError(f"columns must be a list of header texts, got {columns!r}")
     if hasattr(rows, "to_dict") and hasattr(rows, "columns"):  # a DataFrame
         frame = rows
         header = [str(c) for c in frame.columns]
@@ -278,25 +353,37 @@ def _rows(rows: Any, columns: Sequence[str] | None, index: bool):
             header = [str(frame.index.name or "")] + header
     elif isinstance(rows, Mapping):
         header = [str(k) for k in rows]
+        if any(isinstance(v, str | bytes) or not isinstance(v, Iterable) for v in rows.values()):
+            raise ValueError("rows: a mapping of rows must map each column name to its values")
         cols = [list(v) for v in rows.values()]
         lengths = {len(c) for c in cols}
         if len(lengths) > 1:
             raise ValueError("rows: every column must have the same length")
         body = [list(r) for r in zip(*cols, strict=True)]
     else:
+        if isinstance(rows, str | bytes) or not isinstance(rows, Iterable):
+            raise ValueError(f"rows must be a table, a mapping or a list of rows, got {rows!r}")
         body = []
         header = None
         for r in rows:
+            if isinstance(r, Result):  # a result object: its fields by name
+                r = r.to_dict()
             if isinstance(r, Mapping):
                 header = header or [str(k) for k in r]
                 body.append([r.get(h) for h in header])
+            elif isinstance(r, str | bytes) or not isinstance(r, Iterable):
+                raise ValueError(f"rows: each row must be a sequence of cells, got {r!r}")
             else:
                 body.append(list(r))
         if header is None:
             if columns is None:
                 raise ValueError("columns are needed when rows are plain sequences")
+            if isinstance(columns, str | bytes) or not isinstance(columns, Sequence):
+                raise ValueError(f"columns must be a list of header texts, got {columns!r}")
             header = list(columns)
     if columns is not None:
+        if isinstance(columns, str | bytes) or not isinstance(columns, Sequence):
+            raise ValueError(f"columns must be a list of header texts, got {columns!r}")
         if len(columns) != len(header):
             raise ValueError(f"columns must have {len(header)} names, got {len(columns)}")
         header = list(columns)
@@ -310,7 +397,15 @@ def _unwrap(value):
 
 
 def style() -> None:
-    """Apply the book's figure style (sizes readable at page width, light grid)."""
+    """Apply the book's figure style (sizes readable at page width, light grid).
+
+    Examples
+    --------
+    >>> style()
+    >>> import matplotlib as mpl
+    >>> mpl.rcParams['axes.grid']
+    True
+    """
     import matplotlib as mpl
 
     mpl.rcParams.update(
@@ -330,6 +425,30 @@ def style() -> None:
     )
 
 
-def rows_of(records: Iterable[Mapping[str, Any]], keys: Sequence[str]) -> list[list[Any]]:
-    """Pick ``keys`` from each record, in order (a small helper for :func:`table`)."""
-    return [[r[k] for k in keys] for r in records]
+def rows_of(records: Iterable[Mapping[str, Any] | Result], keys: Sequence[str]) -> list[list[Any]]:
+    """Pick ``keys`` from each record (a mapping or a result object), in order.
+
+    A small helper for :func:`table`.
+
+    Examples
+    --------
+    >>> rows_of([{"k": 1, "n": 10}, {"k": 2, "n": 20}], ["n", "k"])
+    [[10, 1], [20, 2]]
+    """
+    if (
+        isinstance(keys, str)
+        or not isinstance(keys, Sequence)
+        or not all(isinstance(k, str | int) for k in keys)
+    ):
+        raise ValueError(f"keys must be a list of field names, got {keys!r}")
+    if isinstance(records, str | bytes) or not isinstance(records, Iterable):
+        raise ValueError(f"records must be a list of mappings or result objects, got {records!r}")
+    out = []
+    for r in records:
+        if not isinstance(r, Mapping | Result):
+            raise ValueError(f"records must hold mappings or result objects, got {r!r}")
+        try:
+            out.append([getattr(r, k) if isinstance(r, Result) else r[k] for k in keys])
+        except (KeyError, AttributeError, TypeError):
+            raise ValueError(f"keys {list(keys)!r}: not every record has them") from None
+    return out

@@ -82,7 +82,8 @@ def _clusters_needed(per_cluster_var, half_width, alpha, method):
     """
     v = np.asarray(per_cluster_var, dtype=float)
     z = stats.norm.isf(alpha / 2)
-    raw = z**2 * v / half_width**2
+    with np.errstate(over="ignore"):  # a huge half-width needs the minimum of 2 clusters
+        raw = z**2 * v / np.square(np.float64(half_width))
     if np.any(raw > MAX_CLUSTERS):
         raise ValueError(
             f"half_width {half_width!r} is too small: it needs more than {MAX_CLUSTERS:.0e} clusters"

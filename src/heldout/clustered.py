@@ -59,6 +59,7 @@ from heldout._result import Result, extra
 
 __all__ = [
     "BootstrapInterval",
+    "ClusterCodes",
     "ClusteredMean",
     "Coverage",
     "cluster_bootstrap",
@@ -97,7 +98,15 @@ def _scores(scores, name: str = "scores") -> np.ndarray:
     return arr
 
 
-def cluster_codes(clusters: ArrayLike, n: int, name: str = "clusters") -> tuple[np.ndarray, int]:
+@dataclass(frozen=True)
+class ClusterCodes(Result):
+    """Cluster codes ``0..G-1`` per item and ``G``; unpacks as ``(codes, n_clusters)``."""
+
+    codes: np.ndarray
+    n_clusters: int
+
+
+def cluster_codes(clusters: ArrayLike, n: int, name: str = "clusters") -> ClusterCodes:
     """Turn cluster labels (numbers or strings, one per item) into codes ``0..G-1``.
 
     Parameters
@@ -112,10 +121,10 @@ def cluster_codes(clusters: ArrayLike, n: int, name: str = "clusters") -> tuple[
 
     Returns
     -------
-    codes : ndarray of int64, shape (n,)
-        The cluster of each item, numbered in the sorted order of the labels.
-    n_clusters : int
-        The number of distinct clusters :math:`G` (at least 2).
+    ClusterCodes
+        ``codes`` (int64, shape (n,): the cluster of each item, numbered in the sorted
+        order of the labels) and ``n_clusters`` (the number :math:`G` of distinct clusters,
+        at least 2).
 
     Raises
     ------
@@ -156,7 +165,7 @@ def cluster_codes(clusters: ArrayLike, n: int, name: str = "clusters") -> tuple[
             f"{name} must contain at least two distinct clusters, got {g}: with one cluster "
             "the variance between clusters cannot be estimated"
         )
-    return codes, g
+    return ClusterCodes(codes, g)
 
 
 def _count(value, name: str, minimum: int, maximum: int) -> int:
@@ -835,11 +844,21 @@ def simulate_clustered(
     from heldout.config import rng
 
     gen = rng(seed)
-    m = np.asarray(sizes, dtype=np.int64)
+    accuracy = float(as_probability(accuracy, "accuracy", closed=True, scalar=True))
+    icc = float(as_probability(icc, "icc", closed=True, scalar=True))
+    m = np.atleast_1d(as_count(sizes, "sizes", minimum=1)).astype(np.int64)
+    reps = int(as_count(reps, "reps", minimum=1, scalar=True))
+    if reps * m.size > 10**8:
+        raise ValueError(f"reps * len(sizes) must be at most 1e8, got {reps * m.size:.3g}")
     if icc == 0:
         return gen.binomial(m, accuracy, size=(reps, m.size)).astype(float)
     total = (1.0 - icc) / icc
-    p_g = gen.beta(accuracy * total, (1 - accuracy) * total, size=(reps, m.size))
+    if icc == 1:  # every item of a cluster agrees: the cluster is right or wrong as one
+        p_g = (gen.random((reps, m.size)) < accuracy).astype(float)
+    elif 0 < accuracy < 1:
+        p_g = gen.beta(accuracy * total, (1 - accuracy) * total, size=(reps, m.size))
+    else:  # every cluster has the same accuracy 0 or 1
+        p_g = np.full((reps, m.size), float(accuracy))
     return gen.binomial(m, p_g).astype(float)
 
 

@@ -42,7 +42,7 @@ import numpy as np
 from scipy import special
 
 from heldout._beta_compare import prob_greater as _prob_greater
-from heldout._checks import broadcast
+from heldout._checks import as_flag, broadcast
 from heldout._result import Result
 from heldout._saddle import binom_cdf, binom_logpmf
 from heldout.config import rng as _make_rng
@@ -51,6 +51,7 @@ from heldout.predictions import _choice, _count, _counts, _probabilities, _proba
 # (the names re-exported at the end, from the modules they moved to, are documented there)
 __all__ = [
     "BestBounds",
+    "MonteCarlo",
     "SimulatedPower",
     "best_bounds",
     "chi2_test",
@@ -187,9 +188,17 @@ def prob_better(correct_a, n_a, correct_b, n_b, prior="uniform"):
     return prob_greater_beta(aa, ba, ab, bb)
 
 
+@dataclass(frozen=True)
+class MonteCarlo(Result):
+    """A Monte Carlo estimate and its standard error; unpacks as ``(estimate, se)``."""
+
+    estimate: float | np.ndarray
+    se: float | np.ndarray
+
+
 def prob_better_mc(
     correct_a, n_a, correct_b, n_b, prior="uniform", *, draws: int = 100_000, seed=None
-):
+) -> MonteCarlo:
     """Monte Carlo estimate of ``P(p_A > p_B)`` and its standard error.
 
     Draws ``draws`` pairs from the two Beta posteriors and returns
@@ -200,7 +209,8 @@ def prob_better_mc(
 
     Returns
     -------
-    (estimate, standard_error)
+    MonteCarlo
+        ``(estimate, se)``.
 
     Examples
     --------
@@ -223,7 +233,7 @@ def prob_better_mc(
     x = rng.beta(float(aa), float(ba), size=draws)
     y = rng.beta(float(ab), float(bb), size=draws)
     q = float(np.mean(x > y))
-    return q, float(np.sqrt(q * (1.0 - q) / draws))
+    return MonteCarlo(q, float(np.sqrt(q * (1.0 - q) / draws)))
 
 
 def mc_draws_needed(prob, se):
@@ -386,7 +396,7 @@ def chi2_test(
     fail = total - succ
     e11 = na * succ / total  # expected correct of A
     dev = np.abs(ka - e11)
-    if correction:
+    if as_flag(correction, "correction"):
         dev = np.maximum(dev - 0.5, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         inv = 1.0 / (na * succ) + 1.0 / (nb * succ) + 1.0 / (na * fail) + 1.0 / (nb * fail)
@@ -498,7 +508,7 @@ def prob_best(correct, n, prior="uniform"):
     return np.clip(total, 0.0, 1.0)
 
 
-def prob_best_mc(correct, n, prior="uniform", *, draws: int = 100_000, seed=None):
+def prob_best_mc(correct, n, prior="uniform", *, draws: int = 100_000, seed=None) -> MonteCarlo:
     """Simulation estimate of :func:`prob_best` with standard errors (independent posteriors).
 
     Draws ``draws`` accuracy vectors from the independent posteriors and
@@ -506,8 +516,8 @@ def prob_best_mc(correct, n, prior="uniform", *, draws: int = 100_000, seed=None
 
     Returns
     -------
-    (estimate, standard_error)
-        Two arrays, one entry per model.
+    MonteCarlo
+        ``(estimate, se)``: two arrays, one entry per model.
 
     Examples
     --------
@@ -522,7 +532,7 @@ def prob_best_mc(correct, n, prior="uniform", *, draws: int = 100_000, seed=None
     rng = _make_rng(seed)
     x = rng.beta(a, b, size=(draws, a.size))
     q = np.bincount(np.argmax(x, axis=1), minlength=a.size) / draws
-    return q, np.sqrt(q * (1.0 - q) / draws)
+    return MonteCarlo(q, np.sqrt(q * (1.0 - q) / draws))
 
 
 @dataclass(frozen=True)

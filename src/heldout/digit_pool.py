@@ -88,6 +88,15 @@ class Pool:
     indices : ndarray of int, optional
         Where each pool digit sits among MNIST's 70,000 (training digits first),
         the order of :func:`heldout.qmnist.load_writers`.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> labels = rng.integers(0, 10, 400)
+    >>> sure = np.eye(10, dtype=np.float32)[labels] * 0.5 + 0.05  # rows sum to 1
+    >>> pool = Pool(labels, {"logistic": sure, "random_forest": sure}, 0, "toy", {})
+    >>> len(pool), bool(np.all(pool.predicted("logistic") == labels))
+    (400, True)
     """
 
     labels: np.ndarray
@@ -157,6 +166,14 @@ def pool_predictions(
     Returns
     -------
     Pool
+
+    Examples
+    --------
+    Skipped by doctest: it fits the models on the MNIST digits (minutes, or the cache).
+
+    >>> pool = pool_predictions()  # doctest: +SKIP
+    >>> sorted(pool.proba)  # doctest: +SKIP
+    ['logistic', 'random_forest']
     """
     from heldout.config import SEED, pick, quick
     from heldout.data import KAGGLE_ROWS, load_mnist
@@ -219,16 +236,33 @@ def pool_predictions(
 
 
 # --------------------------------------------------------------------------- truths
+def _digit(digit) -> int:
+    from heldout._checks import as_count
+
+    return int(as_count(digit, "digit", maximum=9, scalar=True))
+
+
 def pool_truths(pool: Pool, digit: int) -> dict:
     """The pool's value of every metric of the experiment (the truth for test sets drawn from it).
 
     Keys ``(metric, model)``; pairs under ``(metric, "difference")`` (logistic minus
     random forest); the confusion-matrix row of ``digit`` under ``("row", model)``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> labels = rng.integers(0, 10, 2000)
+    >>> noisy = {m: rng.dirichlet(np.ones(10), 2000).astype(np.float32) * 0.5
+    ...          + np.eye(10, dtype=np.float32)[labels] * 0.5 for m in ("logistic", "random_forest")}
+    >>> t = pool_truths(Pool(labels, noisy, 0, "toy", {}), 3)
+    >>> 0.5 < t[("auc", "logistic")] <= 1.0
+    True
     """
     from heldout.auc import auc
     from heldout.fscore import _macro_value_and_gradient
     from heldout.rates import confusion_matrix
 
+    digit = int(_digit(digit))
     y = pool.labels == digit
     out = {}
     for model in pool.proba:
@@ -287,6 +321,17 @@ def pool_coverage(
     list of dict
         One row per (metric, model, method): ``metric``, ``model``, ``method``,
         ``truth``, ``coverage``, ``mcse``, ``reps``, ``width`` (mean).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> labels = rng.integers(0, 10, 2000)
+    >>> noisy = {m: rng.dirichlet(np.ones(10), 2000).astype(np.float32) * 0.5
+    ...          + np.eye(10, dtype=np.float32)[labels] * 0.5 for m in ("logistic", "random_forest")}
+    >>> rows = pool_coverage(Pool(labels, noisy, 0, "toy", {}), 3, test_size=500, reps=20,
+    ...                      bootstrap_reps=3, n_resamples=100, seed=2)
+    >>> all(0 <= r["coverage"] <= 1 for r in rows)
+    True
     """
     from heldout._checks import as_probability
     from heldout.auc import _correlation, _interval_arrays, _mover_ends, delong
@@ -499,6 +544,16 @@ def pool_auc_coverage(
     ``digit``, ``model``, ``method``, ``truth``, ``shortfall`` (expected
     positives' worth of misranking per test set), ``coverage``, ``mcse``,
     ``reps``, ``width``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> labels = rng.integers(0, 10, 2000)
+    >>> noisy = {m: rng.dirichlet(np.ones(10), 2000).astype(np.float32) * 0.5
+    ...          + np.eye(10, dtype=np.float32)[labels] * 0.5 for m in ("logistic", "random_forest")}
+    >>> rows = pool_auc_coverage(Pool(labels, noisy, 0, "toy", {}), digits=(3,), test_size=500, reps=20, seed=2)
+    >>> sorted({r["method"] for r in rows})
+    ['auto', 'delong', 'logit', 'mover']
     """
     from scipy import stats
 
@@ -509,7 +564,9 @@ def pool_auc_coverage(
     test_size = int(_inputs.count(test_size, "test_size", minimum=10))
     reps = int(_inputs.count(reps, "reps", minimum=1))
     alpha = float(as_probability(alpha, "alpha"))
-    digits = [int(d) for d in digits]
+    from heldout._checks import as_count
+
+    digits = [int(d) for d in np.atleast_1d(as_count(digits, "digits", maximum=9))]
     if any(d < 0 or d > 9 for d in digits):
         raise ValueError(f"digits must be in 0..9, got {digits}")
     models = list(pool.proba)

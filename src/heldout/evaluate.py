@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from heldout._deprecate import level_to_alpha, renamed
 from heldout.estimate import Difference, Estimate
 
 __all__ = [
@@ -86,7 +87,17 @@ SCORE_MIN_CLASS = 10
 
 @dataclass
 class Context:
-    """What the metric functions see: labels, each model's predictions, settings."""
+    """What the metric functions see: labels, each model's predictions, settings.
+
+    Built by :func:`evaluate`; a metric's ``single(ctx, model)`` reads it.
+
+    Examples
+    --------
+    >>> ctx = Context(np.array([0, 1, 1]), {"a": np.array([0, 1, 0])}, {}, np.array([0, 1]),
+    ...               alpha=0.05, threshold=0.5, n_resamples=200, seed=1)
+    >>> ctx.binary, ctx.minority
+    (True, 1)
+    """
 
     y: np.ndarray
     labels: dict
@@ -160,6 +171,11 @@ class MetricSpec:
         Name for :func:`heldout.bootstrap.cluster_bootstrap_interval`.
     warning : callable, optional
         ``warning(ctx, model_or_pair) -> str or None``.
+
+    Examples
+    --------
+    >>> [spec.name for spec in METRICS][:3]
+    ['accuracy', 'precision', 'recall']
     """
 
     name: str
@@ -551,9 +567,21 @@ def _num(x) -> float | None:
 
 
 def metric_entry(result: Estimate | None, note: str = "", **extra) -> dict:
-    """The printed form of one metric of one model: ``value``, ``low``, ``high``, ``method``."""
+    """The printed form of one metric of one model: ``value``, ``low``, ``high``, ``method``.
+
+    Examples
+    --------
+    >>> metric_entry(Estimate(0.8, 0.7, 0.9, method="wilson", n=100))
+    {'value': 0.8, 'low': 0.7, 'high': 0.9, 'method': 'wilson', 'n': 100}
+    >>> metric_entry(None, "no positives")["method"]
+    'no positives'
+    """
+    if not isinstance(note, str):
+        raise ValueError(f"note must be a text, got {note!r}")
     if result is None:
         return {"value": None, "low": None, "high": None, "method": note, **extra}
+    if not isinstance(result, Estimate):
+        raise ValueError(f"result must be an Estimate or None, got {result!r}")
     out = {
         "value": _num(result.value),
         "low": _num(result.low),
@@ -566,9 +594,19 @@ def metric_entry(result: Estimate | None, note: str = "", **extra) -> dict:
 
 
 def pair_entry(result: Difference | None, note: str = "", **extra) -> dict:
-    """The printed form of a paired difference: ``value`` (A - B), ``low``, ``high``, ``p_value``, ``method``."""
+    """The printed form of a paired difference: ``value`` (A - B), ``low``, ``high``, ``p_value``, ``method``.
+
+    Examples
+    --------
+    >>> pair_entry(None, "needs scores")
+    {'value': None, 'low': None, 'high': None, 'p_value': None, 'method': 'needs scores'}
+    """
+    if not isinstance(note, str):
+        raise ValueError(f"note must be a text, got {note!r}")
     if result is None:
         return {"value": None, "low": None, "high": None, "p_value": None, "method": note, **extra}
+    if not isinstance(result, Difference):
+        raise ValueError(f"result must be a Difference or None, got {result!r}")
     out = {
         "value": _num(result.value),
         "low": _num(result.low),
@@ -638,7 +676,9 @@ def detect_kind(values: np.ndarray) -> str:
     >>> detect_kind(np.array([0.0, 1.0, 1.0])), detect_kind(np.array([0.2, 0.9]))
     ('labels', 'scores')
     """
-    v = np.asarray(values, dtype=float)
+    from heldout import _inputs
+
+    v = _inputs.scores(values, "values")
     return "labels" if np.all(v == np.round(v)) else "scores"
 
 
@@ -662,11 +702,12 @@ def _groups(values, name: str, n: int) -> np.ndarray | None:
     return arr
 
 
+@renamed(level=("alpha", level_to_alpha))
 def evaluate(
     y,
     predictions: dict,
     *,
-    level: float = 0.95,
+    alpha: float = 0.05,
     kinds: dict | str | None = None,
     threshold: float = 0.5,
     n_resamples: int = 2000,
@@ -684,8 +725,9 @@ def evaluate(
         True labels (0/1 for two classes; whole numbers for several).
     predictions : dict
         ``{model name: column}``: predicted labels, or scores in [0, 1] for two classes.
-    level : float, default 0.95
-        Confidence level of every interval.
+    alpha : float, default 0.05
+        Every interval has confidence ``1 - alpha`` (``level=`` is a deprecated way of
+        giving ``1 - alpha``).
     kinds : dict or str, optional
         ``"labels"`` or ``"scores"`` for every model, or per model; default:
         detected (:func:`detect_kind`).
@@ -707,7 +749,7 @@ def evaluate(
     Returns
     -------
     dict
-        ``n``, ``level``, ``classes``, ``models`` (per model: ``kind``,
+        ``n``, ``alpha``, ``level`` (``1 - alpha``), ``classes``, ``models`` (per model: ``kind``,
         ``kind_source``, ``metrics``) and ``pairs`` (per pair: ``a``, ``b``,
         ``metrics``), ready for JSON; with ``clusters`` also ``clusters`` (their
         number).
@@ -731,10 +773,10 @@ def evaluate(
     from heldout import _inputs
     from heldout._checks import as_probability
 
-    lv = float(as_probability(level, "level"))
+    a_ = float(as_probability(alpha, "alpha"))
     th = float(as_probability(threshold, "threshold"))
-    if not predictions:
-        raise ValueError("predictions must hold at least one model")
+    if not isinstance(predictions, dict) or not predictions:
+        raise ValueError("predictions must be a dict holding at least one model's column")
     if correction not in ("CR1", "CR0"):
         raise ValueError(f"correction must be 'CR1' or 'CR0', got {correction!r}")
     yy = _inputs.scores(y, "labels")
@@ -790,7 +832,7 @@ def evaluate(
         labels,
         scores,
         all_classes,
-        1 - lv,
+        a_,
         th,
         n_resamples,
         seed,
@@ -820,7 +862,8 @@ def evaluate(
             pairs.append({"a": a, "b": b, "metrics": metrics})
     out = {
         "n": int(yy.size),
-        "level": lv,
+        "alpha": a_,
+        "level": 1.0 - a_,
         "classes": [int(c) for c in ctx.classes],
         "models": report,
         "pairs": pairs,
@@ -837,6 +880,15 @@ def forest_plot(report: dict, path=None):
     One row per metric, one marker per model (value, with its interval as a
     horizontal bar).  Written to ``path`` (PNG) when given; returns the
     matplotlib ``Figure`` (drawn without pyplot, so it works without a display).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(7)
+    >>> y = (rng.random(200) < 0.4).astype(int)
+    >>> report = evaluate(y, {"a": np.where(rng.random(200) < 0.9, y, 1 - y)}, n_resamples=200, seed=1)
+    >>> fig = forest_plot(report)
+    >>> fig.axes[0].get_xlabel()
+    'value with its 95 % interval'
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure

@@ -133,7 +133,7 @@ class Claim:
     where : str
         Where in the article the claim is made.
     claim : str
-        The claim in the book's words (MyST: ``$...$`` is typeset).
+        The claim in the book's words (MyST: dollar-delimited math is typeset).
     kind : str
         ``number``, ``formula`` or ``verbal``.
     printed : str
@@ -581,7 +581,7 @@ def _lost_estimator_target(train_rows, test_rows, train_accuracy, test_accuracy,
     """Does the batch mean estimate the test accuracy ``a``?  Its expectation, whatever ``k``."""
     p = _lost_example(train_rows, test_rows, train_accuracy, test_accuracy)
     mom = _lost().estimator_moments(p, train_rows + test_rows, test_rows, batches)
-    mean = mom["a_hat_mean"]
+    mean = mom.a_hat_mean
     return _ev(abs(mean - test_accuracy) < 1e-9, mean=mean, a=test_accuracy, p=p)
 
 
@@ -654,7 +654,7 @@ def _lost_alpha_unbiased(train_rows, test_rows, train_accuracy, test_accuracy, b
     """Is either form of alpha unbiased for ``a`` without the assumption?"""
     p = _lost_example(train_rows, test_rows, train_accuracy, test_accuracy)
     mom = _lost().estimator_moments(p, train_rows + test_rows, test_rows, batches)
-    printed, intended = mom["alpha_printed_mean"], mom["alpha_intended_mean"]
+    printed, intended = mom.alpha_printed_mean, mom.alpha_intended_mean
     ok = min(abs(printed - test_accuracy), abs(intended - test_accuracy)) < 1e-9
     return _ev(ok, printed=printed, intended=intended, a=test_accuracy, p=p)
 
@@ -1050,7 +1050,7 @@ def _split_optimum(c_test, c_train, rows):
 def _split_constant_share(c_test, c_train, rows):
     """Is the best whole split the same share of the data for every size?"""
     sp = _split()
-    shares = np.array([sp.optimal_split(c_test, c_train, int(r))["test_rows"] / r for r in rows])
+    shares = np.array([sp.optimal_split(c_test, c_train, int(r)).test_rows / r for r in rows])
     target = sp.optimal_test_fraction(c_test, c_train)
     return _ev(bool(np.all(np.abs(shares - target) <= 1 / np.asarray(rows))), target=target)
 
@@ -1272,7 +1272,7 @@ def _posterior_moment(successes, failures, which, scale=1.0):
 def _posterior_interval_end(successes, failures, level, end):
     post = _posterior()
     a, b = post.beta_params(successes, failures)
-    lo_hi = post.equal_tailed(a, b, level)
+    lo_hi = post.equal_tailed(a, b, alpha=1 - level)
     mass = float(
         _posterior().BetaPosterior.from_counts(successes, successes + failures).dist.cdf(0.98)
     )
@@ -1667,7 +1667,7 @@ def _mse_clt(n, reps, seed):
     res = regression.mse_coverage(
         n, reps=reps, draws=50, methods=("clt",), seed=seed, kind="normal", bias=0.0
     )
-    cov, se = float(res["clt"]["coverage"]), float(res["clt"]["se"])
+    cov, se = float(res["clt"].coverage), float(res["clt"].se)
     return _ev(abs(cov - 0.95) < 0.02 + 4 * se, coverage=cov, se=se, n=n)
 
 
@@ -1937,10 +1937,10 @@ def _sd_largest_at_half(n):
 def _normal_table(required, margins, alphas):
     """Normal-approximation sizes against the exact ones, and the normal rule's true level."""
     table = _acc().size_table(required, margins, alphas)
-    ok = table["normal"] > 0
-    level = table["normal_level"] / np.asarray(alphas)[:, None, None]
+    ok = table.normal > 0
+    level = table.normal_level / np.asarray(alphas)[:, None, None]
     exceed = int(np.sum(level[ok] > 1.0))
-    rel = np.abs(table["normal"] - table["exact"])[ok] / table["exact"][ok]
+    rel = np.abs(table.normal - table.exact)[ok] / table.exact[ok]
     return _ev(
         exceed == 0 and float(rel.max()) < 0.1,
         exceed=exceed,

@@ -16,11 +16,14 @@ losses on a large pool, the population of the chapter's simulations).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import ArrayLike
 
 from heldout._checks import _arr, as_count, as_probability, broadcast, scalar_or_array, show
-from heldout.config import SEED
+from heldout._result import Result
+from heldout.config import _random_state
 
 __all__ = ["collared_deviance", "collared_deviance_range", "zero_one_loss", "classifier_pool"]
 
@@ -91,6 +94,11 @@ def collared_deviance(
     ValueError
         If ``y`` is not 0/1, ``p`` is outside [0, 1], ``mu`` is outside
         (0, 1/2], ``base`` is unknown or the shapes do not broadcast.
+
+    Examples
+    --------
+    >>> collared_deviance([1, 1, 0], [0.9, 0.001, 0.2]).round(4).tolist()  # the collar caps the second
+    [0.304, 13.2877, 0.6439]
     """
     log = _log_function(base)
     y = _check_labels(y)
@@ -116,6 +124,11 @@ def collared_deviance_range(mu: ArrayLike = 0.01, *, base: int | str = 2) -> flo
     -------
     float or ndarray
         ``-2 log_b(mu)``; for ``mu = 0.01`` and base 2 this is ``13.2877...``.
+
+    Examples
+    --------
+    >>> round(collared_deviance_range(0.01), 4)  # -2 log2(0.01)
+    13.2877
     """
     log = _log_function(base)
     mu = _check_mu(mu)
@@ -140,6 +153,11 @@ def zero_one_loss(y: ArrayLike, p: ArrayLike, *, threshold: float = 0.5) -> floa
     -------
     float or ndarray
         0.0 or 1.0 per row.
+
+    Examples
+    --------
+    >>> zero_one_loss([1, 1, 0], [0.9, 0.3, 0.6]).tolist()
+    [0.0, 1.0, 1.0]
     """
     y = _check_labels(y)
     p = as_probability(p, "p", closed=True)
@@ -148,14 +166,27 @@ def zero_one_loss(y: ArrayLike, p: ArrayLike, *, threshold: float = 0.5) -> floa
     return scalar_or_array(((p > threshold).astype(float) != y).astype(float))
 
 
+@dataclass(frozen=True)
+class ClassifierPool(Result):
+    """A fitted classifier and its per-row losses on a pool (:func:`classifier_pool`)."""
+
+    y: np.ndarray
+    p: np.ndarray
+    deviance: np.ndarray
+    zero_one: np.ndarray
+    range: float
+    train_accuracy: float
+    model: object
+
+
 def classifier_pool(
     n_train: int = 5_000,
     n_pool: int = 100_000,
     *,
     mu: float = 0.01,
     base: int | str = 2,
-    seed: int | None = None,
-) -> dict:
+    seed=None,
+) -> ClassifierPool:
     """Fit a logistic regression on synthetic data and score a large pool with it.
 
     The data come from :func:`sklearn.datasets.make_classification` with
@@ -172,23 +203,30 @@ def classifier_pool(
         Rows used for training and rows in the population pool.
     mu, base
         Collar and log base of :func:`collared_deviance`.
-    seed : int, optional
-        Seed of the data generator (default :data:`heldout.config.SEED`).
+    seed : int, Generator or None
+        Seed of the data generator (default :data:`heldout.config.SEED`; an int is passed
+        to scikit-learn as it is).
 
     Returns
     -------
-    dict
+    ClassifierPool
         ``y`` and ``p`` (labels and predicted probabilities on the pool),
         ``deviance`` (collared deviance per pool row), ``zero_one`` (0-1 loss
         per pool row), ``range`` (``-2 log_b(mu)``), ``train_accuracy``,
         ``model`` (the fitted estimator).
+
+    Examples
+    --------
+    >>> pool = classifier_pool(n_train=500, n_pool=2000, seed=1)
+    >>> pool.deviance.shape, bool(pool.deviance.max() <= pool.range), round(pool.train_accuracy, 3)
+    ((2000,), True, 0.89)
     """
     from sklearn.datasets import make_classification
     from sklearn.linear_model import LogisticRegression
 
     n_train = int(as_count(n_train, "n_train", minimum=10))
     n_pool = int(as_count(n_pool, "n_pool", minimum=1))
-    seed = SEED if seed is None else int(as_count(seed, "seed"))
+    seed = _random_state(seed)
     x, y = make_classification(
         n_samples=n_train + n_pool,
         n_features=20,
@@ -201,12 +239,12 @@ def classifier_pool(
     model = LogisticRegression(max_iter=1_000).fit(x[:n_train], y[:n_train])
     y_pool = y[n_train:]
     p_pool = model.predict_proba(x[n_train:])[:, 1]
-    return {
-        "y": y_pool,
-        "p": p_pool,
-        "deviance": collared_deviance(y_pool, p_pool, mu, base=base),
-        "zero_one": zero_one_loss(y_pool, p_pool),
-        "range": collared_deviance_range(mu, base=base),
-        "train_accuracy": float(model.score(x[:n_train], y[:n_train])),
-        "model": model,
-    }
+    return ClassifierPool(
+        y=y_pool,
+        p=p_pool,
+        deviance=collared_deviance(y_pool, p_pool, mu, base=base),
+        zero_one=zero_one_loss(y_pool, p_pool),
+        range=collared_deviance_range(mu, base=base),
+        train_accuracy=float(model.score(x[:n_train], y[:n_train])),
+        model=model,
+    )

@@ -10,7 +10,7 @@ The article's proposal, reproduced here
     :func:`batch_accuracy` draws ``k`` random batches of ``N2`` rows and returns
     their mean accuracy ``a_hat``; :func:`corrected_alpha` applies the article's
     correction ``alpha = (a_hat - p (1 - 1/k)) / k`` (and, with
-    ``form="intended"``, the correction the article's algebra needed,
+    ``method="intended"``, the correction the article's algebra needed,
     ``k a_hat - (k - 1) p``).  :func:`article_expectation` is the article's claimed
     ``E[a_hat] = a/k + p (1 - 1/k)``, valid only if the real test set is one of
     the batches; :func:`prob_test_set_drawn` is the probability of that event and
@@ -43,6 +43,7 @@ Notation: ``rows = N``, ``train_rows = N1``, ``test_rows = N2``, ``batches = k``
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -60,6 +61,8 @@ from heldout._checks import (
     scalar_or_array,
     show,
 )
+from heldout._deprecate import level_to_alpha, renamed
+from heldout._result import Interval, Result
 
 __all__ = [
     "MODELS",
@@ -125,11 +128,7 @@ def _sizes(train_rows, test_rows, rows=None):
     return n1, n2, n
 
 
-def _generator(seed=None, rng=None) -> np.random.Generator:
-    if rng is not None:
-        if not isinstance(rng, np.random.Generator):
-            raise ValueError(f"rng must be a numpy Generator, got {type(rng).__name__}")
-        return rng
+def _generator(seed=None) -> np.random.Generator:
     from heldout.config import rng as make_rng
 
     return make_rng(seed)
@@ -187,15 +186,18 @@ _WIDTH_POINTS = 4096
 
 
 # --------------------------------------------------------------------------- the article's estimator
+_SEEDING = {"repetitions": "reps", "rng": "seed"}
+
+
+@renamed(**_SEEDING)
 def batch_accuracy(
     correct: ArrayLike,
     test_rows: int,
     batches: int,
     *,
-    repetitions: int | None = None,
+    reps: int | None = None,
     method: str = "rows",
-    seed: int | None = None,
-    rng: np.random.Generator | None = None,
+    seed=None,
 ) -> Value:
     """The article's estimator: mean accuracy over ``k`` random batches of ``N2`` rows.
 
@@ -213,7 +215,7 @@ def batch_accuracy(
         Batch size ``N2`` (the size of the lost test set), ``1 <= N2 <= N``.
     batches : int
         Number of batches ``k >= 1``.
-    repetitions : int, optional
+    reps : int, optional
         Draw this many independent values of ``a_hat`` (returned as an array);
         by default one value (returned as a float).
     method : {"rows", "counts"}, default "rows"
@@ -221,13 +223,21 @@ def batch_accuracy(
         number of correct rows in each batch, which is hypergeometric with
         parameters ``(N, N p, N2)``: the same distribution of ``a_hat``, much
         faster for large ``k``.
-    seed, rng
-        Randomness: a seed (default :data:`heldout.config.SEED`) or a numpy Generator.
+    seed : int, Generator or None
+        Randomness, through :func:`heldout.config.rng` (default :data:`heldout.config.SEED`).
 
     Returns
     -------
     float or ndarray
-        ``a_hat`` (one value, or ``repetitions`` values).
+        ``a_hat`` (one value, or ``reps`` values).
+
+    Examples
+    --------
+    >>> correct = np.r_[np.ones(90), np.zeros(10)]
+    >>> batch_accuracy(correct, test_rows=20, batches=5, seed=1)
+    0.89
+    >>> batch_accuracy(correct, 20, 5, reps=3, method='counts', seed=1)
+    array([0.94, 0.91, 0.88])
     """
     c = _correct_vector(correct)
     n = c.size
@@ -235,13 +245,12 @@ def batch_accuracy(
     if n2 > n:
         raise ValueError(f"test_rows must not exceed the number of rows ({n}), got {n2}")
     k = as_count(batches, "batches", minimum=1, scalar=True)
-    reps = (
-        1 if repetitions is None else as_count(repetitions, "repetitions", minimum=1, scalar=True)
-    )
+    single = reps is None
+    reps = 1 if single else as_count(reps, "reps", minimum=1, scalar=True)
     as_choice(method, "method", ("rows", "counts"))
     per_draw = 1 if method == "counts" else n
-    check_work(reps * k * per_draw, _DRAW_LIMIT, "repetitions times batches (times rows)")
-    gen = _generator(seed, rng)
+    check_work(reps * k * per_draw, _DRAW_LIMIT, "reps times batches (times rows)")
+    gen = _generator(seed)
     if method == "counts":
         n_good = int(c.sum())
         hits = gen.hypergeometric(n_good, n - n_good, n2, size=(reps, k))
@@ -251,21 +260,22 @@ def batch_accuracy(
         for lo, hi in _blocks(reps, k * n):
             masks = _batch_masks(gen, n, n2, (hi - lo, k))
             out[lo:hi] = (masks & c).sum(axis=(1, 2)) / (k * n2)
-    return float(out[0]) if repetitions is None else out
+    return float(out[0]) if single else out
 
 
+@renamed(form="method")
 def corrected_alpha(
-    a_hat: ArrayLike, data_accuracy: ArrayLike, batches: ArrayLike, *, form: str = "printed"
+    a_hat: ArrayLike, data_accuracy: ArrayLike, batches: ArrayLike, *, method: str = "printed"
 ) -> Value:
     """The article's "corrected" estimator ``alpha``.
 
-    ``form="printed"`` is equation 7 of :cite:`lost2017` as printed:
+    ``method="printed"`` is equation 7 of :cite:`lost2017` as printed:
 
     .. math:: \\alpha = \\frac{1}{k}\\left(\\hat a - p\\left(1 - \\frac{1}{k}\\right)\\right)
 
     whose expectation under the article's own assumption is ``a / k^2``, not
     ``a`` (the article divides by ``k`` where it should multiply).
-    ``form="intended"`` is the correction that would make the article's
+    ``method="intended"`` is the correction that would make the article's
     algebra right, :math:`k \\hat a - (k - 1) p`.  In reality (no assumption)
     :math:`E[\\hat a] = p`, so the two forms have expectations ``p / k^2`` and
     ``p``: see :func:`estimator_moments`.
@@ -278,21 +288,25 @@ def corrected_alpha(
         Whole-data accuracy ``p`` in ``[0, 1]``.
     batches : int or array_like
         Number of batches ``k >= 1``.
-    form : {"printed", "intended"}, default "printed"
+    method : {"printed", "intended"}, default "printed"
 
     Returns
     -------
     float or ndarray
+
+    Examples
+    --------
+    >>> round(corrected_alpha(0.9, 0.9, 10), 4), round(corrected_alpha(0.9, 0.9, 10, method='intended'), 4)
+    (0.009, 0.9)
     """
     a = as_probability(a_hat, "a_hat", closed=True)
     p = as_probability(data_accuracy, "data_accuracy", closed=True)
     k = as_count(batches, "batches", minimum=1).astype(float)
-    if form == "printed":
+    as_choice(method, "method", ("printed", "intended"))
+    if method == "printed":
         out = (a - p * (1.0 - 1.0 / k)) / k
-    elif form == "intended":
-        out = k * a - (k - 1.0) * p
     else:
-        raise ValueError(f"form must be 'printed' or 'intended', got {show(form)}")
+        out = k * a - (k - 1.0) * p
     return scalar_or_array(out)
 
 
@@ -306,6 +320,11 @@ def article_expectation(
     that event has probability :func:`prob_test_set_drawn`, essentially zero.
     Unconditionally ``E[a_hat] = p``; given the event exactly, see
     :func:`expectation_given_drawn`.
+
+    Examples
+    --------
+    >>> round(article_expectation(0.8, 0.9, 10), 4)
+    0.89
     """
     a = as_probability(test_accuracy, "test_accuracy", closed=True)
     p = as_probability(data_accuracy, "data_accuracy", closed=True)
@@ -313,9 +332,21 @@ def article_expectation(
     return scalar_or_array(a / k + p * (1.0 - 1.0 / k))
 
 
+@dataclass(frozen=True)
+class Moments(Result):
+    """Expectations and standard deviations of the article's estimators (:func:`estimator_moments`)."""
+
+    a_hat_mean: Value
+    a_hat_sd: Value
+    alpha_printed_mean: Value
+    alpha_printed_sd: Value
+    alpha_intended_mean: Value
+    alpha_intended_sd: Value
+
+
 def estimator_moments(
     data_accuracy: ArrayLike, rows: ArrayLike, test_rows: ArrayLike, batches: ArrayLike
-) -> dict:
+) -> Moments:
     """Exact expectation and standard deviation of ``a_hat`` and of both forms of ``alpha``.
 
     Given the model and the ``N`` rows (so the share ``p`` of correct rows is
@@ -345,23 +376,29 @@ def estimator_moments(
 
     Returns
     -------
-    dict
-        Keys ``a_hat_mean``, ``a_hat_sd``, ``alpha_printed_mean``,
+    Moments
+        ``a_hat_mean``, ``a_hat_sd``, ``alpha_printed_mean``,
         ``alpha_printed_sd``, ``alpha_intended_mean``, ``alpha_intended_sd``.
+
+    Examples
+    --------
+    >>> mom = estimator_moments(0.9, 1000, 200, 100)
+    >>> round(mom.a_hat_sd, 5), round(mom.alpha_printed_mean, 5)
+    (0.0019, 9e-05)
     """
     p = as_probability(data_accuracy, "data_accuracy", closed=True)
     n, n2 = _rows_and_test_rows(rows, test_rows)
     k = as_count(batches, "batches", minimum=1).astype(float)
     fpc = np.where(n > 1, (n - n2) / np.maximum(n - 1, 1), 0.0)
     sd = np.sqrt(p * (1.0 - p) / (k * n2) * fpc)
-    return {
-        "a_hat_mean": scalar_or_array(p + 0.0 * sd),
-        "a_hat_sd": scalar_or_array(sd),
-        "alpha_printed_mean": scalar_or_array(p / k**2 + 0.0 * sd),
-        "alpha_printed_sd": scalar_or_array(sd / k),
-        "alpha_intended_mean": scalar_or_array(p + 0.0 * sd),
-        "alpha_intended_sd": scalar_or_array(k * sd),
-    }
+    return Moments(
+        a_hat_mean=scalar_or_array(p + 0.0 * sd),
+        a_hat_sd=scalar_or_array(sd),
+        alpha_printed_mean=scalar_or_array(p / k**2 + 0.0 * sd),
+        alpha_printed_sd=scalar_or_array(sd / k),
+        alpha_intended_mean=scalar_or_array(p + 0.0 * sd),
+        alpha_intended_sd=scalar_or_array(k * sd),
+    )
 
 
 # --------------------------------------------------------------------------- the key assumption
@@ -405,6 +442,11 @@ def prob_test_set_drawn(rows: ArrayLike, test_rows: ArrayLike, batches: ArrayLik
     Returns
     -------
     float or ndarray
+
+    Examples
+    --------
+    >>> round(prob_test_set_drawn(10, 3, 120), 4)  # 120 batches, 120 possible test sets
+    0.6337
     """
     n, n2 = _rows_and_test_rows(rows, test_rows)
     k = as_count(batches, "batches", minimum=1).astype(float)
@@ -508,6 +550,11 @@ def expectation_given_drawn(
     Returns
     -------
     float or ndarray
+
+    Examples
+    --------
+    >>> round(expectation_given_drawn(0.8, 0.9, 10, 3, 120), 4)
+    0.8995
     """
     a = as_probability(test_accuracy, "test_accuracy", closed=True)
     p = as_probability(data_accuracy, "data_accuracy", closed=True)
@@ -523,18 +570,32 @@ def expectation_given_drawn(
     return scalar_or_array(out)
 
 
+@dataclass(frozen=True)
+class KeyAssumption(Result):
+    """Runs of the article's procedure and the exact references (:func:`simulate_key_assumption`)."""
+
+    a_hat: np.ndarray
+    drawn: np.ndarray
+    copies: np.ndarray
+    prob_drawn: float
+    test_accuracy: float
+    data_accuracy: float
+    expectation_given_drawn: float
+    article_expectation: float
+
+
+@renamed(**_SEEDING)
 def simulate_key_assumption(
     correct: ArrayLike,
     test_mask: ArrayLike,
     batches: int,
-    repetitions: int,
+    reps: int,
     *,
-    seed: int | None = None,
-    rng: np.random.Generator | None = None,
-) -> dict:
+    seed=None,
+) -> KeyAssumption:
     """Simulate the article's procedure and record whether the real test set was drawn.
 
-    Draws ``repetitions`` independent runs of ``k`` random batches of ``N2``
+    Draws ``reps`` independent runs of ``k`` random batches of ``N2``
     rows (``N2`` = number of True entries of ``test_mask``) and returns, for
     each run, ``a_hat`` and whether some batch equals the real test set.  Use
     it on a tiny data set (say ``N = 10``, ``N2 = 3``: ``C = 120`` possible
@@ -546,17 +607,24 @@ def simulate_key_assumption(
         Correctness of the model on each row.
     test_mask : array_like of bool, shape (N,)
         Which rows form the real test set.
-    batches, repetitions : int
-    seed, rng
-        Randomness.
+    batches, reps : int
+    seed : int, Generator or None
+        Randomness, through :func:`heldout.config.rng`.
 
     Returns
     -------
-    dict
-        ``a_hat`` (repetitions,), ``drawn`` (repetitions,) bool, ``copies``
+    KeyAssumption
+        ``a_hat`` (reps,), ``drawn`` (reps,) bool, ``copies``
         (number of batches equal to the test set), and the exact references
         ``prob_drawn``, ``test_accuracy`` ``a``, ``data_accuracy`` ``p``,
         ``expectation_given_drawn``, ``article_expectation``.
+
+    Examples
+    --------
+    >>> correct = np.array([1, 1, 1, 1, 1, 1, 1, 0, 0, 0])
+    >>> res = simulate_key_assumption(correct, np.arange(10) < 3, batches=120, reps=200, seed=1)
+    >>> round(res.prob_drawn, 4), round(float(res.drawn.mean()), 2)
+    (0.6337, 0.69)
     """
     c = _correct_vector(correct)
     t = np.asarray(test_mask)
@@ -568,9 +636,9 @@ def simulate_key_assumption(
     if n2 == 0:
         raise ValueError("test_mask must mark at least one row")
     k = as_count(batches, "batches", minimum=1, scalar=True)
-    reps = as_count(repetitions, "repetitions", minimum=1, scalar=True)
-    check_work(reps * k * n, _DRAW_LIMIT, "repetitions times batches times rows")
-    gen = _generator(seed, rng)
+    reps = as_count(reps, "reps", minimum=1, scalar=True)
+    check_work(reps * k * n, _DRAW_LIMIT, "reps times batches times rows")
+    gen = _generator(seed)
     a_hat = np.empty(reps)
     copies = np.empty(reps, dtype=np.int64)
     for lo, hi in _blocks(reps, k * n):
@@ -578,16 +646,16 @@ def simulate_key_assumption(
         a_hat[lo:hi] = (masks & c).sum(axis=(1, 2)) / (k * n2)
         copies[lo:hi] = np.all(masks == t, axis=-1).sum(axis=1)
     a, p = float(c[t].mean()), float(c.mean())
-    return {
-        "a_hat": a_hat,
-        "drawn": copies > 0,
-        "copies": copies,
-        "prob_drawn": prob_test_set_drawn(n, n2, k),
-        "test_accuracy": a,
-        "data_accuracy": p,
-        "expectation_given_drawn": expectation_given_drawn(a, p, n, n2, k),
-        "article_expectation": article_expectation(a, p, k),
-    }
+    return KeyAssumption(
+        a_hat=a_hat,
+        drawn=copies > 0,
+        copies=copies,
+        prob_drawn=prob_test_set_drawn(n, n2, k),
+        test_accuracy=a,
+        data_accuracy=p,
+        expectation_given_drawn=expectation_given_drawn(a, p, n, n2, k),
+        article_expectation=article_expectation(a, p, k),
+    )
 
 
 # --------------------------------------------------------------------------- what can be said
@@ -607,6 +675,11 @@ def data_accuracy(
     -------
     float or ndarray
         ``p = (N1 t + N2 a) / N``.
+
+    Examples
+    --------
+    >>> round(data_accuracy(1.0, 0.75, 800, 200), 4)
+    0.95
     """
     t = as_probability(train_accuracy, "train_accuracy", closed=True)
     a = as_probability(test_accuracy, "test_accuracy", closed=True)
@@ -654,6 +727,11 @@ def test_accuracy(
     ValueError
         If the result falls outside ``[0, 1]``: then ``train_accuracy`` cannot
         be the training accuracy of a model with this ``data_accuracy``.
+
+    Examples
+    --------
+    >>> round(test_accuracy(0.95, 1.0, 800, 200), 4)
+    0.75
     """
     p = as_probability(data_accuracy, "data_accuracy", closed=True)
     t = as_probability(train_accuracy, "train_accuracy", closed=True)
@@ -681,7 +759,7 @@ def test_accuracy_bounds(
     train_accuracy_low: ArrayLike = 0.0,
     train_accuracy_high: ArrayLike = 1.0,
     train_at_least_test: bool = False,
-) -> tuple[Value, Value]:
+) -> Interval:
     """Range of the lost test accuracy over every admissible training accuracy.
 
     The test accuracy ``a = (N p - N1 t) / N2`` decreases in the training
@@ -718,6 +796,11 @@ def test_accuracy_bounds(
     ValueError
         For accuracies outside ``[0, 1]``, sizes that do not add up, or
         assumptions that leave no admissible test accuracy.
+
+    Examples
+    --------
+    >>> test_accuracy_bounds(0.95, 800, 200)
+    Interval(low=0.75, high=1.0)
     """
     p = as_probability(data_accuracy, "data_accuracy", closed=True)
     t_lo = as_probability(train_accuracy_low, "train_accuracy_low", closed=True)
@@ -739,22 +822,26 @@ def test_accuracy_bounds(
             f"test_rows={show(test_rows)}: no test accuracy in [0, 1] fits"
         )
     high = np.maximum(high, low)
-    return scalar_or_array(low), scalar_or_array(high)
+    return Interval(scalar_or_array(low), scalar_or_array(high))
 
 
+_LEVEL = {"level": ("alpha", level_to_alpha)}
+
+
+@renamed(**_LEVEL)
 def test_accuracy_interval(
     data_accuracy: ArrayLike,
     train_rows: ArrayLike,
     test_rows: ArrayLike,
     *,
     train_accuracy: ArrayLike | None = None,
-    level: ArrayLike = 0.95,
+    alpha: ArrayLike = 0.05,
     method: str = "clopper-pearson",
     rows: ArrayLike | None = None,
     train_accuracy_low: ArrayLike = 0.0,
     train_accuracy_high: ArrayLike = 1.0,
     train_at_least_test: bool = False,
-) -> tuple[Value, Value]:
+) -> Interval:
     """Confidence interval for the model's accuracy on new data, from a lost test set.
 
     What is random: the model is fixed (it was trained on the ``N1`` training
@@ -763,7 +850,7 @@ def test_accuracy_interval(
     ``Binomial(N2, pi)``, ``pi`` being the model's accuracy on new data.  If
     ``K2`` were known, the Clopper-Pearson interval :cite:`clopper1934` for
     ``K2`` out of ``N2`` would cover ``pi`` with probability at least
-    ``level``.  With the split lost, ``K2`` is only known to lie in
+    ``1 - alpha``.  With the split lost, ``K2`` is only known to lie in
     ``[N2 a_low, N2 a_high]`` (:func:`test_accuracy_bounds`, or one value if
     ``train_accuracy`` is given).  Both ends of the Clopper-Pearson interval
     increase with the count, so
@@ -771,7 +858,7 @@ def test_accuracy_interval(
     .. math:: \\big[\\,L(\\lfloor N_2 a_{\\text{low}} \\rfloor),\\; U(\\lceil N_2 a_{\\text{high}} \\rceil)\\,\\big]
 
     contains the interval of the true ``K2`` and so covers ``pi`` with
-    probability at least ``level``, whatever the training rows were.  (The
+    probability at least ``1 - alpha``, whatever the training rows were.  (The
     floor and ceiling only matter when ``p`` was rounded.)  The training rows
     tell nothing about ``pi``: the model was fitted to them.
 
@@ -781,15 +868,23 @@ def test_accuracy_interval(
         As in :func:`test_accuracy_bounds`.
     train_accuracy : float, optional
         Known training accuracy; then the test count is known (up to rounding).
-    level : float, default 0.95
-        Confidence level in ``(0, 1)``.
+    alpha : float, default 0.05
+        One minus the confidence level, in ``(0, 1)``.
     method : str, default "clopper-pearson"
         Any method of :func:`heldout.bounds.interval` (only Clopper-Pearson
         guarantees the coverage).
 
     Returns
     -------
-    (low, high) : tuple of float or ndarray
+    Interval
+        ``(low, high)``, floats or arrays.
+
+    Examples
+    --------
+    >>> [round(v, 4) for v in test_accuracy_interval(0.95, 800, 200)]
+    [0.684, 1.0]
+    >>> [round(v, 4) for v in test_accuracy_interval(0.95, 800, 200, train_accuracy=1.0)]
+    [0.684, 0.8084]
     """
     from heldout.bounds import interval
 
@@ -811,18 +906,21 @@ def test_accuracy_interval(
     k_lo = np.clip(np.floor(n2f * np.asarray(a_lo) + 1e-7), 0.0, 9.2e18).astype(np.int64)
     k_hi = np.clip(np.ceil(n2f * np.asarray(a_hi) - 1e-7), 0.0, 9.2e18).astype(np.int64)
     k_lo, k_hi = np.minimum(k_lo, n2), np.minimum(k_hi, n2)
-    low = np.asarray(interval(k_lo, n2, level=level, method=method)[0], dtype=float)
-    high = np.asarray(interval(k_hi, n2, level=level, method=method)[1], dtype=float)
-    return scalar_or_array(np.clip(low, 0.0, 1.0)), scalar_or_array(np.clip(high, 0.0, 1.0))
+    low = np.asarray(interval(k_lo, n2, alpha=alpha, method=method).low, dtype=float)
+    high = np.asarray(interval(k_hi, n2, alpha=alpha, method=method).high, dtype=float)
+    return Interval(
+        scalar_or_array(np.clip(low, 0.0, 1.0)), scalar_or_array(np.clip(high, 0.0, 1.0))
+    )
 
 
+@renamed(**_LEVEL)
 def interval_coverage(
     accuracy: ArrayLike,
     train_rows: int,
     test_rows: int,
     train_correct: int,
     *,
-    level: float = 0.95,
+    alpha: float = 0.05,
     train_known: bool = False,
     method: str = "clopper-pearson",
 ) -> Value:
@@ -847,7 +945,7 @@ def interval_coverage(
         ``N1 >= 1`` and ``N2 >= 1``.
     train_correct : int
         ``K1``, correct training rows, ``0 <= K1 <= N1``.
-    level, method
+    alpha, method
         As in :func:`test_accuracy_interval`.
     train_known : bool, default False
 
@@ -855,6 +953,11 @@ def interval_coverage(
     -------
     float or ndarray
         Coverage for each ``pi``.
+
+    Examples
+    --------
+    >>> round(interval_coverage(0.8, 100, 40, 100), 4)
+    0.9921
     """
     pi = as_probability(accuracy, "accuracy", closed=True)
     n1 = as_count(train_rows, "train_rows", minimum=1, scalar=True)
@@ -868,17 +971,19 @@ def interval_coverage(
     j = np.arange(n2 + 1)
     p = (k1 + j) / (n1 + n2)
     low, high = test_accuracy_interval(
-        p, n1, n2, train_accuracy=k1 / n1 if train_known else None, level=level, method=method
+        p, n1, n2, train_accuracy=k1 / n1 if train_known else None, alpha=alpha, method=method
     )
     inside = (np.asarray(low)[None, :] <= pi[..., None]) & (
         pi[..., None] <= np.asarray(high)[None, :]
     )
     pmf = _beta.binom_pmf(j, n2, pi[..., None])
-    return scalar_or_array(np.clip(np.sum(pmf * inside, axis=-1), 0.0, 1.0))
+    out = np.clip(np.sum(pmf * inside, axis=-1), 0.0, 1.0)
+    return scalar_or_array(out.reshape(pi.shape))  # a float for a single accuracy
 
 
+@renamed(positional=("level", "method"), **_LEVEL)
 def fresh_expected_width(
-    fresh_rows: ArrayLike, accuracy: float, level: float = 0.95, method: str = "clopper-pearson"
+    fresh_rows: ArrayLike, accuracy: float, *, alpha: float = 0.05, method: str = "clopper-pearson"
 ) -> Value:
     """Expected width of the interval from ``m`` freshly labelled rows (the article's option 1).
 
@@ -896,19 +1001,26 @@ def fresh_expected_width(
         ``m >= 1`` (a 1-D array of sizes is evaluated at once).
     accuracy : float
         Assumed accuracy ``pi`` of the model on new data, in ``[0, 1]``.
-    level : float, default 0.95
+    alpha : float, default 0.05
+        One minus the confidence level of the intervals.
     method : str, default "clopper-pearson"
+        Any method of :func:`heldout.bounds.interval`.
 
     Returns
     -------
     float or ndarray
+
+    Examples
+    --------
+    >>> round(fresh_expected_width(200, 0.75), 4)
+    0.124
     """
-    from heldout.bounds import interval
+    from heldout.bounds import INTERVAL_METHODS, interval
 
     m = as_count(fresh_rows, "fresh_rows", minimum=1)
     pi = as_probability(accuracy, "accuracy", closed=True, scalar=True)
-    as_probability(level, "level")
-    as_choice(method, "method", ("clopper-pearson", "wilson", "jeffreys", "normal"))
+    as_probability(alpha, "alpha", scalar=True)
+    as_choice(method, "method", INTERVAL_METHODS)
     flat = np.atleast_1d(m).ravel()
     check_work(flat.size * _WIDTH_POINTS, _SUM_LIMIT, "the number of sizes in fresh_rows")
     mf = flat.astype(float)
@@ -930,19 +1042,20 @@ def fresh_expected_width(
     jj = np.minimum(j_lo[:, None] + stride[:, None] * cols, mf[:, None])
     jj = np.where(inside, jj, j_lo[:, None])
     mm = np.broadcast_to(flat[:, None], jj.shape)
-    lo, hi = interval(jj.astype(np.int64), mm, level=level, method=method)
+    lo, hi = interval(jj.astype(np.int64), mm, alpha=alpha, method=method)
     weight = np.where(inside, _beta.binom_pmf(jj, mf[:, None], pi), 0.0)
     total = weight.sum(axis=1)
     out = np.sum(weight * (np.asarray(hi) - np.asarray(lo)), axis=1) / total
     return scalar_or_array(np.clip(out, 0.0, 1.0).reshape(np.shape(m)))
 
 
+@renamed(positional=("level", "method"), **_LEVEL)
 def fresh_rows_for_width(
     width: float,
     accuracy: float,
-    level: float = 0.95,
-    method: str = "clopper-pearson",
     *,
+    alpha: float = 0.05,
+    method: str = "clopper-pearson",
     max_rows: int = 10**6,
 ) -> float:
     """Fewest fresh rows whose expected interval width is at most ``width``.
@@ -958,7 +1071,7 @@ def fresh_rows_for_width(
         Target expected width, in ``(0, 1]``.
     accuracy : float
         Assumed accuracy on new data.
-    level, method
+    alpha, method
         As in :func:`fresh_expected_width`.
     max_rows : int, default 1e6
         Give up (return ``inf``) beyond this many rows.
@@ -967,19 +1080,24 @@ def fresh_rows_for_width(
     -------
     float
         The number of rows (a whole number), or ``inf``.
+
+    Examples
+    --------
+    >>> fresh_rows_for_width(0.1, 0.75)
+    305.0
     """
     w = as_positive(width, "width", scalar=True)
     as_probability(accuracy, "accuracy", closed=True, scalar=True)
     cap = as_count(max_rows, "max_rows", minimum=1, scalar=True)
     lo, hi = 0, 1
-    while fresh_expected_width(hi, accuracy, level, method) > w:
+    while fresh_expected_width(hi, accuracy, alpha=alpha, method=method) > w:
         if hi >= cap:
             return float("inf")
         lo, hi = hi, min(2 * hi, cap)
     # invariant: width(lo) > w (or lo == 0), width(hi) <= w
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if fresh_expected_width(mid, accuracy, level, method) > w:
+        if fresh_expected_width(mid, accuracy, alpha=alpha, method=method) > w:
             lo = mid
         else:
             hi = mid
@@ -1001,11 +1119,18 @@ def example_data(
     Returns
     -------
     (X, y) : tuple of ndarray
+
+    Examples
+    --------
+    >>> X, y = example_data('breast_cancer')
+    >>> X.shape, y.shape
+    ((569, 30), (569,))
     """
     from sklearn import datasets
 
-    from heldout.config import SEED
+    from heldout.config import SEED, rng
 
+    rng(seed)  # checks the seed (used by "noisy" only)
     if name == "breast_cancer":
         data = datasets.load_breast_cancer()
         return data.data, data.target
@@ -1033,6 +1158,11 @@ def make_model(name: str) -> object:
     ``"tree"``: an unpruned decision tree (memorises too).
     ``"logistic"``: standardise, then L2-regularised logistic regression
     (``C = 1``, liblinear solver), which does not memorise.
+
+    Examples
+    --------
+    >>> make_model('tree')
+    DecisionTreeClassifier(random_state=0)
     """
     from sklearn.linear_model import LogisticRegression
     from sklearn.neighbors import KNeighborsClassifier
@@ -1049,6 +1179,23 @@ def make_model(name: str) -> object:
     raise ValueError(f"model must be one of {', '.join(MODELS)} or a callable, got {show(name)}")
 
 
+@dataclass(frozen=True)
+class FittedSimulation(Result):
+    """Repetitions of the article's procedure on a fitted model (:func:`simulate_fitted`)."""
+
+    test_accuracy: np.ndarray
+    train_accuracy: np.ndarray
+    data_accuracy: np.ndarray
+    a_hat: np.ndarray
+    alpha_printed: np.ndarray
+    alpha_intended: np.ndarray
+    batches: np.ndarray
+    rows: int
+    train_rows: int
+    test_rows: int
+
+
+@renamed(repetitions="reps")
 def simulate_fitted(
     X: ArrayLike,
     y: ArrayLike,
@@ -1056,9 +1203,9 @@ def simulate_fitted(
     *,
     test_rows: int | None = None,
     batches: Sequence[int] = (1, 10, 100),
-    repetitions: int = 200,
-    seed: int | None = None,
-) -> dict:
+    reps: int = 200,
+    seed=None,
+) -> FittedSimulation:
     """The article's procedure on a real fitted model, repeated over random splits.
 
     Each repetition splits the ``N`` rows at random into ``N1`` training and
@@ -1078,16 +1225,23 @@ def simulate_fitted(
     test_rows : int, optional
         ``N2``; default ``round(0.2 N)``.
     batches : sequence of int, default (1, 10, 100)
-    repetitions : int, default 200
-    seed : int, optional
-        Seeds the splits and the batches (default :data:`heldout.config.SEED`).
+    reps : int, default 200
+    seed : int, Generator or None
+        Seeds the splits and the batches (through :func:`heldout.config.rng`).
 
     Returns
     -------
-    dict
-        ``test_accuracy``, ``train_accuracy``, ``data_accuracy`` (repetitions,);
-        ``a_hat``, ``alpha_printed``, ``alpha_intended`` (repetitions, len(batches));
+    FittedSimulation
+        ``test_accuracy``, ``train_accuracy``, ``data_accuracy`` (reps,);
+        ``a_hat``, ``alpha_printed``, ``alpha_intended`` (reps, len(batches));
         ``batches``, ``rows``, ``train_rows``, ``test_rows``.
+
+    Examples
+    --------
+    >>> X, y = example_data('breast_cancer')
+    >>> sim = simulate_fitted(X, y, '1nn', batches=(1, 10), reps=2, seed=1)
+    >>> sim.a_hat.shape, bool(np.all(sim.train_accuracy == 1.0))
+    ((2, 2), True)
     """
     X = np.asarray(X)
     y = np.asarray(y)
@@ -1107,76 +1261,99 @@ def simulate_fitted(
         )
     n1 = n - n2
     ks = np.atleast_1d(as_count(batches, "batches", minimum=1))
-    reps = int(as_count(repetitions, "repetitions", minimum=1))
+    reps = as_count(reps, "reps", minimum=1, scalar=True)
     factory = model if callable(model) else (lambda: make_model(model))
     if not callable(model):
         make_model(model)  # fail early on a bad name
     gen = _generator(seed)
-    out = {
-        "test_accuracy": np.empty(reps),
-        "train_accuracy": np.empty(reps),
-        "data_accuracy": np.empty(reps),
-        "a_hat": np.empty((reps, ks.size)),
-        "alpha_printed": np.empty((reps, ks.size)),
-        "alpha_intended": np.empty((reps, ks.size)),
-        "batches": ks,
-        "rows": n,
-        "train_rows": n1,
-        "test_rows": n2,
-    }
+    out = FittedSimulation(
+        test_accuracy=np.empty(reps),
+        train_accuracy=np.empty(reps),
+        data_accuracy=np.empty(reps),
+        a_hat=np.empty((reps, ks.size)),
+        alpha_printed=np.empty((reps, ks.size)),
+        alpha_intended=np.empty((reps, ks.size)),
+        batches=ks,
+        rows=n,
+        train_rows=n1,
+        test_rows=n2,
+    )
     for r in range(reps):  # one model fit per repetition; the batch draws are vectorised
         order = gen.permutation(n)
         train, test = order[:n1], order[n1:]
         est = factory().fit(X[train], y[train])
         correct = est.predict(X) == y
         p = correct.mean()
-        out["test_accuracy"][r] = correct[test].mean()
-        out["train_accuracy"][r] = correct[train].mean()
-        out["data_accuracy"][r] = p
+        out.test_accuracy[r] = correct[test].mean()
+        out.train_accuracy[r] = correct[train].mean()
+        out.data_accuracy[r] = p
         for i, k in enumerate(ks):
-            a_hat = batch_accuracy(correct, n2, int(k), rng=gen)
-            out["a_hat"][r, i] = a_hat
-            out["alpha_printed"][r, i] = corrected_alpha(a_hat, p, k, form="printed")
-            out["alpha_intended"][r, i] = corrected_alpha(a_hat, p, k, form="intended")
+            a_hat = batch_accuracy(correct, n2, int(k), seed=gen)
+            out.a_hat[r, i] = a_hat
+            out.alpha_printed[r, i] = corrected_alpha(a_hat, p, k, method="printed")
+            out.alpha_intended[r, i] = corrected_alpha(a_hat, p, k, method="intended")
     return out
 
 
-def summarise_fitted(sim: dict) -> list[dict]:
+@dataclass(frozen=True)
+class EstimatorSummary(Result):
+    """One row of :func:`summarise_fitted`."""
+
+    estimator: str
+    batches: int
+    mean: float
+    theory_mean: float
+    bias: float
+    sd: float
+    rmse: float
+
+
+def summarise_fitted(sim: FittedSimulation) -> list[EstimatorSummary]:
     """Bias, spread and root-mean-square error of each estimator against the true test accuracy.
 
     For every ``k`` and each estimator (``a_hat``, ``alpha_printed``,
     ``alpha_intended``) of a :func:`simulate_fitted` result, and for the
     whole-data accuracy ``p`` and the identity with training accuracy assumed
-    to be 1 (``(N p - N1)/N2``, clipped to [0, 1]), returns one record with
+    to be 1 (``(N p - N1)/N2``, clipped to [0, 1]), returns one
+    :class:`EstimatorSummary` with
     ``estimator``, ``batches`` (0 for estimators that use no batches),
     ``mean`` (of the estimator), ``bias`` (mean of estimator minus ``a``),
     ``sd`` and ``rmse``, plus ``theory_mean``: the expectation from
     :func:`estimator_moments` averaged over the repetitions.
+
+    Examples
+    --------
+    >>> X, y = example_data('breast_cancer')
+    >>> sim = simulate_fitted(X, y, 'tree', batches=(10,), reps=2, seed=1)
+    >>> [row.estimator for row in summarise_fitted(sim)]
+    ['a_hat', 'alpha_printed', 'alpha_intended', 'p', 'identity_t=1']
     """
-    a = np.asarray(sim["test_accuracy"])
-    p = np.asarray(sim["data_accuracy"])
-    n, n1, n2 = sim["rows"], sim["train_rows"], sim["test_rows"]
+    if not isinstance(sim, FittedSimulation):
+        raise ValueError(f"sim must be the result of simulate_fitted, got {show(sim)}")
+    a = np.asarray(sim.test_accuracy)
+    p = np.asarray(sim.data_accuracy)
+    n, n1, n2 = sim.rows, sim.train_rows, sim.test_rows
     records = []
 
     def record(name, k, values, theory):
         err = values - a
         records.append(
-            {
-                "estimator": name,
-                "batches": int(k),
-                "mean": float(values.mean()),
-                "theory_mean": float(np.mean(theory)),
-                "bias": float(err.mean()),
-                "sd": float(values.std(ddof=1)) if values.size > 1 else 0.0,
-                "rmse": float(np.sqrt(np.mean(err**2))),
-            }
+            EstimatorSummary(
+                estimator=name,
+                batches=int(k),
+                mean=float(values.mean()),
+                theory_mean=float(np.mean(theory)),
+                bias=float(err.mean()),
+                sd=float(values.std(ddof=1)) if values.size > 1 else 0.0,
+                rmse=float(np.sqrt(np.mean(err**2))),
+            )
         )
 
-    for i, k in enumerate(sim["batches"]):
+    for i, k in enumerate(sim.batches):
         mom = estimator_moments(p, n, n2, int(k))
-        record("a_hat", k, sim["a_hat"][:, i], mom["a_hat_mean"])
-        record("alpha_printed", k, sim["alpha_printed"][:, i], mom["alpha_printed_mean"])
-        record("alpha_intended", k, sim["alpha_intended"][:, i], mom["alpha_intended_mean"])
+        record("a_hat", k, sim.a_hat[:, i], mom.a_hat_mean)
+        record("alpha_printed", k, sim.alpha_printed[:, i], mom.alpha_printed_mean)
+        record("alpha_intended", k, sim.alpha_intended[:, i], mom.alpha_intended_mean)
     record("p", 0, p, p)
     memoriser = np.clip((n * p - n1) / n2, 0.0, 1.0)
     record("identity_t=1", 0, memoriser, memoriser)

@@ -34,7 +34,7 @@ import numpy as np
 from scipy import integrate, special, stats
 
 from heldout import _inputs
-from heldout._checks import as_probability
+from heldout._checks import as_positive, as_probability
 from heldout._result import Result, extra
 from heldout.auc import AUC_INTERVAL_METHODS
 from heldout.config import rng as make_rng
@@ -42,6 +42,7 @@ from heldout.config import rng as make_rng
 __all__ = [
     "PAIRED_SCORE_MODELS",
     "SCORE_MODELS",
+    "ConditionalCoverage",
     "Coverage",
     "auc_coverage",
     "auc_difference_coverage",
@@ -119,6 +120,15 @@ def _coverage(hit: np.ndarray, width: np.ndarray, truth: float, defined: np.ndar
     )
 
 
+def _methods(method) -> tuple:
+    """``method`` as a tuple of names (one name, or a list or tuple of names)."""
+    if isinstance(method, str):
+        return (method,)
+    if isinstance(method, list | tuple) and method and all(isinstance(m, str) for m in method):
+        return tuple(method)
+    raise ValueError(f"method must be a method name or a tuple of names, got {method!r}")
+
+
 def _reps(reps) -> int:
     return int(_inputs.count(reps, "reps", minimum=1))
 
@@ -158,6 +168,8 @@ def count_truth(metric: str, prevalence: float, sensitivity: float, specificity:
 
 
 def _count_metric(metric, tn, fp, fn, tp):
+    if metric not in _COUNT_METRICS:
+        raise ValueError(f"metric must be one of {', '.join(_COUNT_METRICS)}, got {metric!r}")
     with np.errstate(invalid="ignore", divide="ignore"):
         return {
             "accuracy": lambda: (tp + tn) / (tp + tn + fp + fn),
@@ -266,6 +278,15 @@ def count_coverage(
     return _coverage(hit, high - low, truth, defined, alpha)
 
 
+@dataclass(frozen=True)
+class ConditionalCoverage(Result):
+    """Coverage given each value of a random denominator, and how often it occurred."""
+
+    denominators: np.ndarray
+    coverage: np.ndarray
+    share: np.ndarray
+
+
 def precision_conditional_coverage(
     method: str,
     n: int,
@@ -275,10 +296,10 @@ def precision_conditional_coverage(
     reps: int = 20000,
     alpha: float = 0.05,
     seed=None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> ConditionalCoverage:
     """Coverage of a precision interval *given* each value of its random denominator.
 
-    Returns ``(denominators, coverage, share)``: for each number of predicted
+    Returns a :class:`ConditionalCoverage` ``(denominators, coverage, share)``: for each number of predicted
     positives that occurred, the share of test sets with that denominator whose
     interval covered, and how often that denominator occurred.  Clopper-Pearson
     holds its level for every denominator (the numerator is binomial given it);
@@ -303,7 +324,7 @@ def precision_conditional_coverage(
     values = np.unique(den)
     total = np.bincount(den)[values]
     covered = np.bincount(den, weights=hit)[values]
-    return values, covered / total, total / counts.shape[0]
+    return ConditionalCoverage(values, covered / total, total / counts.shape[0])
 
 
 # --------------------------------------------------------------------------- scores
@@ -315,6 +336,13 @@ def binormal_scores(
     Returns ``y`` (reps, n) of bool and ``s`` (reps, n) (and ``s_b`` for a second
     model with AUC ``auc_b`` whose scores correlate ``correlation`` with the first
     within each class).
+
+    Examples
+    --------
+    >>> y, s = binormal_scores(20_000, 0.3, 0.8, 1, seed=1)
+    >>> from heldout.auc import auc
+    >>> y.shape, round(float(auc(y[0], s[0])), 2)
+    ((1, 20000), 0.8)
     """
     rng = make_rng(seed)
     n = int(_inputs.count(n, "n", minimum=2))
@@ -466,7 +494,7 @@ def auc_coverage(
     """
     from heldout.auc import _interval_arrays
 
-    methods = (method,) if isinstance(method, str) else tuple(method)
+    methods = _methods(method)
     for m in methods:
         if m not in _AUC_METHODS:
             raise ValueError(f"method must be one of {', '.join(_AUC_METHODS)}, got {m!r}")
@@ -527,7 +555,7 @@ def auc_difference_coverage(
     """
     from heldout.auc import _correlation, _mover_ends
 
-    methods = (method,) if isinstance(method, str) else tuple(method)
+    methods = _methods(method)
     for m in methods:
         if m not in ("mover", "delong"):
             raise ValueError(f"method must be 'mover' or 'delong', got {m!r}")
@@ -596,7 +624,7 @@ def score_truth(score: str, prevalence: float, auc: float, sharpness: float = 1.
     """
     pi = float(as_probability(prevalence, "prevalence"))
     mu = math.sqrt(2) * special.ndtri(float(as_probability(auc, "auc")))
-    k = float(sharpness)
+    k = float(as_positive(sharpness, "sharpness", scalar=True))
 
     def integrand(s):
         logit = math.log(pi / (1 - pi)) + mu * s - mu * mu / 2
@@ -648,7 +676,7 @@ def score_coverage(
     mu = math.sqrt(2) * special.ndtri(auc)
     logit = math.log(prevalence / (1 - prevalence)) + mu * s - mu * mu / 2
     q = special.expit(sharpness * logit)
-    methods = (method,) if isinstance(method, str) else tuple(method)
+    methods = _methods(method)
     for m in methods:
         if m not in ("t", "gamma", "bca"):
             raise ValueError(f"method must be 'gamma', 't' or 'bca', got {m!r}")
@@ -807,7 +835,9 @@ def accuracy_difference_coverage(
     from heldout.rates import _agresti_min
 
     alpha = float(as_probability(alpha, "alpha"))
-    ca, cb = float(accuracy_a), float(accuracy_b)
+    ca = float(as_probability(accuracy_a, "accuracy_a", scalar=True))
+    cb = float(as_probability(accuracy_b, "accuracy_b", scalar=True))
+    agreement = float(as_probability(agreement, "agreement", closed=True, scalar=True))
     both = ca * cb + agreement * math.sqrt(ca * (1 - ca) * cb * (1 - cb))
     cells = np.array([both, ca - both, cb - both, 1 - ca - cb + both])
     if np.any(cells < -1e-12):
@@ -838,9 +868,13 @@ def simultaneous_coverage(
     from heldout.multinomial import sison_glaz
 
     alpha = float(as_probability(alpha, "alpha"))
-    p = np.asarray(probabilities, dtype=float)
-    p = p / p.sum()
-    counts = make_rng(seed).multinomial(int(n), p, size=_reps(reps))
+    p = as_probability(probabilities, "probabilities", closed=True)
+    if p.ndim != 1 or p.size < 2 or not np.isclose(p.sum(), 1.0):
+        raise ValueError(
+            f"probabilities must be at least two cell probabilities summing to 1, got {probabilities!r}"
+        )
+    n = int(_inputs.count(n, "n", minimum=1))
+    counts = make_rng(seed).multinomial(n, p, size=_reps(reps))
     if method == "goodman":
         low, high = goodman_rows(counts, alpha)
     elif method == "clopper-pearson":
@@ -903,7 +937,8 @@ def macro_f1_coverage(
     np.fill_diagonal(p, acc)
     p *= shares[:, None]
     truth = float(_macro_value_and_gradient(p, "f1")[0])
-    counts = make_rng(seed).multinomial(int(n), p.ravel(), size=_reps(reps)).reshape(-1, k, k)
+    n = int(_inputs.count(n, "n", minimum=1))
+    counts = make_rng(seed).multinomial(n, p.ravel(), size=_reps(reps)).reshape(-1, k, k)
     e = macro_interval(counts, "f1", alpha, method)
     low, high = np.asarray(e.low), np.asarray(e.high)
     hit = (low <= truth) & (truth <= high)

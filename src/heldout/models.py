@@ -1505,7 +1505,7 @@ def results_table(exp: Experiment, level: float = 0.95):
     table = pd.DataFrame(rows)
     k, m = table["correct"].to_numpy(), table["n"].to_numpy()
     acc = k / m
-    low, high = interval(k, m, level=level, method="clopper-pearson")
+    low, high = interval(k, m, alpha=1 - level, method="clopper-pearson")
     table.insert(5, "accuracy", acc)
     table.insert(6, "se_article", article_se(acc, m))
     table.insert(7, "cp_low", np.asarray(low))

@@ -43,6 +43,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from heldout import _inputs
+from heldout._result import Interval
 from heldout.estimate import Estimate
 
 __all__ = [
@@ -67,7 +68,7 @@ def _counts(counts) -> np.ndarray:
     return c
 
 
-def bonferroni_exact(counts: ArrayLike, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+def bonferroni_exact(counts: ArrayLike, alpha: float = 0.05) -> Interval:
     """Clopper-Pearson intervals at level ``1 - alpha/K`` for each of the K cells.
 
     By the union bound the K intervals cover all K proportions at once with
@@ -86,13 +87,13 @@ def bonferroni_exact(counts: ArrayLike, alpha: float = 0.05) -> tuple[np.ndarray
     a_ = _inputs.alpha_value(alpha)
     n = np.full(c.shape, c.sum())
     half = a_ / (2 * c.size)
-    return (
+    return Interval(
         np.asarray(exact_lower(c, n, half), dtype=float),
         np.asarray(exact_upper(c, n, half), dtype=float),
     )
 
 
-def goodman(counts: ArrayLike, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+def goodman(counts: ArrayLike, alpha: float = 0.05) -> Interval:
     """Goodman's simultaneous intervals for multinomial proportions.
 
     .. math:: \\frac{A + 2n_i \\pm \\sqrt{A(A + 4n_i(n-n_i)/n)}}{2(n + A)},
@@ -122,7 +123,9 @@ def goodman(counts: ArrayLike, alpha: float = 0.05) -> tuple[np.ndarray, np.ndar
     n, k = c.sum(), c.size
     big_a = stats.chi2.isf(a_ / k, 1)
     root = np.sqrt(big_a * (big_a + 4 * c * (n - c) / n))
-    return (big_a + 2 * c - root) / (2 * (n + big_a)), (big_a + 2 * c + root) / (2 * (n + big_a))
+    return Interval(
+        (big_a + 2 * c - root) / (2 * (n + big_a)), (big_a + 2 * c + root) / (2 * (n + big_a))
+    )
 
 
 def _poisson_box(lam: np.ndarray, b: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -167,7 +170,7 @@ def _nu(counts: np.ndarray, cs: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(out), out, 0.0)
 
 
-def sison_glaz(counts: ArrayLike, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+def sison_glaz(counts: ArrayLike, alpha: float = 0.05) -> Interval:
     """Sison and Glaz's simultaneous intervals for multinomial proportions.
 
     :math:`[\\hat p_i - c/n,\\ \\hat p_i + (c + 2\\gamma)/n]` clipped to [0, 1], where
@@ -215,7 +218,7 @@ def sison_glaz(counts: ArrayLike, alpha: float = 0.05) -> tuple[np.ndarray, np.n
     cc, nu_c, nu_c1 = cs[i], nu[i], nu[i + 1]
     gamma = (target - nu_c) / (nu_c1 - nu_c)
     p = c / n
-    return np.maximum(p - cc / n, 0.0), np.minimum(p + (cc + 2 * gamma) / n, 1.0)
+    return Interval(np.maximum(p - cc / n, 0.0), np.minimum(p + (cc + 2 * gamma) / n, 1.0))
 
 
 def simultaneous_interval(

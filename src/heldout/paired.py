@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from heldout._checks import broadcast
+from heldout._checks import as_count, broadcast
 from heldout._result import Result
 from heldout._saddle import binom_cdf, binom_logpmf, binom_sf
 from heldout.predictions import _choice, _count, _counts, _probability, _scalar
@@ -74,7 +74,10 @@ class Disagreements(Result):
 
 
 def _bool_vector(value, name: str) -> np.ndarray:
-    arr = np.asarray(value)
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):  # ragged rows
+        raise ValueError(f"{name} must be an array of booleans (or 0/1)") from None
     if arr.dtype != bool:
         try:
             num = np.asarray(arr, dtype=float)
@@ -572,6 +575,12 @@ def first_at_least(fn, target: float, *, start: int = 1, n_max: int = _N_MAX) ->
     >>> first_at_least(lambda n: n * n, 50)
     8
     """
+    if not callable(fn):
+        raise ValueError(f"fn must be a function of n, got {fn!r}")
+    if isinstance(target, bool) or not isinstance(target, int | float | np.integer | np.floating):
+        raise ValueError(f"target must be a real number, got {target!r}")
+    start = int(as_count(start, "start", minimum=1, scalar=True))
+    n_max = int(as_count(n_max, "n_max", minimum=1, scalar=True))
     lo, hi = start - 1, max(start, 1)
     while fn(hi) < target:
         lo, hi = hi, hi * 2
@@ -784,7 +793,9 @@ def pick_probability(n, acc_a, acc_b, disagreement):
 
     Examples
     --------
-    >>> round(float(pick_probability(500, 0.9869, 0.9767, 0.0198)), 3)
+    >>> from heldout.ledger import article_value
+    >>> cnn = article_value("mnist-acc-cnn_test")  # the article's CNN test accuracy
+    >>> round(float(pick_probability(500, cnn, 0.9767, 0.0198)), 3)
     0.951
     """
     p10, p01, d = _cells(acc_a, acc_b, disagreement)
@@ -817,7 +828,8 @@ def pick_size(acc_a, acc_b, disagreement, power: float = 0.95) -> PickSize:
 
     Examples
     --------
-    >>> pick_size(0.9869, 0.9767, 0.0198)
+    >>> from heldout.ledger import article_value
+    >>> pick_size(article_value("mnist-acc-cnn_test"), 0.9767, 0.0198)
     PickSize(n=492, n_unpaired=918, n_normal=513)
     """
     power = _probability(power, "power")

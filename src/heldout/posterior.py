@@ -36,6 +36,8 @@ from heldout._checks import (
     scalar_or_array,
     show,
 )
+from heldout._deprecate import level_to_alpha, renamed
+from heldout._result import Interval, Result
 
 # Most (a, b) pairs hpd() solves one by one.
 _HPD_LIMIT = 100_000
@@ -64,6 +66,11 @@ def prior_params(prior: PriorLike = "uniform") -> tuple[float, float]:
     ------
     ValueError
         If ``prior`` is an unknown name or not a pair of non-negative numbers.
+
+    Examples
+    --------
+    >>> prior_params('jeffreys'), prior_params((2, 3))
+    ((0.5, 0.5), (2.0, 3.0))
     """
     if isinstance(prior, str):
         key = prior.strip().lower()
@@ -83,8 +90,11 @@ def prior_params(prior: PriorLike = "uniform") -> tuple[float, float]:
     return a0, b0
 
 
-def beta_params(successes, failures, prior: PriorLike = "uniform") -> tuple[np.ndarray, np.ndarray]:
+def beta_params(successes, failures, prior: PriorLike = "uniform") -> BetaPosterior:
     """Posterior parameters ``(a, b) = (successes + a0, failures + b0)``.
+
+    Returns a :class:`BetaPosterior` (floats or arrays ``a`` and ``b``), which unpacks as
+    ``a, b``.
 
     Conjugate update of a Beta(a0, b0) prior by binomial data
     (:cite:`validation_size`).  Arrays broadcast.
@@ -95,6 +105,14 @@ def beta_params(successes, failures, prior: PriorLike = "uniform") -> tuple[np.n
         If a count is negative or fractional, or if the posterior is improper
         (a zero parameter, e.g. the Haldane prior with no failures: the
         article's "takes value 1 with 100% probability").
+
+    Examples
+    --------
+    >>> beta_params(62, 38)
+    BetaPosterior(a=63.0, b=39.0)
+    >>> a, b = beta_params(62, 38, prior="jeffreys")
+    >>> a, b
+    (62.5, 38.5)
     """
     s = as_count(successes, "successes")
     f = as_count(failures, "failures")
@@ -106,11 +124,17 @@ def beta_params(successes, failures, prior: PriorLike = "uniform") -> tuple[np.n
             f"prior {show(prior)} with successes={show(successes)}, failures={show(failures)} gives an improper "
             "posterior (a parameter is 0); use a proper prior such as 'uniform' or 'jeffreys'"
         )
-    return a.astype(float), b.astype(float)
+    return BetaPosterior(scalar_or_array(a.astype(float)), scalar_or_array(b.astype(float)))
 
 
 def beta_mean(a, b):
-    """Mean ``a / (a + b)`` of Beta(a, b)."""
+    """Mean ``a / (a + b)`` of Beta(a, b).
+
+    Examples
+    --------
+    >>> round(beta_mean(63.0, 39.0), 4)
+    0.6176
+    """
     a = as_positive(a, "a")
     b = as_positive(b, "b")
     a, b = broadcast(a=a, b=b)
@@ -118,7 +142,13 @@ def beta_mean(a, b):
 
 
 def beta_sd(a, b):
-    """Standard deviation ``sqrt(a b / ((a + b)^2 (a + b + 1)))`` of Beta(a, b)."""
+    """Standard deviation ``sqrt(a b / ((a + b)^2 (a + b + 1)))`` of Beta(a, b).
+
+    Examples
+    --------
+    >>> round(beta_sd(63.0, 39.0), 4)
+    0.0479
+    """
     a = as_positive(a, "a")
     b = as_positive(b, "b")
     a, b = broadcast(a=a, b=b)
@@ -126,36 +156,47 @@ def beta_sd(a, b):
     return scalar_or_array(np.sqrt(a / s * (b / s) / (s + 1.0)))
 
 
-def article_sd(successes, n, *, plug_in: str = "posterior"):
+@renamed(successes="k", plug_in="method")
+def article_sd(k, n, *, method: str = "posterior"):
     """The article's standard deviation ``sqrt(p_hat (1 - p_hat) / (N + 3))``.
 
-    With ``plug_in="posterior"``, ``p_hat = (k + 1) / (N + 2)`` (the posterior
+    With ``method="posterior"``, ``p_hat = (k + 1) / (N + 2)`` (the posterior
     mean under the uniform prior) and the formula equals the exact standard
-    deviation of Beta(k + 1, N - k + 1).  With ``plug_in="raw"``,
+    deviation of Beta(k + 1, N - k + 1).  With ``method="raw"``,
     ``p_hat = k / N`` as the article does in its MNIST code
     (:cite:`validation_size`), which is only an approximation.
 
     Parameters
     ----------
-    successes, n
+    k, n
         Correct answers ``k`` and test items ``N``.
-    plug_in
-        ``"posterior"`` or ``"raw"``.
+    method
+        ``"posterior"`` or ``"raw"`` (the estimate plugged in; ``plug_in=`` is the
+        deprecated name).
+
+    Examples
+    --------
+    >>> round(article_sd(62, 100), 4), round(article_sd(62, 100, method='raw'), 4)
+    (0.0479, 0.0478)
     """
-    as_choice(plug_in, "plug_in", ("posterior", "raw"))
-    k, n_arr = as_counts(successes, n, "successes", "n")
+    as_choice(method, "method", ("posterior", "raw"))
+    k, n_arr = as_counts(k, n, "k", "n")
     nf = n_arr.astype(float)
-    p_hat = (k + 1.0) / (nf + 2.0) if plug_in == "posterior" else k / nf
+    p_hat = (k + 1.0) / (nf + 2.0) if method == "posterior" else k / nf
     return scalar_or_array(np.sqrt(p_hat * (1.0 - p_hat) / (n_arr + 3.0)))
 
 
-def equal_tailed(a, b, level: float = 0.95):
-    """Equal-tailed credible interval of Beta(a, b).
+_LEVEL = {"level": ("alpha", level_to_alpha)}
 
-    ``(Q((1 - level)/2), Q((1 + level)/2))`` with ``Q`` the Beta quantile
+
+@renamed(positional=("level",), **_LEVEL)
+def equal_tailed(a, b, *, alpha: float = 0.05) -> Interval:
+    """Equal-tailed ``1 - alpha`` credible interval of Beta(a, b).
+
+    ``(Q(alpha/2), Q(1 - alpha/2))`` with ``Q`` the Beta quantile
     function, computed and checked by :func:`heldout._beta.quantile` (SciPy's
-    ``beta.ppf`` is wrong by up to 98 % at some large parameters).  Returns
-    ``(lower, upper)``.
+    ``beta.ppf`` is wrong by up to 98 % at some large parameters).  Returns an
+    :class:`~heldout._result.Interval` ``(low, high)``.
 
     Examples
     --------
@@ -164,22 +205,23 @@ def equal_tailed(a, b, level: float = 0.95):
     """
     a = as_positive(a, "a")
     b = as_positive(b, "b")
-    level = as_probability(level, "level", scalar=True)
+    alpha = as_probability(alpha, "alpha", scalar=True)
     a, b = broadcast(a=a, b=b)
-    tail = (1.0 - level) / 2.0
+    tail = alpha / 2.0
     lo = _beta.quantile(a, b, tail, upper=False)
     hi = _beta.quantile(a, b, tail, upper=True)
-    # for a level near 0 (or a nearly flat CDF) both ends are one point up to rounding
+    # for alpha near 1 (or a nearly flat CDF) both ends are one point up to rounding
     lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)
-    return scalar_or_array(lo), scalar_or_array(hi)
+    return Interval(scalar_or_array(lo), scalar_or_array(hi))
 
 
 def _log_density(a, b, x):
     return _beta.log_beta_pdf(a, b, x)
 
 
-def hpd(a, b, level: float = 0.95):
-    """Highest-density (shortest) credible interval of Beta(a, b).
+@renamed(positional=("level",), **_LEVEL)
+def hpd(a, b, *, alpha: float = 0.05) -> Interval:
+    """Highest-density (shortest) ``1 - alpha`` credible interval of Beta(a, b).
 
     For a unimodal Beta (``a, b > 1``) the interval ``[Q(t), Q(t + level)]``
     whose ends have equal density is the shortest with mass ``level``; ``t``
@@ -190,7 +232,7 @@ def hpd(a, b, level: float = 0.95):
     one-sided interval ending at 0 or 1.  A U-shaped density (both < 1) has no single
     highest-density interval and raises ``ValueError``.
 
-    Returns ``(lower, upper)``; arrays broadcast.
+    Returns an :class:`~heldout._result.Interval` ``(low, high)``; arrays broadcast.
 
     Examples
     --------
@@ -199,7 +241,7 @@ def hpd(a, b, level: float = 0.95):
     """
     a = as_positive(a, "a")
     b = as_positive(b, "b")
-    level = as_probability(level, "level", scalar=True)
+    level = 1.0 - as_probability(alpha, "alpha", scalar=True)
     a, b = broadcast(a=a, b=b)
     check_work(a.size, _HPD_LIMIT, "the number of (a, b) pairs")
     af, bf = a.ravel(), b.ravel()
@@ -209,7 +251,7 @@ def hpd(a, b, level: float = 0.95):
         i = int(np.flatnonzero(u_shaped)[0])
         raise ValueError(
             f"the Beta({af[i]:g}, {bf[i]:g}) density is U-shaped: its highest-density region is "
-            "not one interval; use kind='equal' for this prior and data"
+            "not one interval; use method='equal' for this prior and data"
         )
     lo = np.empty(af.shape)
     hi = np.empty(af.shape)
@@ -232,7 +274,9 @@ def hpd(a, b, level: float = 0.95):
             # negative for large t, zero at the shortest interval
             q_lo = _beta.quantile(ua, ub, t)
             q_hi = _beta.quantile(ua, ub, np.minimum(t + level, 1.0 - 1e-300))
-            return _log_density(ua, ub, q_hi) - _log_density(ua, ub, q_lo), q_lo, q_hi
+            with np.errstate(invalid="ignore"):  # -inf - -inf at ends pinned to 0 and 1
+                gap_ = _log_density(ua, ub, q_hi) - _log_density(ua, ub, q_lo)
+            return gap_, q_lo, q_hi
 
         t_lo = np.full(ua.shape, t_max * 1e-12)
         t_hi = np.full(ua.shape, t_max * (1.0 - 1e-12))
@@ -246,65 +290,83 @@ def hpd(a, b, level: float = 0.95):
         t = np.where(g_lo <= 0.0, t_max * 1e-12, np.where(g_hi >= 0.0, t_max * (1 - 1e-12), t))
         _, q_lo, q_hi = gap(t)
         lo[uni], hi[uni] = np.minimum(q_lo, q_hi), np.maximum(q_lo, q_hi)
-    return scalar_or_array(lo.reshape(a.shape)), scalar_or_array(hi.reshape(a.shape))
+    return Interval(scalar_or_array(lo.reshape(a.shape)), scalar_or_array(hi.reshape(a.shape)))
 
 
+@renamed(positional=("level",), successes="k", kind="method", **_LEVEL)
 def credible_interval(
-    successes, n, level: float = 0.95, *, prior: PriorLike = "uniform", kind: str = "equal"
-):
-    """Credible interval for an accuracy after ``successes`` correct out of ``n``.
+    k, n, *, alpha: float = 0.05, prior: PriorLike = "uniform", method: str = "equal"
+) -> Interval:
+    """Credible interval for an accuracy after ``k`` correct out of ``n``.
 
     Parameters
     ----------
-    successes, n
+    k, n
         Correct answers and test items.
-    level
-        Posterior mass of the interval, in (0, 1).
+    alpha
+        One minus the posterior mass of the interval, in (0, 1).
     prior
         See :func:`prior_params`.
-    kind
+    method
         ``"equal"`` (equal-tailed) or ``"hpd"`` (highest density, shortest).
 
     Returns
     -------
-    (lower, upper)
+    Interval
+        ``(low, high)``.
+
+    Examples
+    --------
+    >>> [round(v, 4) for v in credible_interval(62, 100)]
+    [0.5218, 0.7091]
+    >>> [round(v, 4) for v in credible_interval(100, 100, method="hpd")]
+    [0.9708, 1.0]
     """
-    as_choice(kind, "kind", ("equal", "hpd"))
-    k, n_arr = as_counts(successes, n, "successes", "n")
+    as_choice(method, "method", ("equal", "hpd"))
+    k, n_arr = as_counts(k, n, "k", "n")
     a, b = beta_params(k, n_arr - k, prior)
-    return equal_tailed(a, b, level) if kind == "equal" else hpd(a, b, level)
+    return equal_tailed(a, b, alpha=alpha) if method == "equal" else hpd(a, b, alpha=alpha)
 
 
 @dataclass(frozen=True)
-class BetaPosterior:
-    """The Beta(a, b) posterior of an accuracy, with its summaries."""
+class BetaPosterior(Result):
+    """The Beta(a, b) posterior of an accuracy, with its summaries (unpacks as ``(a, b)``).
+
+    Examples
+    --------
+    >>> post = BetaPosterior.from_counts(62, 100)
+    >>> post.a, post.b, round(post.mean, 4), [round(v, 4) for v in post.interval(method="hpd")]
+    (63.0, 39.0, 0.6176, [0.5234, 0.7106])
+    """
 
     a: float
     b: float
 
     @classmethod
-    def from_counts(cls, successes: int, n: int, prior: PriorLike = "uniform") -> BetaPosterior:
-        """Posterior after ``successes`` correct out of ``n`` under ``prior``."""
-        k, n_arr = as_counts(successes, n, "successes", "n", scalar=True)
+    @renamed(successes="k")
+    def from_counts(cls, k: int, n: int, prior: PriorLike = "uniform") -> BetaPosterior:
+        """Posterior after ``k`` correct out of ``n`` under ``prior``."""
+        k, n_arr = as_counts(k, n, "k", "n", scalar=True)
         a, b = beta_params(k, n_arr - k, prior)
-        return cls(float(a), float(b))
+        return cls(a, b)
 
     @property
-    def mean(self) -> float:
+    def mean(self):
         """Posterior mean ``a / (a + b)``."""
-        return float(beta_mean(self.a, self.b))
+        return beta_mean(self.a, self.b)
 
     @property
-    def sd(self) -> float:
+    def sd(self):
         """Posterior standard deviation."""
-        return float(beta_sd(self.a, self.b))
+        return beta_sd(self.a, self.b)
 
-    def interval(self, level: float = 0.95, kind: str = "equal") -> tuple[float, float]:
-        """Equal-tailed (``kind="equal"``) or highest-density (``"hpd"``) interval."""
-        as_choice(kind, "kind", ("equal", "hpd"))
-        if kind == "equal":
-            return equal_tailed(self.a, self.b, level)
-        return hpd(self.a, self.b, level)
+    @renamed(positional=("level", "kind"), kind="method", **_LEVEL)
+    def interval(self, *, alpha: float = 0.05, method: str = "equal") -> Interval:
+        """Equal-tailed (``method="equal"``) or highest-density (``"hpd"``) interval."""
+        as_choice(method, "method", ("equal", "hpd"))
+        if method == "equal":
+            return equal_tailed(self.a, self.b, alpha=alpha)
+        return hpd(self.a, self.b, alpha=alpha)
 
     def pdf(self, x):
         """Posterior density at ``x``."""

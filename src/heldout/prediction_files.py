@@ -47,6 +47,12 @@ class Predictions:
         Name of the label column.
     source : str
         Where the data came from.
+
+    Examples
+    --------
+    >>> p = Predictions(np.array([1.0, 0.0]), {"a": np.array([1.0, 1.0])}, "label", "toy")
+    >>> p.n, list(p.models)
+    (2, ['a'])
     """
 
     y: np.ndarray
@@ -289,6 +295,15 @@ def read_predictions(
     groups = tuple(groups)
     if len(set(groups)) != len(groups):
         raise ValueError(f"{name}: a group column is named twice")
+    for what, names in (("models", models), ("groups", groups)):
+        if names is not None and (
+            isinstance(names, str)
+            or not isinstance(names, list | tuple)
+            or not all(isinstance(v, str) for v in names)
+        ):
+            raise ValueError(f"{what} must be a list of column names, got {names!r}")
+    if not isinstance(source, str | os.PathLike):
+        raise ValueError(f"source must be a file name or '-', got {source!r}")
     if str(source) == "-":
         columns, model_names, found = _read_csv(
             sys.stdin.buffer, name, label, models, groups=groups

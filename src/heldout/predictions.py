@@ -136,7 +136,10 @@ def as_correct(correct, name: str = "correct", *, min_models: int = 2) -> np.nda
     ...
     ValueError: correct must hold only booleans or 0/1 values
     """
-    arr = np.asarray(correct) if not isinstance(correct, np.ndarray) else correct
+    try:
+        arr = np.asarray(correct) if not isinstance(correct, np.ndarray) else correct
+    except (TypeError, ValueError):  # ragged rows
+        raise ValueError(f"{name} must be a matrix of booleans (or 0/1)") from None
     if arr.dtype == object:
         try:
             arr = np.asarray(arr, dtype=float)

@@ -83,6 +83,12 @@ class Writers:
         NIST writer id (distinct between the two series).
     mnist_index : ndarray of int64
         Row in MNIST's 70,000 (training digits 0-59,999, test digits 60,000-69,999).
+
+    Examples
+    --------
+    >>> w = Writers(np.array([3, 7]), np.array([0, 4]), np.array([11, 2100]), np.array([5, 65000]))
+    >>> len(w), w.in_mnist_test.tolist(), w.take([1]).writer.tolist()
+    (2, [False, True], [2100])
     """
 
     label: np.ndarray
@@ -132,6 +138,8 @@ def load_writers(path: str | os.PathLike | None = None) -> Writers:
     >>> len(w), sorted(set(w.series.tolist()))
     (70000, [0, 4])
     """
+    if path is not None and not isinstance(path, str | os.PathLike):
+        raise ValueError(f"path must be a file name, got {path!r}")
     p = Path(path) if path is not None else writers_path()
     if not p.is_file():
         raise ValueError(f"path {str(p)!r} is not a file")
@@ -218,8 +226,13 @@ def mnist_indices(images: np.ndarray, reference: np.ndarray) -> np.ndarray:
     >>> mnist_indices(ref[[2, 0]], ref).tolist()
     [2, 0]
     """
-    a = np.ascontiguousarray(images)
-    r = np.ascontiguousarray(reference)
+    try:
+        a = np.ascontiguousarray(images)
+        r = np.ascontiguousarray(reference)
+    except (TypeError, ValueError):
+        raise ValueError(
+            "images and reference must be 2-D uint8 arrays (one flattened digit a row)"
+        ) from None
     if a.dtype != np.uint8 or r.dtype != np.uint8 or a.ndim != 2 or r.ndim != 2:
         raise ValueError(
             "images and reference must be 2-D uint8 arrays (one flattened digit a row)"

@@ -41,6 +41,7 @@ from scipy import stats
 
 from heldout import _inputs
 from heldout._checks import as_counts
+from heldout._deprecate import renamed
 from heldout._result import Result
 from heldout.estimate import Difference, Estimate
 
@@ -116,30 +117,32 @@ def confusion(y: ArrayLike, pred: ArrayLike) -> Confusion:
     return Confusion(tp, fp, fn, pos.size - tp - fp - fn)
 
 
+@renamed(m="n")
 def rate_interval(
-    k: ArrayLike, m: ArrayLike, alpha: float = 0.05, method: str = "clopper-pearson"
+    k: ArrayLike, n: ArrayLike, alpha: float = 0.05, method: str = "clopper-pearson"
 ) -> Estimate:
-    """Interval for a rate ``k / m`` on its own denominator ``m``.
+    """Interval for a rate ``k / n`` on its own denominator ``n``.
 
     ``"clopper-pearson"`` (default): the exact interval
-    ``(exact_lower(k, m, alpha/2), exact_upper(k, m, alpha/2))`` of
-    :mod:`heldout.bounds` :cite:`clopper1934`; conditionally on ``m`` it covers
+    ``(exact_lower(k, n, alpha/2), exact_upper(k, n, alpha/2))`` of
+    :mod:`heldout.bounds` :cite:`clopper1934`; conditionally on ``n`` it covers
     with probability at least ``1 - alpha`` for every true rate.
-    ``"wald"``: :math:`\\hat p \\pm z\\sqrt{\\hat p(1-\\hat p)/m}`, clipped to [0, 1]
+    ``"wald"``: :math:`\\hat p \\pm z\\sqrt{\\hat p(1-\\hat p)/n}`, clipped to [0, 1]
     (shown in the book for contrast: it undercovers near 0 and 1).
 
     Parameters
     ----------
-    k, m : int or array_like
-        Count and denominator, ``0 <= k <= m``, ``m >= 1``.  A rate whose
-        denominator is 0 is undefined: ``ValueError``.
+    k, n : int or array_like
+        Count and denominator, ``0 <= k <= n``, ``n >= 1``.  A rate whose
+        denominator is 0 is undefined: ``ValueError``.  (``m=`` is a deprecated
+        name of ``n``.)
     alpha : float, default 0.05
     method : {"clopper-pearson", "wald"}
 
     Returns
     -------
     Estimate
-        ``value = k/m``, ``low``, ``high`` (floats, or arrays for array input), ``n = m``.
+        ``value = k/n``, ``low``, ``high`` (floats, or arrays for array input), ``n``.
 
     Examples
     --------
@@ -150,14 +153,14 @@ def rate_interval(
     if method not in RATE_METHODS:
         raise ValueError(f"method must be one of {', '.join(RATE_METHODS)}, got {method!r}")
     a = _inputs.alpha_value(alpha)
-    if np.any(np.asarray(m) == 0):
+    _inputs.count(k, "k")
+    _inputs.count(n, "n")
+    if np.any(np.asarray(n) == 0):
         raise ValueError(
-            "m (the rate's denominator) is 0: the rate is undefined "
+            "n (the rate's denominator) is 0: the rate is undefined "
             "(for precision: the model predicted no positives)"
         )
-    _inputs.count(k, "k")
-    _inputs.count(m, "m")
-    k_arr, m_arr = as_counts(k, m, "k", "m")
+    k_arr, m_arr = as_counts(k, n, "k", "n")
     phat = k_arr / m_arr
     if method == "clopper-pearson":
         from heldout.bounds import exact_lower, exact_upper
@@ -337,12 +340,12 @@ def accuracy_difference(
 
     a_ = _inputs.alpha_value(alpha)
     yy = _inputs.class_labels(y, "y")
-    ra = _inputs.class_labels(pred_a, "pred_a") == yy if np.shape(pred_a) == yy.shape else None
-    if ra is None:
-        raise ValueError(f"pred_a has {np.shape(pred_a)[0]} items but the labels have {yy.size}")
-    if np.shape(pred_b) != yy.shape:
-        raise ValueError(f"pred_b has {np.shape(pred_b)[0]} items but the labels have {yy.size}")
-    rb = _inputs.class_labels(pred_b, "pred_b") == yy
+    pa = _inputs.class_labels(pred_a, "pred_a")
+    pb = _inputs.class_labels(pred_b, "pred_b")
+    for name, pred in (("pred_a", pa), ("pred_b", pb)):
+        if pred.shape != yy.shape:
+            raise ValueError(f"{name} has {pred.size} items but the labels have {yy.size}")
+    ra, rb = pa == yy, pb == yy
     n = int(yy.size)
     b = int(np.count_nonzero(ra & ~rb))
     c = int(np.count_nonzero(~ra & rb))

@@ -31,6 +31,8 @@ Methods of :func:`mse_interval`:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy import special
 
@@ -43,6 +45,8 @@ from heldout._checks import (
     check_work,
     show,
 )
+from heldout._deprecate import level_to_alpha, renamed
+from heldout._result import Result
 from heldout.config import rng as _rng
 
 METHODS = ("clt", "t", "bootstrap", "normal", "chi2", "article")
@@ -68,7 +72,13 @@ def _residuals(y, yhat) -> np.ndarray:
 
 
 def mse(y, yhat):
-    """Mean squared error ``(1/N) sum (y_i - yhat_i)^2`` along the last axis."""
+    """Mean squared error ``(1/N) sum (y_i - yhat_i)^2`` along the last axis.
+
+    Examples
+    --------
+    >>> mse([1.0, 2.0, 3.0], [1.5, 2.0, 2.0])
+    0.4166666666666667
+    """
     r = _residuals(y, yhat)
     out = np.mean(r**2, axis=-1)
     return float(out) if np.ndim(out) == 0 else out
@@ -81,6 +91,12 @@ def mse_se(y, yhat, method: str = "clt"):
     article's sigma^2); ``"normal"``: ``sqrt(2 s2 (s2 + 2 B^2) / N)`` with
     ``B = mean(r)``, ``s2 = MSE - B^2`` (Gaussian residuals); ``"article"``:
     the article's ``sqrt(2 (MSE - B^2)(1 + 2 MSE) / N)`` as printed.
+
+    Examples
+    --------
+    >>> r = np.random.default_rng(1).normal(0.0, 2.0, 400)
+    >>> round(mse_se(r, np.zeros(400)), 3), round(mse_se(r, np.zeros(400), method='normal'), 3)
+    (0.259, 0.236)
     """
     as_choice(method, "method", ("clt", "normal", "article"))
     r = _residuals(y, yhat)
@@ -102,7 +118,7 @@ def mse_se(y, yhat, method: str = "clt"):
     return float(out) if np.ndim(out) == 0 else out
 
 
-def _bootstrap(sq: np.ndarray, level: float, draws: int, rng) -> tuple[np.ndarray, np.ndarray]:
+def _bootstrap(sq: np.ndarray, alpha: float, draws: int, rng) -> tuple[np.ndarray, np.ndarray]:
     """Percentile bootstrap of the mean of ``sq`` along the last axis (rows handled in chunks)."""
     lead = sq.shape[:-1]
     flat = sq.reshape(-1, sq.shape[-1])
@@ -110,7 +126,7 @@ def _bootstrap(sq: np.ndarray, level: float, draws: int, rng) -> tuple[np.ndarra
     lo = np.empty(flat.shape[0])
     hi = np.empty(flat.shape[0])
     chunk = max(1, int(4_000_000 // (draws * n)))
-    q = [(1 - level) / 2, (1 + level) / 2]
+    q = [alpha / 2, 1 - alpha / 2]
     for start in range(0, flat.shape[0], chunk):
         rows = flat[start : start + chunk]
         idx = rng.integers(0, n, size=(rows.shape[0], draws, n))
@@ -119,9 +135,22 @@ def _bootstrap(sq: np.ndarray, level: float, draws: int, rng) -> tuple[np.ndarra
     return lo.reshape(lead), hi.reshape(lead)
 
 
+@dataclass(frozen=True)
+class MSEInterval(Result):
+    """The test MSE and an interval for the expected squared error; unpacks as ``(mse, low, high)``."""
+
+    mse: float | np.ndarray
+    low: float | np.ndarray
+    high: float | np.ndarray
+
+
+_LEVEL = {"level": ("alpha", level_to_alpha)}
+
+
+@renamed(positional=("level", "method"), **_LEVEL)
 def mse_interval(
-    y, yhat, level: float = 0.95, method: str = "clt", *, draws: int = 2000, seed=None
-):
+    y, yhat, *, alpha: float = 0.05, method: str = "clt", draws: int = 2000, seed=None
+) -> MSEInterval:
     """Interval for the expected squared error of a model, from its test residuals.
 
     Parameters
@@ -129,8 +158,8 @@ def mse_interval(
     y, yhat
         Test targets and predictions (same shape; the last axis indexes the
         test items, leading axes are independent test sets).
-    level
-        Nominal coverage, in (0, 1).
+    alpha
+        One minus the nominal coverage, in (0, 1).
     method
         One of ``"clt"``, ``"t"``, ``"bootstrap"``, ``"normal"``, ``"chi2"``,
         ``"article"`` (see the module docstring for the formulas).
@@ -139,74 +168,115 @@ def mse_interval(
 
     Returns
     -------
-    (mse, lower, upper)
+    MSEInterval
+        ``(mse, low, high)``.  The upper end is ``inf`` only where it overflows (an
+        ``alpha`` so small, below about ``1e-300``, that the interval is all of
+        ``[low, inf)``).
+
+    Examples
+    --------
+    >>> r = np.random.default_rng(1).normal(0.0, 2.0, 400)
+    >>> ci = mse_interval(r, np.zeros(400), method="chi2")
+    >>> round(ci.mse, 3), round(ci.low, 3), round(ci.high, 3)
+    (3.34, 2.921, 3.856)
     """
     as_choice(method, "method", METHODS)
-    level = as_probability(level, "level", scalar=True)
+    alpha = as_probability(alpha, "alpha", scalar=True)
     r = _residuals(y, yhat)
     n = r.shape[-1]
     sq = r**2
     m = sq.mean(axis=-1)
-    z = -special.ndtri((1 - level) / 2)
+    z = -special.ndtri(alpha / 2)
     if method == "clt":
         half = z * mse_se(y, yhat, "clt")
         lo, hi = m - half, m + half
     elif method == "t":
-        half = special.stdtrit(n - 1, 1 - (1 - level) / 2) * mse_se(y, yhat, "clt")
+        half = special.stdtrit(n - 1, 1 - alpha / 2) * mse_se(y, yhat, "clt")
         lo, hi = m - half, m + half
     elif method in ("normal", "article"):
         half = z * mse_se(y, yhat, method)
         lo, hi = m - half, m + half
     elif method == "chi2":
-        lo = n * m / special.chdtri(n, (1 - level) / 2)
-        hi = n * m / special.chdtri(n, 1 - (1 - level) / 2)
+        lo = n * m / special.chdtri(n, alpha / 2)
+        # the lower chi-squared quantile from the lower tail itself: chdtri(n, 1 - alpha/2)
+        # would round 1 - alpha/2 to 1 for tiny alpha and give an upper end of inf
+        with np.errstate(over="ignore", divide="ignore"):
+            hi = n * m / (2.0 * special.gammaincinv(n / 2.0, alpha / 2))
     elif method == "bootstrap":
         draws = as_count(draws, "draws", minimum=10, scalar=True)
         check_work(float(draws) * sq.size, 500_000_000, "draws times the residuals")
-        lo, hi = _bootstrap(sq, level, draws, _rng(seed))
+        lo, hi = _bootstrap(sq, alpha, draws, _rng(seed))
     else:
         raise ValueError(f"method must be one of {METHODS}, got {show(method)}")
 
     def out(v):
         return float(v) if np.ndim(v) == 0 else v
 
-    return out(m), out(np.maximum(lo, 0.0)), out(hi)
+    return MSEInterval(out(m), out(np.maximum(lo, 0.0)), out(hi))
 
 
+@dataclass(frozen=True)
+class Residuals(Result):
+    """Drawn residuals and their true MSE; unpacks as ``(residuals, true_mse)``."""
+
+    residuals: np.ndarray
+    true_mse: float
+
+
+@renamed(rng="seed")
 def sample_residuals(
-    kind: str, size, *, bias: float = 0.0, scale: float = 1.0, df: float = 5.0, rng=None
-):
+    kind: str, size, *, bias: float = 0.0, scale: float = 1.0, df: float = 5.0, seed=None
+) -> Residuals:
     """Draw residuals ``bias + scale * e`` and return them with their true MSE.
 
     ``kind``: ``"normal"`` (``E e^2 = 1``), ``"laplace"`` (``E e^2 = 2``) or
     ``"t"`` (Student t with ``df > 2``, ``E e^2 = df / (df - 2)``).  True MSE is
     ``bias^2 + scale^2 E e^2``.
 
+    ``seed`` (an int, a Generator or None) goes through :func:`heldout.config.rng`.
+
     Returns
     -------
-    (residuals, true_mse)
+    Residuals
+        ``(residuals, true_mse)``.
+
+    Examples
+    --------
+    >>> res = sample_residuals("t", 5, scale=2.0, df=4.0, seed=1)
+    >>> res.residuals.shape, res.true_mse
+    ((5,), 8.0)
     """
     as_choice(kind, "kind", ("normal", "laplace", "t"))
     scale = as_positive(scale, "scale", scalar=True)
     bias = as_real(bias, "bias", scalar=True)
+    df = as_positive(df, "df", scalar=True)
+    if df <= 2:
+        raise ValueError(f"df must exceed 2 for a finite MSE, got {show(df)}")
     shape = tuple(as_count(np.atleast_1d(size), "size", minimum=1).tolist())
     check_work(float(np.prod(shape)), 500_000_000, "size (residuals drawn)")
     size = shape if np.ndim(size) else shape[0]
-    rng = _rng(rng)
+    rng = _rng(seed)
     if kind == "normal":
         e, m2 = rng.standard_normal(size), 1.0
     elif kind == "laplace":
         e, m2 = rng.laplace(size=size), 2.0
     elif kind == "t":
-        df = float(as_positive(df, "df"))
-        if df <= 2:
-            raise ValueError(f"df must exceed 2 for a finite MSE, got {show(df)}")
         e, m2 = rng.standard_t(df, size=size), df / (df - 2)
     else:
         raise ValueError(f"kind must be 'normal', 'laplace' or 't', got {show(kind)}")
-    return bias + scale * e, bias**2 + scale**2 * m2
+    return Residuals(bias + scale * e, bias**2 + scale**2 * m2)
 
 
+@dataclass(frozen=True)
+class MethodCoverage(Result):
+    """Simulated coverage of one interval method (:func:`mse_coverage`)."""
+
+    coverage: float
+    se: float
+    width: float
+
+
+@renamed(**_LEVEL)
 def mse_coverage(
     n: int,
     *,
@@ -214,12 +284,12 @@ def mse_coverage(
     bias: float = 0.0,
     scale: float = 1.0,
     df: float = 5.0,
-    level: float = 0.95,
+    alpha: float = 0.05,
     methods=("clt", "t", "bootstrap", "normal", "chi2", "article"),
     reps: int = 2000,
     draws: int = 500,
     seed=None,
-) -> dict:
+) -> dict[str, MethodCoverage]:
     """Coverage of the MSE intervals, by simulation.
 
     ``reps`` test sets of ``n`` residuals are drawn with :func:`sample_residuals`
@@ -230,7 +300,13 @@ def mse_coverage(
     Returns
     -------
     dict
-        ``{method: {"coverage": c, "se": se, "width": w}}``.
+        ``{method: MethodCoverage(coverage, se, width)}``.
+
+    Examples
+    --------
+    >>> cov = mse_coverage(50, kind="laplace", methods=("clt", "chi2"), reps=400, seed=1)
+    >>> round(cov["clt"].coverage, 2), round(cov["chi2"].coverage, 2)
+    (0.85, 0.8)
     """
     n = as_count(n, "n", minimum=2, scalar=True)
     reps = as_count(reps, "reps", minimum=1, scalar=True)
@@ -238,15 +314,15 @@ def mse_coverage(
     for method in methods:
         as_choice(method, "methods", METHODS)
     rng = _rng(seed)
-    r, true = sample_residuals(kind, (reps, n), bias=bias, scale=scale, df=df, rng=rng)
+    r, true = sample_residuals(kind, (reps, n), bias=bias, scale=scale, df=df, seed=rng)
     zeros = np.zeros_like(r)
     res = {}
     for method in methods:
-        _, lo, hi = mse_interval(r, zeros, level, method, draws=draws, seed=rng.integers(2**32))
+        _, lo, hi = mse_interval(
+            r, zeros, alpha=alpha, method=method, draws=draws, seed=rng.integers(2**32)
+        )
         c = float(np.mean((lo <= true) & (true <= hi)))
-        res[method] = {
-            "coverage": c,
-            "se": float(np.sqrt(c * (1 - c) / reps)),
-            "width": float(np.mean(hi - lo)),
-        }
+        res[method] = MethodCoverage(
+            coverage=c, se=float(np.sqrt(c * (1 - c) / reps)), width=float(np.mean(hi - lo))
+        )
     return res

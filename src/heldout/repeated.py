@@ -38,6 +38,7 @@ from heldout._result import Result, extra
 
 __all__ = [
     "Components",
+    "Variances",
     "best_samples_per_question",
     "components_from_probabilities",
     "questions_needed",
@@ -142,7 +143,15 @@ def variance_components(scores: ArrayLike) -> Components:
     )
 
 
-def components_from_probabilities(p: ArrayLike) -> tuple[float, float]:
+@dataclass(frozen=True)
+class Variances(Result):
+    """Between-question and within-question variances; unpacks as ``(between, within)``."""
+
+    between: float
+    within: float
+
+
+def components_from_probabilities(p: ArrayLike) -> Variances:
     r"""Between and within variances of 0/1 answers from per-question success probabilities.
 
     .. math:: \sigma_b^2 = \mathrm{Var}(p_q), \qquad \sigma_w^2 = \mathrm{E}[p_q(1-p_q)],
@@ -157,17 +166,18 @@ def components_from_probabilities(p: ArrayLike) -> tuple[float, float]:
 
     Returns
     -------
-    (between, within) : tuple of float
+    Variances
+        ``(between, within)``.
 
     Examples
     --------
     >>> components_from_probabilities([0.5, 1.0])
-    (0.0625, 0.125)
+    Variances(between=0.0625, within=0.125)
     """
     arr = as_probability(p, "p", closed=True)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError("p must be a non-empty one-dimensional array of probabilities")
-    return float(arr.var()), float(np.mean(arr * (1 - arr)))
+    return Variances(float(arr.var()), float(np.mean(arr * (1 - arr))))
 
 
 def _components(between, within):
@@ -298,9 +308,12 @@ def best_samples_per_question(between, within, cost_question, cost_sample) -> fl
     >>> round(best_samples_per_question(0.04, 0.05, 10, 1), 2)
     3.54
     """
+    from heldout._checks import as_positive
     from heldout.cluster_sizing import optimal_cluster_size
 
     b, w = _components(between, within)
+    as_positive(cost_question, "cost_question", scalar=True)
+    as_positive(cost_sample, "cost_sample", scalar=True)
     if b == 0:
         raise ValueError(
             "between must be positive: with no difference between questions any k works"

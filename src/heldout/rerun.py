@@ -56,6 +56,8 @@ def parse_values(assignments: Sequence[str]) -> dict[str, Any]:
     >>> parse_values(["k=10", "delta=0.01", "sizes=[10, 100]", "method=exact"])
     {'k': 10, 'delta': 0.01, 'sizes': [10, 100], 'method': 'exact'}
     """
+    if isinstance(assignments, str | bytes) or not hasattr(assignments, "__iter__"):
+        raise ValueError(f"assignments must be a list of 'name=value' texts, got {assignments!r}")
     values: dict[str, Any] = {}
     for item in assignments:
         name, sep, text = str(item).partition("=")
@@ -92,6 +94,8 @@ def parameter_names(source: str) -> list[str]:
     >>> parameter_names("k = 38  # errors\\nm = 100  # items\\nlow, high = 0.1, 0.2")
     ['k', 'm', 'low', 'high']
     """
+    if not isinstance(source, str):
+        raise ValueError(f"source must be the text of a code cell, got {source!r}")
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:

@@ -40,7 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from heldout._checks import as_count, as_positive, as_probability
+from heldout._checks import as_count, as_positive, as_probability, show
+from heldout._deprecate import renamed
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 from heldout.cv_scores import number
@@ -77,11 +78,21 @@ QUERY_CAP = 2**60
 _scalar = number  # a single number, else ValueError naming the argument
 
 
+def _floats(value, name: str) -> np.ndarray:
+    """``value`` as a float array, or ``ValueError`` naming it (text, ragged lists...)."""
+    if isinstance(value, str | bytes | dict) or value is None:
+        raise ValueError(f"{name} must be an array of numbers, got {value!r}")
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be an array of numbers, got {value!r}") from None
+
+
 def _whole(value, name: str, minimum: int = 0) -> int:
     """A single whole number between ``minimum`` and 2**62 (exclusive)."""
     x = _scalar(value, name)
     if math.isfinite(x) and x >= _MAX_QUERIES:
-        raise ValueError(f"{name} must be below 2**62, got {value!r}")
+        raise ValueError(f"{name} must be below 2**62, got {show(value)}")
     return int(as_count(x, name, minimum=minimum))
 
 
@@ -124,7 +135,7 @@ class Ladder:
 
     def __init__(self, method: str = "fixed", step: float | None = None):
         if method not in ("fixed", "parameter-free"):
-            raise ValueError(f"method must be 'fixed' or 'parameter-free', got {method!r}")
+            raise ValueError(f"method must be 'fixed' or 'parameter-free', got {show(method)}")
         if method == "fixed":
             if step is None:
                 raise ValueError("step is needed by the fixed Ladder (for example step=0.01)")
@@ -143,7 +154,7 @@ class Ladder:
         try:
             arr = np.asarray(losses, dtype=float)
         except (TypeError, ValueError):
-            raise ValueError(f"losses must be numbers, got {losses!r}") from None
+            raise ValueError(f"losses must be numbers, got {show(losses)}") from None
         if arr.ndim > 1 or arr.size == 0:
             raise ValueError(
                 "losses must be one number (the holdout loss) or a vector of per-item losses"
@@ -219,7 +230,7 @@ def ladder(losses, method: str = "fixed", step: float | None = None) -> LadderRe
     >>> r.released.tolist(), r.improved.tolist()
     ([0.5, 0.46, 0.46, 0.4, 0.4, 0.3], [True, True, False, True, False, True])
     """
-    arr = np.asarray(losses, dtype=float) if not isinstance(losses, np.ndarray) else losses
+    arr = losses if isinstance(losses, np.ndarray) else _floats(losses, "losses")
     if arr.ndim not in (1, 2) or arr.shape[0] == 0:
         raise ValueError("losses must be a non-empty vector (one loss per submission) or a matrix")
     board = Ladder(method=method, step=step)
@@ -283,7 +294,7 @@ class Thresholdout:
         self.sigma = float(as_positive(_scalar(sigma, "sigma"), "sigma"))
         b = _scalar(budget, "budget")
         if math.isfinite(b) and b >= 2**63:
-            raise ValueError(f"budget must be below 2**63, got {budget!r}")
+            raise ValueError(f"budget must be below 2**63, got {show(budget)}")
         self.budget_left = _whole(b, "budget", 1)
         self._rng = make_rng(seed)
         self._noisy_threshold = self.threshold + self._rng.laplace(0.0, 2 * self.sigma)
@@ -341,8 +352,11 @@ def thresholdout(
     >>> r.from_holdout.tolist(), r.answers[:2].tolist()
     ([False, False, True], [0.6, 0.7])
     """
-    tv = np.asarray(train_values, dtype=float).ravel()
-    hv = np.asarray(holdout_values, dtype=float).ravel()
+    tv = _floats(train_values, "train_values").ravel()
+    hv = _floats(holdout_values, "holdout_values").ravel()
+    for name, values in (("train_values", tv), ("holdout_values", hv)):
+        if not np.all(np.isfinite(values)) or np.any((values < 0) | (values > 1)):
+            raise ValueError(f"{name} must be numbers in [0, 1] (no NaN or infinity)")
     if tv.size != hv.size or tv.size == 0:
         raise ValueError(
             f"train_values and holdout_values must be non-empty and of equal length, "
@@ -454,7 +468,7 @@ def boosting_attack(
         )
     unknown = set(mechanisms) - set(MECHANISMS)
     if unknown or not mechanisms:
-        raise ValueError(f"mechanisms must be among {MECHANISMS}, got {mechanisms!r}")
+        raise ValueError(f"mechanisms must be among {MECHANISMS}, got {show(mechanisms)}")
     if checkpoints is None:
         checkpoints = np.unique(np.round(np.geomspace(1, queries, 12)).astype(int))
     cps = as_count(checkpoints, "checkpoints", minimum=1)
@@ -563,7 +577,7 @@ def attack_expected_accuracy(n, queries) -> float:
     g = stats.binom.sf(np.floor(m / 2), m, q)
     g = g + np.where(m % 2 == 0, 0.5 * stats.binom.pmf(m // 2, m, q), 0.0)
     g[0] = 0.5
-    return float((pm * g).sum())
+    return float(np.clip((pm * g).sum(), 0.0, 1.0))  # a probability (sums round up)
 
 
 def winner_bias(n, models, accuracy: float = 0.5) -> float:
@@ -593,11 +607,12 @@ def winner_bias(n, models, accuracy: float = 0.5) -> float:
 
 
 # =========================================================================== the bounds
-def _delta(delta) -> float:
-    return float(as_probability(_scalar(delta, "delta"), "delta"))
+def _alpha(alpha) -> float:
+    return float(as_probability(_scalar(alpha, "alpha"), "alpha"))
 
 
-def naive_error_bound(n, queries, delta: float = 0.05) -> float:
+@renamed(delta="alpha")
+def naive_error_bound(n, queries, alpha: float = 0.05) -> float:
     r"""Worst-case error of a plain holdout after ``k`` adaptive queries.
 
     Each answer is a holdout score, one of ``n + 1`` values.  Whatever the
@@ -605,11 +620,11 @@ def naive_error_bound(n, queries, delta: float = 0.05) -> float:
     ``t - 1`` answers before it, so at most ``(n + 1)^{t-1}`` different models
     can be ``t``-th, and fewer than ``k (n+1)^{k-1}`` in all.  Hoeffding's
     inequality for each and a union bound give: with probability at least
-    ``1 - \delta`` every submitted model's holdout score is within
+    ``1 - \alpha`` every submitted model's holdout score is within
 
     .. math::
 
-        \alpha = \sqrt{\frac{(k - 1)\ln(n + 1) + \ln(2k/\delta)}{2n}}
+        \varepsilon = \sqrt{\frac{(k - 1)\ln(n + 1) + \ln(2k/\alpha)}{2n}}
 
     of its true value.  For ``k = 1`` this is Hoeffding's bound; the bound grows
     like ``\sqrt{k/n}``, which the boosting attack shows cannot be beaten by
@@ -622,7 +637,7 @@ def naive_error_bound(n, queries, delta: float = 0.05) -> float:
     """
     n = _whole(n, "n", 1)
     k = _whole(queries, "queries", 1)
-    d = _delta(delta)
+    d = _alpha(alpha)
     return math.sqrt(((k - 1) * math.log(n + 1) + math.log(2 * k / d)) / (2 * n))
 
 
@@ -663,14 +678,15 @@ def ladder_transcripts(queries, step: float) -> float:
     return float(special.logsumexp(log_terms))
 
 
-def ladder_error_bound(n, queries, step: float, delta: float = 0.05) -> float:
+@renamed(delta="alpha")
+def ladder_error_bound(n, queries, step: float, alpha: float = 0.05) -> float:
     r"""Worst-case leaderboard error of the fixed Ladder after ``k`` adaptive submissions.
 
     The same counting as :func:`naive_error_bound`, with the Ladder's ``T``
     possible answer sequences (:func:`ladder_transcripts`) in place of
-    ``(n+1)^{k-1}``: with probability at least ``1 - \delta`` every submitted
-    model's holdout loss is within ``\alpha = \sqrt{(\ln T + \ln(2k/\delta))/(2n)}``
-    of its true loss, and then each released score is within ``\alpha + \eta``
+    ``(n+1)^{k-1}``: with probability at least ``1 - \alpha`` every submitted
+    model's holdout loss is within ``\varepsilon = \sqrt{(\ln T + \ln(2k/\alpha))/(2n)}``
+    of its true loss, and then each released score is within ``\varepsilon + \eta``
     of the best true loss submitted so far (a released score is within
     ``\eta/2`` of the holdout loss it rounds, and a submission that was not
     released had a holdout loss above the released score minus ``\eta``).
@@ -681,7 +697,7 @@ def ladder_error_bound(n, queries, step: float, delta: float = 0.05) -> float:
     Returns
     -------
     float
-        ``\alpha + \eta``.
+        ``\varepsilon + \eta``.
 
     Examples
     --------
@@ -690,20 +706,21 @@ def ladder_error_bound(n, queries, step: float, delta: float = 0.05) -> float:
     """
     n = _whole(n, "n", 1)
     k = _whole(queries, "queries", 1)
-    d = _delta(delta)
+    d = _alpha(alpha)
     log_t = ladder_transcripts(k, step)
     return math.sqrt((log_t + math.log(2 * k / d)) / (2 * n)) + float(step)
 
 
-def queries_supported(n, epsilon: float, delta: float = 0.05, method: str = "naive") -> int:
-    r"""Largest number of queries whose worst-case error is at most ``epsilon``.
+@renamed(epsilon="tolerance", delta="alpha")
+def queries_supported(n, tolerance: float, alpha: float = 0.05, method: str = "naive") -> int:
+    r"""Largest number of queries whose worst-case error is at most ``tolerance``.
 
     ``method="naive"``: adaptive queries to a plain holdout
     (:func:`naive_error_bound`); ``"ladder"``: adaptive submissions to the
-    fixed Ladder with the best step on a grid of 40 fractions of ``epsilon``
+    fixed Ladder with the best step on a grid of 40 fractions of ``tolerance``
     (:func:`ladder_error_bound`); ``"non-adaptive"``: queries fixed in advance,
-    ``k \le (\delta/2)\,e^{2 n \varepsilon^2}`` (Hoeffding and a union bound).
-    Returns 0 when not even one query meets ``epsilon``; the search stops at
+    ``k \le (\alpha/2)\,e^{2 n t^2}`` with ``t`` the tolerance (Hoeffding and a union
+    bound).  Returns 0 when not even one query meets ``tolerance``; the search stops at
     :data:`QUERY_CAP`, ``2^{60}`` (returned as is: "at least that many").
 
     Examples
@@ -714,8 +731,8 @@ def queries_supported(n, epsilon: float, delta: float = 0.05, method: str = "nai
     (43, 877)
     """
     n = _whole(n, "n", 1)
-    eps = float(as_probability(_scalar(epsilon, "epsilon"), "epsilon"))
-    d = _delta(delta)
+    eps = float(as_probability(_scalar(tolerance, "tolerance"), "tolerance"))
+    d = _alpha(alpha)
     if method == "non-adaptive":
         log_k = math.log(d / 2) + 2 * n * eps**2
         return int(min(math.floor(math.exp(min(log_k, 43.0))), QUERY_CAP)) if log_k >= 0 else 0
@@ -732,7 +749,7 @@ def queries_supported(n, epsilon: float, delta: float = 0.05, method: str = "nai
 
         steps = [eps * f for f in np.linspace(0.025, 0.975, 40)]
     else:
-        raise ValueError(f"method must be 'naive', 'ladder' or 'non-adaptive', got {method!r}")
+        raise ValueError(f"method must be 'naive', 'ladder' or 'non-adaptive', got {show(method)}")
     best = 0
     for s in steps:
         if bound(1, s) > eps:

@@ -42,6 +42,7 @@ from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from heldout import _inputs
+from heldout._checks import as_flag
 from heldout._result import Result, extra
 from heldout.estimate import Difference, Estimate
 
@@ -329,7 +330,7 @@ def reliability(
     total = np.bincount(which, weights=q, minlength=bins)
     keep = count > 0
     m, k = count[keep], np.round(positives[keep]).astype(np.int64)
-    a_bin = a / keep.sum() if simultaneous else a
+    a_bin = a / keep.sum() if as_flag(simultaneous, "simultaneous") else a
     low = np.asarray(exact_lower(k, m, a_bin / 2), dtype=float)
     high = np.asarray(exact_upper(k, m, a_bin / 2), dtype=float)
     return Reliability(
@@ -347,6 +348,14 @@ def plot_reliability(rel: Reliability, ax=None, label: str | None = None, color=
     """Draw a :class:`Reliability` diagram (observed share with its interval against mean prediction).
 
     Returns the matplotlib ``Axes``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(4)
+    >>> p = rng.random(500)
+    >>> ax = plot_reliability(reliability(rng.random(500) < p, p, bins=5), label="model")
+    >>> ax.get_xlabel()
+    'mean predicted probability in the bin'
     """
     import matplotlib.pyplot as plt
 

@@ -3,7 +3,7 @@ r"""How many test rows: sizes from concentration inequalities and exact binomial
 Every function here answers the same question in a different way: *how many
 independent test rows* ``n`` are needed so that the mean loss on the test set
 is within ``tolerance`` (written ``t``) of the true expected loss, except with
-probability at most ``epsilon``?
+probability at most ``alpha``?
 
 * :func:`hoeffding_size` uses only the loss's range ``[0, U]``; rigorous
   (Hoeffding 1963).
@@ -22,10 +22,12 @@ as a guaranteed bracket otherwise), and :func:`binomial_deviation_probability`
 gives it exactly for 0-1 loss.
 
 The Hoeffding size is the one of Mount's article "What is a Good Test Set
-Size?" (Win-Vector blog, 2021): ``k >= ln(2/epsilon) U^2 / (2 t^2)``.
+Size?" (Win-Vector blog, 2021): ``k >= ln(2/alpha) U^2 / (2 t^2)``.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -34,6 +36,7 @@ from scipy import special
 from heldout import _beta
 from heldout._checks import (
     _arr,
+    as_choice,
     as_count,
     as_flag,
     as_positive,
@@ -44,6 +47,8 @@ from heldout._checks import (
     scalar_or_array,
     show,
 )
+from heldout._deprecate import renamed
+from heldout._result import Interval, Result, extra
 
 __all__ = [
     "hoeffding_bound",
@@ -56,6 +61,7 @@ __all__ = [
     "binomial_deviation_probability",
     "binomial_size",
     "simulate_deviation",
+    "simulate_empirical_bernstein",
     "lattice_deviation_probability",
 ]
 
@@ -91,11 +97,11 @@ def _broadcast(names_values: dict) -> list[np.ndarray]:
     return list(broadcast(**names_values))
 
 
-def _check_common(range_, tolerance, epsilon):
+def _check_common(range_, tolerance, alpha):
     range_ = as_positive(range_, "range_")
     tolerance = as_positive(tolerance, "tolerance")
-    epsilon = as_probability(epsilon, "epsilon")
-    return _broadcast({"range_": range_, "tolerance": tolerance, "epsilon": epsilon})
+    alpha = as_probability(alpha, "alpha")
+    return _broadcast({"range_": range_, "tolerance": tolerance, "alpha": alpha})
 
 
 def _check_variance(variance, range_, name="variance"):
@@ -135,6 +141,11 @@ def hoeffding_bound(n: ArrayLike, range_: ArrayLike, tolerance: ArrayLike) -> fl
     -------
     float or ndarray
         ``min(1, 2 exp(-2 n t^2 / U^2))``.
+
+    Examples
+    --------
+    >>> round(hoeffding_bound(36152, 14, 0.1), 4)  # the article's size keeps its promise
+    0.05
     """
     n = as_count(n, "n", minimum=1)
     range_ = as_positive(range_, "range_")
@@ -145,13 +156,14 @@ def hoeffding_bound(n: ArrayLike, range_: ArrayLike, tolerance: ArrayLike) -> fl
         return scalar_or_array(np.minimum(1.0, 2.0 * np.exp(-2.0 * n * ratio)))
 
 
-def hoeffding_size(range_: ArrayLike, tolerance: ArrayLike, epsilon: ArrayLike) -> int | np.ndarray:
+@renamed(epsilon="alpha")
+def hoeffding_size(range_: ArrayLike, tolerance: ArrayLike, alpha: ArrayLike) -> int | np.ndarray:
     r"""Smallest test-set size that Hoeffding's inequality certifies.
 
-    The smallest integer ``k >= 1`` with :math:`2 e^{-2 k t^2 / U^2} \le \varepsilon`,
+    The smallest integer ``k >= 1`` with :math:`2 e^{-2 k t^2 / U^2} \le \alpha`,
     that is
 
-    .. math:: k = \left\lceil \frac{\ln(2/\varepsilon)\, U^2}{2 t^2} \right\rceil ,
+    .. math:: k = \left\lceil \frac{\ln(2/\alpha)\, U^2}{2 t^2} \right\rceil ,
 
     the formula of Mount (2021), from Hoeffding (1963).  A quotient that
     floating point puts within a relative ``1e-14`` above an integer is taken
@@ -165,8 +177,8 @@ def hoeffding_size(range_: ArrayLike, tolerance: ArrayLike, epsilon: ArrayLike) 
     tolerance : float or array_like
         Largest acceptable deviation ``t`` of the test mean from the true mean,
         in the loss's units.
-    epsilon : float or array_like
-        Largest acceptable probability of a larger deviation, ``0 < epsilon < 1``.
+    alpha : float or array_like
+        Largest acceptable probability of a larger deviation, ``0 < alpha < 1``.
 
     Returns
     -------
@@ -178,15 +190,16 @@ def hoeffding_size(range_: ArrayLike, tolerance: ArrayLike, epsilon: ArrayLike) 
     >>> hoeffding_size(14, 0.1, 0.05)   # the article's worked example
     36152
     """
-    range_, tolerance, epsilon = _check_common(range_, tolerance, epsilon)
+    range_, tolerance, alpha = _check_common(range_, tolerance, alpha)
     with np.errstate(all="ignore"):  # a size that overflows is refused by _ceil_size
-        return _ceil_size(np.log(2.0 / epsilon) * (range_ / tolerance) ** 2 / 2.0)
+        return _ceil_size(np.log(2.0 / alpha) * (range_ / tolerance) ** 2 / 2.0)
 
 
-def hoeffding_tolerance(n: ArrayLike, range_: ArrayLike, epsilon: ArrayLike) -> float | np.ndarray:
+@renamed(epsilon="alpha")
+def hoeffding_tolerance(n: ArrayLike, range_: ArrayLike, alpha: ArrayLike) -> float | np.ndarray:
     r"""The tolerance Hoeffding guarantees for a test set of ``n`` rows.
 
-    Inverts :func:`hoeffding_size`: :math:`t = U \sqrt{\ln(2/\varepsilon) / (2n)}`.
+    Inverts :func:`hoeffding_size`: :math:`t = U \sqrt{\ln(2/\alpha) / (2n)}`.
 
     Parameters
     ----------
@@ -194,25 +207,31 @@ def hoeffding_tolerance(n: ArrayLike, range_: ArrayLike, epsilon: ArrayLike) -> 
         Test-set size(s), at least 1.
     range_ : float or array_like
         Width ``U`` of the loss's range.
-    epsilon : float or array_like
-        Failure probability, ``0 < epsilon < 1``.
+    alpha : float or array_like
+        Failure probability, ``0 < alpha < 1``.
 
     Returns
     -------
     float or ndarray
+
+    Examples
+    --------
+    >>> round(hoeffding_tolerance(36152, 14, 0.05), 4)
+    0.1
     """
     n = as_count(n, "n", minimum=1)
     range_ = as_positive(range_, "range_")
-    epsilon = as_probability(epsilon, "epsilon")
-    n, range_, epsilon = _broadcast({"n": n, "range_": range_, "epsilon": epsilon})
-    return scalar_or_array(range_ * np.sqrt(np.log(2.0 / epsilon) / (2.0 * n)))
+    alpha = as_probability(alpha, "alpha")
+    n, range_, alpha = _broadcast({"n": n, "range_": range_, "alpha": alpha})
+    return scalar_or_array(range_ * np.sqrt(np.log(2.0 / alpha) / (2.0 * n)))
 
 
 # --------------------------------------------------------------------------- Bernstein
 
 
+@renamed(epsilon="alpha")
 def bernstein_size(
-    variance: ArrayLike, range_: ArrayLike, tolerance: ArrayLike, epsilon: ArrayLike
+    variance: ArrayLike, range_: ArrayLike, tolerance: ArrayLike, alpha: ArrayLike
 ) -> int | np.ndarray:
     r"""Test-set size from Bernstein's inequality, which uses the loss's variance.
 
@@ -224,7 +243,7 @@ def bernstein_size(
 
     so the smallest sufficient size is
 
-    .. math:: n = \left\lceil \ln(2/\varepsilon)\,\frac{2\sigma^2 + 2Ut/3}{t^2} \right\rceil .
+    .. math:: n = \left\lceil \ln(2/\alpha)\,\frac{2\sigma^2 + 2Ut/3}{t^2} \right\rceil .
 
     When :math:`\sigma^2 \ll U^2` this is far smaller than Hoeffding's size; at
     the largest possible variance :math:`U^2/4` it is slightly larger.  The
@@ -235,25 +254,31 @@ def bernstein_size(
     ----------
     variance : float or array_like
         Variance :math:`\sigma^2` of one row's loss (``0 <= variance <= U^2/4``).
-    range_, tolerance, epsilon : float or array_like
+    range_, tolerance, alpha : float or array_like
         As in :func:`hoeffding_size`.
 
     Returns
     -------
     int or ndarray of int
+
+    Examples
+    --------
+    >>> bernstein_size(0.05 * 0.95, 1, 0.01, 0.05)  # a 5 % error rate, within 1 point
+    3751
     """
-    range_, tolerance, epsilon = _check_common(range_, tolerance, epsilon)
+    range_, tolerance, alpha = _check_common(range_, tolerance, alpha)
     variance = _check_variance(variance, range_)
-    variance, range_, tolerance, epsilon = _broadcast(
-        {"variance": variance, "range_": range_, "tolerance": tolerance, "epsilon": epsilon}
+    variance, range_, tolerance, alpha = _broadcast(
+        {"variance": variance, "range_": range_, "tolerance": tolerance, "alpha": alpha}
     )
     with np.errstate(all="ignore"):  # a size that overflows is refused by _ceil_size
-        raw = np.log(2.0 / epsilon) * (2.0 * variance / tolerance + 2.0 * range_ / 3.0) / tolerance
+        raw = np.log(2.0 / alpha) * (2.0 * variance / tolerance + 2.0 * range_ / 3.0) / tolerance
         return _ceil_size(raw)
 
 
+@renamed(epsilon="alpha")
 def empirical_bernstein_radius(
-    n: ArrayLike, sample_variance: ArrayLike, range_: ArrayLike, epsilon: ArrayLike
+    n: ArrayLike, sample_variance: ArrayLike, range_: ArrayLike, alpha: ArrayLike
 ) -> float | np.ndarray:
     r"""Two-sided empirical-Bernstein confidence radius (Maurer & Pontil 2009, Theorem 4).
 
@@ -261,10 +286,10 @@ def empirical_bernstein_radius(
     variance :math:`V_n`, Maurer & Pontil's Theorem 4 (scaled from ``[0, 1]``
     to ``[0, U]``) bounds each one-sided deviation with probability at least
     :math:`1 - \delta`; a union bound over both sides with
-    :math:`\delta = \varepsilon/2` gives, with probability at least
-    :math:`1 - \varepsilon`,
+    :math:`\delta = \alpha/2` gives, with probability at least
+    :math:`1 - \alpha`,
 
-    .. math:: |\bar X - \mu| \le \sqrt{\frac{2 V_n \ln(4/\varepsilon)}{n}} + \frac{7 U \ln(4/\varepsilon)}{3 (n - 1)} .
+    .. math:: |\bar X - \mu| \le \sqrt{\frac{2 V_n \ln(4/\alpha)}{n}} + \frac{7 U \ln(4/\alpha)}{3 (n - 1)} .
 
     Unlike Bernstein's inequality, this holds with the variance *measured on
     the test set itself*.
@@ -277,16 +302,21 @@ def empirical_bernstein_radius(
         The unbiased sample variance of the test losses (``ddof=1``).
     range_ : float or array_like
         Width ``U`` of the loss's range.
-    epsilon : float or array_like
+    alpha : float or array_like
         Failure probability.
 
     Returns
     -------
     float or ndarray
+
+    Examples
+    --------
+    >>> round(empirical_bernstein_radius(1000, 0.05, 1, 0.05), 4)
+    0.0312
     """
     n = as_count(n, "n", minimum=2)
     range_ = as_positive(range_, "range_")
-    epsilon = as_probability(epsilon, "epsilon")
+    alpha = as_probability(alpha, "alpha")
     # the unbiased sample variance of values in [0, U] can reach U^2/4 * n/(n-1) <= U^2/2
     sample_variance = as_positive(sample_variance, "sample_variance", allow_zero=True)
     with np.errstate(over="ignore"):
@@ -295,10 +325,10 @@ def empirical_bernstein_radius(
         raise ValueError(
             f"sample_variance must be at most range_**2 / 2, got {show(sample_variance)}"
         )
-    n, sample_variance, range_, epsilon = _broadcast(
-        {"n": n, "sample_variance": sample_variance, "range_": range_, "epsilon": epsilon}
+    n, sample_variance, range_, alpha = _broadcast(
+        {"n": n, "sample_variance": sample_variance, "range_": range_, "alpha": alpha}
     )
-    log_term = np.log(4.0 / epsilon)
+    log_term = np.log(4.0 / alpha)
     nf = n.astype(float)
     radius = np.sqrt(2.0 * sample_variance * log_term / nf) + 7.0 * range_ * (
         log_term / (3.0 * (nf - 1.0))
@@ -306,13 +336,14 @@ def empirical_bernstein_radius(
     return scalar_or_array(radius)
 
 
+@renamed(epsilon="alpha")
 def empirical_bernstein_size(
-    sample_variance: ArrayLike, range_: ArrayLike, tolerance: ArrayLike, epsilon: ArrayLike
+    sample_variance: ArrayLike, range_: ArrayLike, tolerance: ArrayLike, alpha: ArrayLike
 ) -> int | np.ndarray:
     r"""Smallest ``n`` whose empirical-Bernstein radius is at most ``tolerance``.
 
     The smallest integer :math:`n \ge 2` with
-    :math:`\sqrt{2 V \ln(4/\varepsilon)/n} + 7U\ln(4/\varepsilon)/(3(n-1)) \le t`
+    :math:`\sqrt{2 V \ln(4/\alpha)/n} + 7U\ln(4/\alpha)/(3(n-1)) \le t`
     (see :func:`empirical_bernstein_radius`; Maurer & Pontil 2009, Theorem 4).
     ``sample_variance`` is the variance you *expect to observe* (a planning
     value, for example from a pilot set or an earlier model): if the test set
@@ -324,21 +355,26 @@ def empirical_bernstein_size(
     ----------
     sample_variance : float or array_like
         Planned (expected) unbiased sample variance of a row's loss.
-    range_, tolerance, epsilon : float or array_like
+    range_, tolerance, alpha : float or array_like
         As in :func:`hoeffding_size`.
 
     Returns
     -------
     int or ndarray of int
+
+    Examples
+    --------
+    >>> empirical_bernstein_size(0.05 * 0.95, 1, 0.01, 0.05)
+    6035
     """
-    range_, tolerance, epsilon = _check_common(range_, tolerance, epsilon)
+    range_, tolerance, alpha = _check_common(range_, tolerance, alpha)
     sample_variance = _check_variance(sample_variance, range_, "sample_variance")
     var, u, t, eps = _broadcast(
         {
             "sample_variance": sample_variance,
             "range_": range_,
             "tolerance": tolerance,
-            "epsilon": epsilon,
+            "alpha": alpha,
         }
     )
     log_term = np.log(4.0 / eps)
@@ -364,12 +400,13 @@ def empirical_bernstein_size(
 # --------------------------------------------------------------------------- normal
 
 
-def normal_size(variance: ArrayLike, tolerance: ArrayLike, epsilon: ArrayLike) -> int | np.ndarray:
-    r"""Normal-approximation size: :math:`n = \lceil z_{1-\varepsilon/2}^2 \sigma^2 / t^2 \rceil`.
+@renamed(epsilon="alpha")
+def normal_size(variance: ArrayLike, tolerance: ArrayLike, alpha: ArrayLike) -> int | np.ndarray:
+    r"""Normal-approximation size: :math:`n = \lceil z_{1-\alpha/2}^2 \sigma^2 / t^2 \rceil`.
 
     The central limit theorem treats :math:`\bar X` as normal with standard
     deviation :math:`\sigma/\sqrt n`; this is the size at which
-    :math:`P(|\bar X - \mu| > t)` would be ``epsilon`` under that
+    :math:`P(|\bar X - \mu| > t)` would be ``alpha`` under that
     approximation.  It is *not* a guarantee (for rare events, heavy tails or
     small ``n`` it can be too small), but it shows what the rigorous sizes pay
     for their guarantees.
@@ -378,20 +415,25 @@ def normal_size(variance: ArrayLike, tolerance: ArrayLike, epsilon: ArrayLike) -
     ----------
     variance : float or array_like
         Variance of one row's loss (for 0-1 loss, ``p (1 - p)``).
-    tolerance, epsilon : float or array_like
+    tolerance, alpha : float or array_like
         As in :func:`hoeffding_size`.
 
     Returns
     -------
     int or ndarray of int
+
+    Examples
+    --------
+    >>> normal_size(0.05 * 0.95, 0.01, 0.05)  # no guarantee
+    1825
     """
     variance = as_positive(variance, "variance", allow_zero=True)
     tolerance = as_positive(tolerance, "tolerance")
-    epsilon = as_probability(epsilon, "epsilon")
-    variance, tolerance, epsilon = _broadcast(
-        {"variance": variance, "tolerance": tolerance, "epsilon": epsilon}
+    alpha = as_probability(alpha, "alpha")
+    variance, tolerance, alpha = _broadcast(
+        {"variance": variance, "tolerance": tolerance, "alpha": alpha}
     )
-    z = _beta.norm_isf(epsilon / 2.0)
+    z = _beta.norm_isf(alpha / 2.0)
     with np.errstate(all="ignore"):  # a size that overflows is refused by _ceil_size
         return _ceil_size(z**2 * (variance / tolerance) / tolerance)
 
@@ -413,27 +455,28 @@ def _deviation(m, p, tolerance):
     return np.clip(prob, 0.0, 1.0)
 
 
+@renamed(m="n")
 def binomial_deviation_probability(
-    m: ArrayLike, p: ArrayLike, tolerance: ArrayLike
+    n: ArrayLike, p: ArrayLike, tolerance: ArrayLike
 ) -> float | np.ndarray:
-    r"""Exact :math:`P(|K/m - p| > t)` for :math:`K \sim \mathrm{Binomial}(m, p)`.
+    r"""Exact :math:`P(|K/n - p| > t)` for :math:`K \sim \mathrm{Binomial}(n, p)`.
 
-    This is the chance that the error rate measured on ``m`` independent test
+    This is the chance that the error rate measured on ``n`` independent test
     rows misses the true error rate ``p`` by more than ``t``: the quantity the
-    Hoeffding bound ``2 exp(-2 m t^2)`` bounds for 0-1 loss.  It is the sum of
+    Hoeffding bound ``2 exp(-2 n t^2)`` bounds for 0-1 loss.  It is the sum of
     two binomial tails,
 
-    .. math:: P(K > m(p + t)) + P(K < m(p - t)),
+    .. math:: P(K > n(p + t)) + P(K < n(p - t)),
 
     computed with the regularised incomplete beta function (and binomial series where
-    SciPy's loses digits).  A product ``m (p +- t)`` within a relative ``1e-14`` of an
+    SciPy's loses digits).  A product ``n (p +- t)`` within a relative ``1e-14`` of an
     integer is taken to be that integer, so that decimal inputs such as
-    ``p = 0.5, t = 0.1, m = 10`` count the boundary value ``K = 6`` as *not* more than
+    ``p = 0.5, t = 0.1, n = 10`` count the boundary value ``K = 6`` as *not* more than
     ``t`` away, as exact arithmetic would.
 
     Parameters
     ----------
-    m : int or array_like
+    n : int or array_like
         Test-set size(s), at least 1.
     p : float or array_like
         True error rate(s), in [0, 1].
@@ -450,12 +493,12 @@ def binomial_deviation_probability(
     >>> round(binomial_deviation_probability(100, 0.1, 0.05), 4)
     0.0636
     """
-    m = as_count(m, "m", minimum=1)
+    n = as_count(n, "n", minimum=1)
     p = as_probability(p, "p", closed=True)
     tolerance = as_positive(tolerance, "tolerance")
-    m, p, tolerance = _broadcast({"m": m, "p": p, "tolerance": tolerance})
+    n, p, tolerance = _broadcast({"n": n, "p": p, "tolerance": tolerance})
     with np.errstate(all="ignore"):
-        return scalar_or_array(_deviation(m.astype(float), p, tolerance))
+        return scalar_or_array(_deviation(n.astype(float), p, tolerance))
 
 
 def _chernoff_two_sided(m, p, tolerance):
@@ -758,13 +801,13 @@ def _first_search(m_max: int, t: float, eps: float, p, budget) -> int:
     return int(passing)
 
 
-def _binomial_size_one(tolerance: float, epsilon: float, p, stable: bool) -> int:
-    """Binomial size for one (tolerance, epsilon[, p]) triple.
+def _binomial_size_one(tolerance: float, alpha: float, p, stable: bool) -> int:
+    """Binomial size for one (tolerance, alpha[, p]) triple.
 
     Hoeffding (U = 1) certifies every m >= m_max, so only 1 <= m < m_max is searched.
     """
-    m_max = int(hoeffding_size(1.0, tolerance, epsilon))
-    what = f"tolerance={tolerance:g}, epsilon={epsilon:g}" + (
+    m_max = int(hoeffding_size(1.0, tolerance, alpha))
+    what = f"tolerance={tolerance:g}, alpha={alpha:g}" + (
         " (worst case over p)" if p is None else f", p={p:g}"
     )
     budget = _Budget(_SEARCH_BUDGET, what)
@@ -772,19 +815,24 @@ def _binomial_size_one(tolerance: float, epsilon: float, p, stable: bool) -> int
         return 1
     with np.errstate(all="ignore"):
         if stable:
-            return _stable_search(m_max, tolerance, epsilon, p, budget)
-        return _first_search(m_max, tolerance, epsilon, p, budget)
+            return _stable_search(m_max, tolerance, alpha, p, budget)
+        return _first_search(m_max, tolerance, alpha, p, budget)
 
 
+def _stable_to_rule(stable) -> str:
+    return "stable" if as_flag(stable, "stable") else "first"
+
+
+@renamed(epsilon="alpha", stable=("rule", _stable_to_rule))
 def binomial_size(
     tolerance: ArrayLike,
-    epsilon: ArrayLike,
+    alpha: ArrayLike,
     p: ArrayLike | None = None,
     *,
-    stable: bool = True,
+    rule: str = "stable",
     grid: int | None = None,
 ) -> int | np.ndarray:
-    r"""Exact size for 0-1 loss: smallest ``m`` with :math:`P(|K/m - p| > t) \le \varepsilon`.
+    r"""Exact size for 0-1 loss: smallest ``m`` with :math:`P(|K/m - p| > t) \le \alpha`.
 
     For 0-1 loss the number of test errors is exactly
     :math:`K \sim \mathrm{Binomial}(m, p)`, so no inequality is needed: the
@@ -794,9 +842,12 @@ def binomial_size(
     it.  Because ``K`` is discrete, that probability is not monotone in ``m``
     (it saw-tooths), so two sizes can be asked for:
 
-    * ``stable=True`` (default): the smallest ``m`` such that *every* size
+    * ``rule="stable"`` (default): the smallest ``m`` such that *every* size
       ``m' >= m`` meets the target (safe to round up);
-    * ``stable=False``: the first ``m`` that meets it (a larger ``m`` may not).
+    * ``rule="first"``: the first ``m`` that meets it (a larger ``m`` may not).
+
+    (``rule`` means the same in :func:`heldout.acceptance.exact_margin_size`; the old
+    ``stable=True/False`` still works, with a ``DeprecationWarning``.)
 
     The search is rigorous and fast: blocks of sizes (and, for the worst case, boxes
     of rates) are settled at once by bounds that use only the monotonicity of the
@@ -808,15 +859,15 @@ def binomial_size(
     ----------
     tolerance : float or array_like
         The deviation ``t``, ``0 < t < 1``.
-    epsilon : float or array_like
-        The failure probability, ``0 < epsilon < 1``.
+    alpha : float or array_like
+        The failure probability, ``0 < alpha < 1``.
     p : float, optional
         The true error rate the size is computed for.  ``None`` (default) takes the
         worst case: the supremum over every ``p`` in ``[0, 1]``, found exactly (on each
         stretch of ``p`` between the points where ``m (p +- t)`` is a whole number the
         probability falls then rises, so the supremum is one of the limits at those
         points).
-    stable : bool, default True
+    rule : {"stable", "first"}, default "stable"
         See above.
     grid : None
         Deprecated and ignored: the worst case used to be a maximum over a grid of
@@ -825,7 +876,7 @@ def binomial_size(
     Returns
     -------
     int or ndarray of int
-        One size per broadcast (tolerance, epsilon, p) combination.
+        One size per broadcast (tolerance, alpha, p) combination.
 
     Examples
     --------
@@ -843,15 +894,15 @@ def binomial_size(
             stacklevel=2,
         )
     tolerance = as_probability(tolerance, "tolerance")
-    epsilon = as_probability(epsilon, "epsilon")
-    stable = as_flag(stable, "stable")
+    alpha = as_probability(alpha, "alpha")
+    stable = as_choice(rule, "rule", ("stable", "first")) == "stable"
     if p is None:
-        t_arr, e_arr = _broadcast({"tolerance": tolerance, "epsilon": epsilon})
+        t_arr, e_arr = _broadcast({"tolerance": tolerance, "alpha": alpha})
         p_arr = np.full(t_arr.shape, np.nan)
     else:
         p = as_probability(p, "p", closed=True)
-        t_arr, e_arr, p_arr = _broadcast({"tolerance": tolerance, "epsilon": epsilon, "p": p})
-    check_work(t_arr.size, 1_000, "the number of (tolerance, epsilon, p) combinations")
+        t_arr, e_arr, p_arr = _broadcast({"tolerance": tolerance, "alpha": alpha, "p": p})
+    check_work(t_arr.size, 1_000, "the number of (tolerance, alpha, p) combinations")
     # A loop over the (few) parameter combinations; each search is vectorised inside.
     sizes = [
         _binomial_size_one(float(t), float(e), None if np.isnan(q) else float(q), stable)
@@ -861,17 +912,66 @@ def binomial_size(
 
 
 # --------------------------------------------------------------------------- simulation
+@dataclass(frozen=True)
+class DeviationSimulation(Result):
+    """What :func:`simulate_deviation` found; unpacks as ``(probability, ci)``."""
+
+    probability: float
+    ci: Interval
+    misses: int = extra(0)
+    reps: int = extra(0)
+    size: int = extra(0)
+    true_mean: float = extra(0.0)
+    deviations: np.ndarray = extra(None)
+    sd: float = extra(0.0)
+    achieved_tolerance: float | None = extra(None)
 
 
+def _check_losses(losses) -> np.ndarray:
+    x = _arr(losses, "losses").ravel()
+    if np.any(~np.isfinite(x)):
+        raise ValueError(f"losses must be finite, got {show(losses)}")
+    return x
+
+
+def _test_set_means(losses: np.ndarray, size: int, reps: int, gen, each=None) -> np.ndarray:
+    """Means of ``reps`` test sets of ``size`` rows drawn with replacement from ``losses``.
+
+    Vectorised over blocks of test sets that hold at most :data:`_ROW_BLOCK` rows (32 MB of
+    indices); ``each(block_of_rows)`` is called on every block (for statistics beyond the
+    mean) when given, and then test sets larger than a block are refused.
+    """
+    means = np.empty(reps)
+    if size <= _ROW_BLOCK:
+        block = _ROW_BLOCK // size
+        for start in range(0, reps, block):  # loop over memory-sized blocks, vectorised inside
+            stop = min(reps, start + block)
+            rows = losses[gen.integers(0, losses.size, size=(stop - start, size))]
+            means[start:stop] = rows.mean(axis=1)
+            if each is not None:
+                each(start, stop, rows)
+        return means
+    if each is not None:
+        check_work(size, _ROW_BLOCK, "size (rows of one test set held in memory)")
+    for r in range(reps):  # one huge test set at a time, drawn in memory-sized pieces
+        total = 0.0
+        for start in range(0, size, _ROW_BLOCK):
+            rows = min(_ROW_BLOCK, size - start)
+            total += float(losses[gen.integers(0, losses.size, size=rows)].sum())
+        means[r] = total / size
+    return means
+
+
+@renamed(n_rep="reps", epsilon="alpha")
 def simulate_deviation(
     losses: ArrayLike,
     size: int,
     tolerance: float,
-    n_rep: int = 2_000,
+    reps: int = 2_000,
     *,
-    epsilon: float | None = None,
-    seed: int | None = None,
-) -> dict:
+    alpha: float | None = None,
+    seed=None,
+) -> DeviationSimulation:
     r"""Draw many test sets from a population of per-row losses; count the misses.
 
     Each replicate draws ``size`` rows *with replacement* from ``losses``
@@ -881,7 +981,7 @@ def simulate_deviation(
     :math:`|\bar X - \mu| > t` (a deviation within a relative ``1e-9`` of
     ``t`` counts as equal to it, so that exact ties of discrete losses are not
     turned into misses by rounding) estimates the probability that every sizing
-    rule here promises to keep below ``epsilon``.
+    rule here promises to keep below ``alpha``.
 
     Parameters
     ----------
@@ -891,74 +991,185 @@ def simulate_deviation(
         Rows per simulated test set.
     tolerance : float
         The deviation ``t`` counted as a miss.
-    n_rep : int, default 2000
+    reps : int, default 2000
         Number of simulated test sets.
-    epsilon : float, optional
-        If given, also report ``achieved_tolerance``: the ``1 - epsilon``
+    alpha : float, optional
+        If given, also report ``achieved_tolerance``: the ``1 - alpha``
         quantile of the observed ``|deviation|``, the tolerance this size
         actually achieves at that confidence.
-    seed : int, optional
-        Seed (default :data:`heldout.config.SEED`).
+    seed : int, Generator or None
+        Seed for :func:`heldout.config.rng` (default :data:`heldout.config.SEED`).
 
     Returns
     -------
-    dict
-        ``probability`` (observed miss frequency), ``misses``, ``n_rep``,
-        ``size``, ``true_mean``, ``ci`` (95 % Clopper-Pearson interval for the
-        miss probability), ``deviations`` (the ``n_rep`` values
-        :math:`\bar X - \mu`), ``sd`` (their standard deviation) and, with
-        ``epsilon``, ``achieved_tolerance``.
+    DeviationSimulation
+        ``probability`` (observed miss frequency) and ``ci`` (95 % Clopper-Pearson
+        interval for the miss probability), which unpack; also ``misses``, ``reps``,
+        ``size``, ``true_mean``, ``deviations`` (the ``reps`` values
+        :math:`\bar X - \mu`), ``sd`` (their standard deviation) and, with ``alpha``,
+        ``achieved_tolerance``.
+
+    Examples
+    --------
+    >>> sim = simulate_deviation([0, 0, 0, 1], size=100, tolerance=0.1, reps=2000, seed=1)
+    >>> round(sim.probability, 3), sim.ci.high < 0.05
+    (0.013, True)
     """
     from heldout.bounds import clopper_pearson
     from heldout.config import rng
 
-    losses = _arr(losses, "losses").ravel()
-    if np.any(~np.isfinite(losses)):
-        raise ValueError("losses must be finite")
+    losses = _check_losses(losses)
     size = as_count(size, "size", minimum=1, scalar=True)
-    n_rep = as_count(n_rep, "n_rep", minimum=1, scalar=True)
-    check_work(size * n_rep, _DRAW_LIMIT, "size times n_rep (rows drawn)")
+    reps = as_count(reps, "reps", minimum=1, scalar=True)
+    check_work(size * reps, _DRAW_LIMIT, "size times reps (rows drawn)")
     tolerance = as_positive(tolerance, "tolerance", scalar=True)
-    if epsilon is not None:
-        epsilon = as_probability(epsilon, "epsilon", scalar=True)
+    if alpha is not None:
+        alpha = as_probability(alpha, "alpha", scalar=True)
     gen = rng(seed)
     true_mean = float(losses.mean())
-    means = np.empty(n_rep)
-    if size <= _ROW_BLOCK:
-        block = _ROW_BLOCK // size  # replicates per block: bounds memory at ~32 MB
-        for start in range(0, n_rep, block):  # loop over memory-sized blocks, vectorised inside
-            stop = min(n_rep, start + block)
-            idx = gen.integers(0, losses.size, size=(stop - start, size))
-            means[start:stop] = losses[idx].mean(axis=1)
-    else:
-        for r in range(n_rep):  # one huge test set at a time, drawn in memory-sized pieces
-            total = 0.0
-            for start in range(0, size, _ROW_BLOCK):
-                rows = min(_ROW_BLOCK, size - start)
-                total += float(losses[gen.integers(0, losses.size, size=rows)].sum())
-            means[r] = total / size
-    deviations = means - true_mean
+    deviations = _test_set_means(losses, size, reps, gen) - true_mean
     # A mean of discrete losses can land exactly on t (K/m - p = t); floating point must not
     # turn that tie into a miss, so deviations within a relative 1e-9 of t count as ties.
     slack = 1e-9 * max(tolerance, abs(true_mean), 1e-300)
     misses = int(np.count_nonzero(np.abs(deviations) > tolerance + slack))
-    ci_low, ci_high = clopper_pearson(misses, n_rep, 0.95)
-    out = {
-        "probability": misses / n_rep,
-        "misses": misses,
-        "n_rep": n_rep,
-        "size": size,
-        "true_mean": true_mean,
-        "ci": (float(ci_low), float(ci_high)),
-        "deviations": deviations,
-        "sd": float(deviations.std(ddof=1)) if n_rep > 1 else 0.0,
-    }
-    if epsilon is not None:
-        out["achieved_tolerance"] = float(np.quantile(np.abs(deviations), 1.0 - epsilon))
-    return out
+    return DeviationSimulation(
+        probability=misses / reps,
+        ci=clopper_pearson(misses, reps, alpha=0.05),
+        misses=misses,
+        reps=reps,
+        size=size,
+        true_mean=true_mean,
+        deviations=deviations,
+        sd=float(deviations.std(ddof=1)) if reps > 1 else 0.0,
+        achieved_tolerance=None
+        if alpha is None
+        else float(np.quantile(np.abs(deviations), 1.0 - alpha)),
+    )
+
+
+@dataclass(frozen=True)
+class RadiusCheck(Result):
+    """What :func:`simulate_empirical_bernstein` found; unpacks as ``(probability, ci)``."""
+
+    probability: float
+    ci: Interval
+    misses: int = extra(0)
+    reps: int = extra(0)
+    size: int = extra(0)
+    true_mean: float = extra(0.0)
+    radii: np.ndarray = extra(None)
+    over_tolerance: float | None = extra(None)
+
+
+def simulate_empirical_bernstein(
+    losses: ArrayLike,
+    size: int,
+    range_: float,
+    alpha: float = 0.05,
+    *,
+    tolerance: float | None = None,
+    reps: int = 2_000,
+    seed=None,
+) -> RadiusCheck:
+    r"""Does each test set's mean fall within its *own* empirical-Bernstein radius?
+
+    The empirical-Bernstein statement (:func:`empirical_bernstein_radius`, Maurer & Pontil
+    2009) is about a radius computed *from the test set itself*: with probability at least
+    ``1 - alpha``, :math:`|\bar X - \mu| \le r(V_n)` where :math:`V_n` is that set's
+    unbiased sample variance.  This draws ``reps`` test sets of ``size`` rows with
+    replacement from the population ``losses``, computes each set's mean, sample variance
+    and radius, and counts the sets whose mean misses the population mean by more than
+    their own radius (the promise: a miss rate of at most ``alpha``).  With ``tolerance``
+    it also reports how often the radius came out larger than the ``tolerance`` the size
+    was planned for (:func:`empirical_bernstein_size` plans with an expected variance; a
+    set with a larger variance gets a wider radius).
+
+    Parameters
+    ----------
+    losses : array_like
+        Per-row losses of the population (finite, 1-d); their spread (max - min) must be at
+        most ``range_``.
+    size : int
+        Rows per test set, at least 2.
+    range_ : float
+        Width ``U`` of the loss's range (the radius uses it).
+    alpha : float, default 0.05
+        Failure probability of the radius.
+    tolerance : float, optional
+        Planned tolerance; adds ``over_tolerance`` (the share of radii above it).
+    reps : int, default 2000
+        Number of simulated test sets.
+    seed : int, Generator or None
+        Seed for :func:`heldout.config.rng`.
+
+    Returns
+    -------
+    RadiusCheck
+        ``probability`` (share of sets outside their own radius) and ``ci`` (its 95 %
+        Clopper-Pearson interval), which unpack; also ``misses``, ``reps``, ``size``,
+        ``true_mean``, ``radii`` (every set's radius) and ``over_tolerance``.
+
+    Examples
+    --------
+    >>> check = simulate_empirical_bernstein([0, 0, 0, 1], 200, 1.0, 0.05, reps=500, seed=1)
+    >>> check.misses, round(float(check.radii.mean()), 3)
+    (0, 0.142)
+    """
+    from heldout.bounds import clopper_pearson
+    from heldout.config import rng
+
+    losses = _check_losses(losses)
+    size = as_count(size, "size", minimum=2, scalar=True)
+    range_ = as_positive(range_, "range_", scalar=True)
+    alpha = as_probability(alpha, "alpha", scalar=True)
+    reps = as_count(reps, "reps", minimum=1, scalar=True)
+    if tolerance is not None:
+        tolerance = as_positive(tolerance, "tolerance", scalar=True)
+    spread = float(np.ptp(losses))
+    if spread > range_ * (1 + 1e-12):
+        raise ValueError(
+            f"range_ must be at least the spread of the losses (max - min = {spread:.6g}), "
+            f"got {show(range_)}"
+        )
+    check_work(size * reps, _DRAW_LIMIT, "size times reps (rows drawn)")
+    gen = rng(seed)
+    true_mean = float(losses.mean())
+    variances = np.empty(reps)
+
+    def keep_variance(start, stop, rows):
+        variances[start:stop] = rows.var(axis=1, ddof=1)
+
+    means = _test_set_means(losses, size, reps, gen, keep_variance)
+    radii = np.asarray(
+        empirical_bernstein_radius(size, np.minimum(variances, range_**2 / 2), range_, alpha),
+        dtype=float,
+    )
+    misses = int(np.count_nonzero(np.abs(means - true_mean) > radii))
+    return RadiusCheck(
+        probability=misses / reps,
+        ci=clopper_pearson(misses, reps, alpha=0.05),
+        misses=misses,
+        reps=reps,
+        size=size,
+        true_mean=true_mean,
+        radii=radii,
+        over_tolerance=None if tolerance is None else float(np.mean(radii > tolerance)),
+    )
 
 
 # --------------------------------------------------------------------------- exact coverage
+
+
+@dataclass(frozen=True)
+class DeviationBracket(Result):
+    """What :func:`lattice_deviation_probability` computed; unpacks as ``(low, high)``."""
+
+    low: float
+    high: float
+    exact: bool = extra(False)
+    resolution: float = extra(1.0)
+    points: int = extra(0)
+    true_mean: float = extra(0.0)
 
 
 def lattice_deviation_probability(
@@ -968,7 +1179,7 @@ def lattice_deviation_probability(
     *,
     resolution: float | None = None,
     max_points: int = 1 << 21,
-) -> dict:
+) -> DeviationBracket:
     r"""Miss probability :math:`P(|\bar X - \mu| > t)` computed, not simulated.
 
     ``size`` rows are drawn independently from the population ``losses`` (as in
@@ -1014,14 +1225,18 @@ def lattice_deviation_probability(
 
     Returns
     -------
-    dict
-        ``low`` and ``high`` (the bracket), ``exact`` (True when the losses lie
+    DeviationBracket
+        ``low`` and ``high`` (the bracket, which unpack), ``exact`` (True when the losses lie
         on the lattice, so ``low`` and ``high`` agree up to the noise),
         ``resolution``, ``points`` (transform length) and ``true_mean``.
+
+    Examples
+    --------
+    >>> bracket = lattice_deviation_probability([0, 0, 0, 1], size=100, tolerance=0.1)
+    >>> bracket.exact, round(bracket.high, 4)
+    (True, 0.0148)
     """
-    x = _arr(losses, "losses").ravel()
-    if np.any(~np.isfinite(x)):
-        raise ValueError("losses must be finite")
+    x = _check_losses(losses)
     size = as_count(size, "size", minimum=1, scalar=True)
     tolerance = as_positive(tolerance, "tolerance", scalar=True)
     max_points = as_count(max_points, "max_points", minimum=64, maximum=1 << 26, scalar=True)
@@ -1102,11 +1317,11 @@ def lattice_deviation_probability(
     # round-off of the transform: the size of its negative entries (pure noise) or of a few
     # units in the last place of the largest one, whichever is larger, per summed point
     noise = 2.0 * points * max(-float(pmf.min()), 1e-16 * float(pmf.max()), 0.0)
-    return {
-        "low": max(0.0, upper_lo + lower_lo - outside - noise),
-        "high": min(1.0, upper_hi + lower_hi + outside + noise),
-        "exact": on_lattice,
-        "resolution": float(h),
-        "points": n_fft,
-        "true_mean": true_mean + float(shift),
-    }
+    return DeviationBracket(
+        low=max(0.0, upper_lo + lower_lo - outside - noise),
+        high=min(1.0, upper_hi + lower_hi + outside + noise),
+        exact=on_lattice,
+        resolution=float(h),
+        points=n_fft,
+        true_mean=true_mean + float(shift),
+    )

@@ -52,6 +52,7 @@ from heldout._checks import (
     scalar_or_array,
     show,
 )
+from heldout._result import Result, extra
 from heldout.config import SEED
 from heldout.config import rng as _rng
 
@@ -125,6 +126,11 @@ def optimal_test_fraction(c_test, c_train):
     -------
     float or numpy.ndarray
         The test share in [0, 1]; the training share is one minus it.
+
+    Examples
+    --------
+    >>> round(optimal_test_fraction(1.6, 79), 4)
+    0.1246
     """
     c_test, c_train = _check_coefficients(c_test, c_train)
     root_test, root_train = np.sqrt(c_test), np.sqrt(c_train)
@@ -154,6 +160,11 @@ def expected_criticism(m_train, m_test, c_train, c_test, c0=0.0):
     Returns
     -------
     float or numpy.ndarray
+
+    Examples
+    --------
+    >>> round(expected_criticism(8752, 1248, 79, 1.6), 6)
+    0.010309
     """
     m_train = as_positive(m_train, "m_train")
     m_test = as_positive(m_test, "m_test")
@@ -168,7 +179,17 @@ def expected_criticism(m_train, m_test, c_train, c_test, c0=0.0):
     return scalar_or_array(_finite(out, "the criticism of these m_train, m_test, c_train, c_test"))
 
 
-def optimal_split(c_test, c_train, rows) -> dict:
+@dataclass(frozen=True)
+class SplitRows(Result):
+    """A whole-row split: ``test_rows`` and ``train_rows`` (which unpack) and the shares."""
+
+    test_rows: int | np.ndarray
+    train_rows: int | np.ndarray
+    test_fraction: float | np.ndarray = extra(None)
+    train_fraction: float | np.ndarray = extra(None)
+
+
+def optimal_split(c_test, c_train, rows) -> SplitRows:
     r"""Best whole-row split of ``rows`` rows under the variational model.
 
     The criticism :math:`g(t) = c_\text{test}/t + c_\text{train}/(m - t)` is convex in
@@ -186,9 +207,15 @@ def optimal_split(c_test, c_train, rows) -> dict:
 
     Returns
     -------
-    dict
+    SplitRows
         ``test_rows`` and ``train_rows`` (int or int arrays, summing to ``rows``),
         ``test_fraction`` and ``train_fraction`` (the closed-form real shares).
+
+    Examples
+    --------
+    >>> best = optimal_split(1.6, 79, 10_000)
+    >>> best.test_rows, best.train_rows, round(best.test_fraction, 4)
+    (1246, 8754, 0.1246)
     """
     c_test, c_train = _check_coefficients(c_test, c_train)
     rows = as_count(rows, "rows", minimum=2)
@@ -210,12 +237,12 @@ def optimal_split(c_test, c_train, rows) -> dict:
     train_rows = rows - test_rows
     if test_rows.ndim == 0:
         test_rows, train_rows = int(test_rows), int(train_rows)
-    return {
-        "test_fraction": scalar_or_array(fraction),
-        "train_fraction": scalar_or_array(1.0 - fraction),
-        "test_rows": test_rows,
-        "train_rows": train_rows,
-    }
+    return SplitRows(
+        test_rows=test_rows,
+        train_rows=train_rows,
+        test_fraction=scalar_or_array(fraction),
+        train_fraction=scalar_or_array(1.0 - fraction),
+    )
 
 
 def lagrange_multiplier(c_test, c_train, rows, c0=0.0):
@@ -244,6 +271,11 @@ def lagrange_multiplier(c_test, c_train, rows, c0=0.0):
         Total rows ``m`` (real, at least 2).
     c0 : float or array_like
         Constant term; the optimal :math:`F^*` must be positive.
+
+    Examples
+    --------
+    >>> round(lagrange_multiplier(1.6, 79, 10_000) * 1e6, 3)
+    5.077
     """
     c_test, c_train = _check_coefficients(c_test, c_train)
     rows = as_positive(rows, "rows")
@@ -263,7 +295,7 @@ def lagrange_multiplier(c_test, c_train, rows, c0=0.0):
     return scalar_or_array(_finite(out, "the multiplier of these c_test, c_train, rows, c0"))
 
 
-def optimal_split_power(c_test, c_train, rows, train_exponent=1.0) -> dict:
+def optimal_split_power(c_test, c_train, rows, train_exponent=1.0) -> SplitRows:
     r"""Best whole-row split when the training term falls as a power of ``m_train``.
 
     Minimises :math:`g(t) = c_\text{test}/t + c_\text{train}/(m - t)^{\beta}` over whole
@@ -284,8 +316,14 @@ def optimal_split_power(c_test, c_train, rows, train_exponent=1.0) -> dict:
 
     Returns
     -------
-    dict
-        ``test_rows``, ``train_rows`` and ``test_fraction`` (= ``test_rows / rows``).
+    SplitRows
+        ``test_rows``, ``train_rows``, ``test_fraction`` (= ``test_rows / rows``) and
+        ``train_fraction``.
+
+    Examples
+    --------
+    >>> optimal_split_power(1.6, 79, 10_000, train_exponent=0.5).test_rows
+    198
     """
     c_test = as_positive(c_test, "c_test")
     c_train = as_positive(c_train, "c_train")
@@ -323,11 +361,12 @@ def optimal_split_power(c_test, c_train, rows, train_exponent=1.0) -> dict:
     fraction = test_rows / rows
     if test_rows.ndim == 0:
         test_rows, train_rows = int(test_rows), int(train_rows)
-    return {
-        "test_rows": test_rows,
-        "train_rows": train_rows,
-        "test_fraction": scalar_or_array(fraction),
-    }
+    return SplitRows(
+        test_rows=test_rows,
+        train_rows=train_rows,
+        test_fraction=scalar_or_array(fraction),
+        train_fraction=scalar_or_array(1.0 - fraction),
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -346,7 +385,7 @@ def _fraction_gradient(c_test: float, c_train: float) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class CriticismFit:
+class CriticismFit(Result):
     """Least-squares estimate of ``(c_test, c_train, c0)``; see :func:`fit_criticism_model`.
 
     ``params`` and ``cov`` are in the order ``(c_test, c_train, c0)``.
@@ -494,6 +533,15 @@ def fit_criticism_model(
     Returns
     -------
     CriticismFit
+
+    Examples
+    --------
+    >>> m_train = np.array([500, 1000, 2000, 500, 1000, 2000])
+    >>> m_test = np.array([100, 100, 100, 400, 400, 400])
+    >>> sq = 1.6 / m_test + 79 / m_train + 0.001
+    >>> fit = fit_criticism_model(m_train, m_test, sq, sigma=np.full(6, 1e-4))
+    >>> [round(float(v), 3) for v in fit.params]
+    [1.6, 79.0, 0.001]
     """
     m_train, m_test, y, sigma = _check_data(m_train, m_test, sq_criticism, sigma)
     n = y.size
@@ -530,7 +578,7 @@ def fit_criticism_model(
 
 
 @dataclass(frozen=True)
-class PowerCriticismFit:
+class PowerCriticismFit(Result):
     """Non-linear fit of ``c_test/m_test + c_train/m_train**beta + c0``.
 
     ``params`` and ``cov`` are in the order ``(c_test, c_train, c0, beta)``.
@@ -561,6 +609,15 @@ def fit_power_criticism_model(m_train, m_test, sq_criticism, *, sigma=None) -> P
 
     It tests the article's assumption :math:`\beta = 1`: a fitted :math:`\beta` many standard
     errors away from 1 says the training term does not fall like a sample variance.
+
+    Examples
+    --------
+    >>> m_train = np.array([500, 1000, 2000, 4000, 500, 1000, 2000, 4000])
+    >>> m_test = np.array([100, 100, 100, 100, 400, 400, 400, 400])
+    >>> sq = 1.6 / m_test + 79 / m_train**0.8 + 0.001
+    >>> fit = fit_power_criticism_model(m_train, m_test, sq, sigma=np.full(8, 1e-5))
+    >>> round(float(fit.params[3]), 3)
+    0.8
     """
     m_train, m_test, y, sigma = _check_data(m_train, m_test, sq_criticism, sigma)
     if y.size < 5:
@@ -615,6 +672,14 @@ class LogisticPopulation:
     expectation, no sampling.  The family (logistic regression) contains the truth, so the
     best model in the family predicts ``p`` itself and its loss is ``ideal_loss``.
     The loss is the article's collared deviance in bits with floor ``mu``.
+
+    Examples
+    --------
+    >>> pop = logistic_population(n_features=3, pool_size=500, seed=1)
+    >>> X, y = pop.draw(np.random.default_rng(0), (4,))
+    >>> best = pop.true_loss(pop.coef[None, :], pop.intercept)[0]  # the truth's own loss
+    >>> X.shape, y.shape, bool(abs(best - pop.ideal_loss) < 1e-12)
+    ((4, 3), (4,), True)
     """
 
     X: np.ndarray
@@ -680,6 +745,12 @@ def logistic_population(
     true probability :math:`p = \operatorname{expit}(\text{intercept} + x^\top w)`; a pool
     of ``pool_size`` rows drawn with ``seed`` (default :data:`heldout.config.SEED`) is the
     population.  ``mu`` is the floor of the collared deviance.
+
+    Examples
+    --------
+    >>> pop = logistic_population(pool_size=1000, seed=1)
+    >>> pop.pool_size, pop.n_features, round(pop.ideal_loss, 3)
+    (1000, 10, 1.486)
     """
     d = int(as_count(n_features, "n_features", minimum=1))
     signal = float(as_positive(signal, "signal", allow_zero=True))
@@ -689,16 +760,24 @@ def logistic_population(
     if mu >= 0.5:
         raise ValueError(f"mu must be below 1/2, got {show(mu)}")
     seed = SEED if seed is None else as_count(seed, "seed", scalar=True)
-    gen = np.random.default_rng(seed)
+    gen = _rng(seed)
     X = gen.standard_normal((n, d))
     coef = signal / np.sqrt(d) * (-1.0) ** np.arange(d)
     p = special.expit(intercept + X @ coef)
     return LogisticPopulation(X=X, p=p, coef=coef, intercept=intercept, mu=mu, seed=seed)
 
 
+@dataclass(frozen=True)
+class LogisticFit(Result):
+    """Coefficients of many logistic regressions; unpacks as ``(coef, intercept)``."""
+
+    coef: np.ndarray
+    intercept: np.ndarray
+
+
 def fit_logistic_batch(
     X, y, C: float = 1.0, *, max_iter: int = 100, tol: float = 1e-10
-) -> tuple[np.ndarray, np.ndarray]:
+) -> LogisticFit:
     r"""Fit many L2-penalised logistic regressions at once by Newton's method.
 
     Each slice ``X[r], y[r]`` is one data set.  The objective is scikit-learn's
@@ -721,11 +800,22 @@ def fit_logistic_batch(
 
     Returns
     -------
-    coef : numpy.ndarray, shape (r, d)
-    intercept : numpy.ndarray, shape (r,)
+    LogisticFit
+        ``coef`` of shape (r, d) and ``intercept`` of shape (r,).
+
+    Examples
+    --------
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.standard_normal((2, 200, 3))
+    >>> y = (gen.random((2, 200)) < 0.5).astype(float)
+    >>> fit = fit_logistic_batch(X, y)
+    >>> fit.coef.shape, fit.intercept.shape
+    ((2, 3), (2,))
     """
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y, dtype=float)
+    X = as_real(X, "X")
+    y = as_real(y, "y")
+    max_iter = as_count(max_iter, "max_iter", minimum=1, maximum=10_000, scalar=True)
+    tol = as_positive(tol, "tol", scalar=True)
     if X.ndim != 3:
         raise ValueError(f"X must have shape (data sets, rows, features), got shape {X.shape}")
     if y.shape != X.shape[:2]:
@@ -762,11 +852,11 @@ def fit_logistic_batch(
         beta, current = trial, value
         if np.max(np.abs(t[:, None] * step)) < tol:
             break
-    return beta[:, :d], beta[:, d]
+    return LogisticFit(beta[:, :d], beta[:, d])
 
 
 @dataclass(frozen=True)
-class CriticismMeasurement:
+class CriticismMeasurement(Result):
     r"""Repeated resamples at each cell ``(m_train[c], m_test[c])``.
 
     ``test_estimate[c, r]`` is the mean collared deviance on the test set of resample
@@ -875,6 +965,13 @@ def measure_criticism(
         Default :data:`heldout.config.SEED`.
     batch_rows : int
         Rows per batch of simultaneous fits (memory control).
+
+    Examples
+    --------
+    >>> pop = logistic_population(pool_size=1000, seed=1)
+    >>> m = measure_criticism([200], [100], repeats=20, population=pop, seed=2)
+    >>> m.test_estimate.shape, bool(np.all(m.true_loss >= pop.ideal_loss))
+    ((1, 20), True)
     """
     train = _sizes(train_sizes, "train_sizes")
     test = _sizes(test_sizes, "test_sizes")
@@ -917,6 +1014,13 @@ def measure_splits(
     fits on the first ``rows - t`` rows and tests on the last ``t``.  Sharing the rows
     across candidates makes the *differences* between splits much less noisy than
     independent draws would.  Cell ``c`` of the result is candidate ``test_rows[c]``.
+
+    Examples
+    --------
+    >>> pop = logistic_population(pool_size=1000, seed=1)
+    >>> m = measure_splits(400, [100, 200], repeats=10, population=pop, seed=2)
+    >>> m.m_train.tolist(), m.m_test.tolist()
+    ([300, 200], [100, 200])
     """
     rows = as_count(rows, "rows", minimum=2, scalar=True)
     test = _sizes(test_rows, "test_rows")

@@ -49,7 +49,12 @@ LEAK_MODELS = ("knn_3", "linear_svc_scaled")
 
 
 def _groups(groups) -> np.ndarray:
-    g = np.asarray(groups)
+    try:
+        g = np.asarray(groups)
+    except (TypeError, ValueError):  # ragged rows
+        raise ValueError(
+            "groups must be a one-dimensional array with a group id per item"
+        ) from None
     if g.ndim != 1 or g.size < 2:
         raise ValueError("groups must be a one-dimensional array with a group id per item")
     if np.unique(g).size < 3:
@@ -197,6 +202,10 @@ def fit_predict(
 
     if model not in LEAK_MODELS:
         raise ValueError(f"model must be one of {', '.join(LEAK_MODELS)}, got {model!r}")
+    from heldout.cv_scores import _check_x, _check_xy
+
+    X_train, y_train = _check_xy(X_train, y_train, "X_train", "y_train")
+    X_test = _check_x(X_test, "X_test")
     params = model_params(model)
     store = PredictionCache() if cache else None
     key = PredictionCache.key(

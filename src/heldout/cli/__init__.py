@@ -64,6 +64,16 @@ def calculator(
 
     ``func(args)`` returns a ``dict`` of results (floats, ints, bools, strings,
     lists).  The common ``--json`` flag is added here, so every calculator has it.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> top = argparse.ArgumentParser().add_subparsers()
+    >>> p = calculator(top, 'double', help='twice a number', func=lambda args: {'twice': 2 * args.x})
+    >>> _ = p.add_argument('--x', type=real, required=True)
+    >>> args = p.parse_args(['--x', '2.5', '--json'])
+    >>> args._func(args), args.json
+    ({'twice': 5.0}, True)
     """
     parser = subparsers.add_parser(
         name,
@@ -80,7 +90,13 @@ def calculator(
 
 
 def count(text: str) -> int:
-    """argparse type: a whole number below ``2**63`` (``1000``, ``1e9``, ``1_000_000``)."""
+    """argparse type: a whole number below ``2**63`` (``1000``, ``1e9``, ``1_000_000``).
+
+    Examples
+    --------
+    >>> count('1e9'), count('1_000')
+    (1000000000, 1000)
+    """
     cleaned = text.strip().replace("_", "")
     if cleaned.lstrip("+-").isdigit():
         value = int(cleaned)
@@ -100,7 +116,13 @@ def count(text: str) -> int:
 
 
 def real(text: str) -> float:
-    """argparse type: a finite number."""
+    """argparse type: a finite number.
+
+    Examples
+    --------
+    >>> real('0.05')
+    0.05
+    """
     try:
         value = float(text)
     except ValueError:
@@ -111,11 +133,71 @@ def real(text: str) -> float:
 
 
 def probability(text: str) -> float:
-    """argparse type: a number strictly between 0 and 1."""
+    """argparse type: a number strictly between 0 and 1.
+
+    Examples
+    --------
+    >>> probability('0.05')
+    0.05
+    """
     value = real(text)
     if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(f"{text!r} is not strictly between 0 and 1")
     return value
+
+
+def alpha_option(
+    parser: argparse.ArgumentParser,
+    *,
+    default: float = 0.05,
+    old: Sequence[str] = (),
+    level: bool = False,
+    help: str = "error probability in (0, 1): an interval has confidence 1 - alpha",
+) -> None:
+    """Add ``--alpha`` (the one name of the error probability) and hidden old spellings.
+
+    ``old`` are earlier names of the same number (``--delta``, ``--epsilon``), accepted
+    silently; ``level=True`` also accepts the old ``--level`` (a confidence, read as
+    ``alpha = 1 - level``).  :func:`main` resolves them into ``args.alpha`` before the
+    calculator runs; giving two of them is a usage error.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> p = argparse.ArgumentParser()
+    >>> alpha_option(p, old=('--delta',), level=True)
+    >>> args = p.parse_args(['--level', '0.9'])
+    >>> _resolve_alpha(args)
+    >>> round(args.alpha, 10)
+    0.1
+    """
+    parser.add_argument("--alpha", type=real, default=None, help=f"{help} (default {default:g})")
+    for flag in old:
+        parser.add_argument(
+            flag, dest=f"_old_{flag.lstrip('-')}", type=real, default=None, help=argparse.SUPPRESS
+        )
+    if level:
+        parser.add_argument(
+            "--level", dest="_old_level", type=real, default=None, help=argparse.SUPPRESS
+        )
+    parser.set_defaults(_alpha_default=default)
+
+
+def _resolve_alpha(args: argparse.Namespace) -> None:
+    given = {"--alpha": args.alpha} if args.alpha is not None else {}
+    for key, value in vars(args).items():
+        if key.startswith("_old_") and value is not None:
+            flag = "--" + key[len("_old_") :]
+            if flag == "--level":
+                if not 0.0 < value < 1.0:
+                    raise UsageError(f"--level must be strictly between 0 and 1, got {value:g}")
+                value = 1.0 - value
+            given[flag] = value
+    if len(given) > 1:
+        raise UsageError(
+            f"give the error probability once: {' and '.join(sorted(given))} were given"
+        )
+    args.alpha = next(iter(given.values()), args._alpha_default)
 
 
 class _NotFinite(ValueError):
@@ -178,7 +260,14 @@ def _command_modules():
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """Build the full ``heldout`` parser with every discovered calculator."""
+    """Build the full ``heldout`` parser with every discovered calculator.
+
+    Examples
+    --------
+    >>> parser = build_parser()
+    >>> parser.prog
+    'heldout'
+    """
     parser = _Parser(
         prog="heldout",
         description=(
@@ -206,7 +295,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status."""
+    """Run the command line; return the exit status.
+
+    Examples
+    --------
+    >>> main(["size", "hoeffding", "--range", "14", "--tolerance", "0.1", "--json"])
+    {"n": 36152, "range": 14.0, "tolerance": 0.1, "alpha": 0.05, "bound_at_n": 0.04999499336454077, "method": "hoeffding: n >= ln(2/alpha) U^2 / (2 t^2)"}
+    0
+    >>> main(["size", "hoeffding", "--range", "14", "--tolerance", "-1"])
+    2
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     func = getattr(args, "_func", None)
@@ -215,10 +313,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             args._size_parser.error("choose what to size, for example 'heldout size hoeffding'")
         parser.error("choose a command, for example 'heldout bound --help'")
     try:
+        if hasattr(args, "_alpha_default"):
+            _resolve_alpha(args)
         with warnings.catch_warnings():
             # numerical warnings (overflow in a far tail, ...) never reach the terminal:
             # a result that matters is checked below, and a refusal is one line
             warnings.simplefilter("ignore")
+            if os.environ.get("HELDOUT_DEPRECATIONS") == "error":  # the test suite sets it
+                warnings.filterwarnings("error", category=DeprecationWarning, module=r"heldout\.")
             result = _plain(func(args))
     except (ValueError, UsageError) as exc:
         _error(str(exc))
@@ -244,5 +346,15 @@ def _error(message: str) -> None:
 
 
 def run() -> None:
-    """Console-script entry point."""
+    """Console-script entry point.
+
+    Examples
+    --------
+    >>> import sys
+    >>> sys.argv = ["heldout", "--version"]
+    >>> run()
+    Traceback (most recent call last):
+    ...
+    SystemExit: 0
+    """
     sys.exit(main())

@@ -12,16 +12,21 @@ def _accept(args) -> dict:
 
 
 def _size(args) -> dict:
-    from heldout.acceptance import exact_size, normal_size, power_size_exact, power_size_normal
+    from heldout.acceptance import (
+        exact_margin_size,
+        normal_margin_size,
+        power_size_exact,
+        power_size_normal,
+    )
 
     out = {
         "required": args.required,
         "margin": args.margin,
         "alpha": args.alpha,
-        "n": normal_size(args.required, args.margin, args.alpha),  # validates the input
+        "n": normal_margin_size(args.required, args.margin, args.alpha),  # validates the input
     }
     try:
-        first, stable = exact_size(args.required, args.margin, args.alpha, rule="both")
+        first, stable = exact_margin_size(args.required, args.margin, args.alpha, rule="both")
         out["n_exact"], out["n_exact_first"] = stable, first
     except ValueError as exc:  # only the search-length guard can fail here
         out["n_exact"] = out["n_exact_first"] = None

@@ -2,26 +2,28 @@
 
 Example::
 
-    heldout bound --errors 38 --n 100 --delta 0.05 --json
+    heldout bound --errors 38 --n 100 --alpha 0.05 --json
 """
 
 from __future__ import annotations
 
 import argparse
 
-from heldout.cli import calculator, count, real
+from heldout.cli import alpha_option, calculator, count
 
 EPILOG = """\
-Upper bounds (each holds with probability >= 1 - delta, except the normal rules):
-  exact      the test set bound: largest p with P(Binomial(n, p) <= errors) >= delta
+Upper bounds (each holds with probability >= 1 - alpha, except the approximations):
+  exact      the test set bound: largest p with P(Binomial(n, p) <= errors) >= alpha
   kl         relative-entropy Chernoff relaxation (always >= exact)
-  hoeffding  errors/n + sqrt(ln(1/delta) / (2n))
-  occam      errors/n + sqrt(ln(n/delta) / (2n))   (the form in Wong's tutorial)
-  normal     errors/n + z * sd, z = Phi^-1(1 - delta), sd = sqrt(p(1-p)/(n-1))  (NOT a bound)
+  hoeffding  errors/n + sqrt(ln(1/alpha) / (2n))
+  occam      errors/n + sqrt(ln(n/alpha) / (2n))   (the form in Wong's tutorial)
+  score_cc   continuity-corrected score (Wilson) bound       (an approximation, close to exact)
+  normal     errors/n + z * sd, z = Phi^-1(1 - alpha), sd = sqrt(p(1-p)/(n-1))  (NOT a bound)
   two_sigma  errors/n + 2 * sd                                          (NOT a bound)
-Also printed: matching lower bounds, a two-sided interval at --level and the accuracy view.
+Also printed: matching lower bounds, a two-sided 1 - alpha interval (--method) and the
+accuracy view.  (--delta and --level are the old spellings of --alpha and 1 - alpha.)
 
-example: heldout bound --errors 38 --n 100 --delta 0.05 --json
+example: heldout bound --errors 38 --n 100 --alpha 0.05 --json
 """
 
 
@@ -29,27 +31,26 @@ def _run(args: argparse.Namespace) -> dict:
     from heldout import bounds as b
     from heldout._checks import as_counts, as_probability
 
-    k, m, delta = args.errors, args.n, args.delta
+    k, m, delta = args.errors, args.n, args.alpha
     as_counts(k, m, "--errors", "--n")  # messages name the command-line options
-    as_probability(delta, "--delta")
-    as_probability(args.level, "--level")
+    as_probability(delta, "--alpha")
     exact = b.exact_upper(k, m, delta)
-    low, high = b.interval(k, m, level=args.level, method=args.method)
+    low, high = b.interval(k, m, alpha=delta, method=args.method)
     result = {
         "errors": k,
         "n": m,
-        "delta": delta,
+        "alpha": delta,
         "error_rate": k / m,
         "exact": exact,
         "kl": b.kl_upper(k, m, delta),
         "hoeffding": b.hoeffding_upper(k, m, delta),
         "occam": b.occam_upper(k, m, delta),
+        "score_cc": b.score_upper(k, m, delta, continuity=True),
         "normal": b.normal_upper(k, m, delta),
         "two_sigma": b.two_sigma_upper(k, m),
         "exact_lower": b.exact_lower(k, m, delta),
         "kl_lower": b.kl_lower(k, m, delta),
         "interval_method": args.method,
-        "level": args.level,
         "interval_low": low,
         "interval_high": high,
         "accuracy_lower_exact": 1.0 - exact,
@@ -75,18 +76,15 @@ def register(top, size) -> None:
         help="number of errors on the test set (0 <= errors <= n)",
     )
     p.add_argument("--n", type=count, required=True, help="test set size (>= 1)")
-    p.add_argument(
-        "--delta", type=real, default=0.05, help="failure probability in (0, 1) (default 0.05)"
-    )
-    p.add_argument(
-        "--level",
-        type=real,
-        default=0.95,
-        help="confidence level of the two-sided interval (default 0.95)",
+    alpha_option(
+        p,
+        old=("--delta",),
+        level=True,
+        help="failure probability in (0, 1); the interval has confidence 1 - alpha",
     )
     p.add_argument(
         "--method",
         default="clopper-pearson",
-        choices=["clopper-pearson", "wilson", "jeffreys", "normal"],
+        choices=["clopper-pearson", "wilson", "wilson-cc", "jeffreys", "normal"],
         help="two-sided interval method (default clopper-pearson)",
     )

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import argparse
 
-from heldout.cli import UsageError, calculator
+from heldout.cli import UsageError, alpha_option, calculator
 from heldout.cli._parsing import shares as _shares
 
 #: Largest CSV file read (bytes); larger files should be summarised first.
@@ -124,9 +124,9 @@ def _run(args: argparse.Namespace) -> dict:
     )
     from heldout.strata import stratified_mean
 
-    if not 0 < args.level < 1:
-        raise UsageError(f"--level must be between 0 and 1, got {args.level}")
-    alpha = 1 - args.level
+    if not 0 < args.alpha < 1:
+        raise UsageError(f"--alpha must be between 0 and 1, got {args.alpha:g}")
+    alpha = args.alpha
     columns = _read_csv(args.file)
     clusters = np.array(_column(columns, args.cluster, "--cluster"))
     used = {args.cluster} | ({args.stratum} if args.stratum else set())
@@ -151,7 +151,7 @@ def _run(args: argparse.Namespace) -> dict:
         r = clustered_mean(y, clusters, alpha=alpha, correction=args.correction)
         binary = bool(np.all((y == 0) | (y == 1)))
         fields = _fields(r, "accuracy" if binary else "mean")
-        fields["level"] = args.level
+        fields["alpha"] = alpha
         if args.bootstrap:
             b = cluster_bootstrap(
                 y, clusters, alpha=alpha, n_resamples=args.bootstrap, seed=args.seed
@@ -179,7 +179,7 @@ def _run(args: argparse.Namespace) -> dict:
     else:
         out["n"] = len(clusters)
         out["clusters"] = next(iter(per_model.values()))["clusters"]
-        out["level"] = args.level
+        out["alpha"] = alpha
         out["models"] = per_model
         names = list(scores)
         pairs = {}
@@ -211,9 +211,9 @@ def _run(args: argparse.Namespace) -> dict:
 def _run_size(args: argparse.Namespace) -> dict:
     from heldout.cluster_sizing import cheapest_design, clusters_for_half_width
 
-    if not 0 < args.level < 1:
-        raise UsageError(f"--level must be between 0 and 1, got {args.level}")
-    alpha = 1 - args.level
+    if not 0 < args.alpha < 1:
+        raise UsageError(f"--alpha must be between 0 and 1, got {args.alpha:g}")
+    alpha = args.alpha
     if (args.accuracy is None) == (args.variance is None):
         raise UsageError("give exactly one of --accuracy and --variance")
     costs = (args.cost_cluster, args.cost_item)
@@ -243,7 +243,7 @@ def _run_size(args: argparse.Namespace) -> dict:
         out = {**s.to_dict(), "cost": d.cost, "optimal_cluster_size": d.optimum}
     else:
         raise UsageError("give --cluster-size, or --cost-cluster and --cost-item to choose it")
-    out.update({"half_width": args.half_width, "icc": args.icc, "level": args.level})
+    out.update({"half_width": args.half_width, "icc": args.icc, "alpha": alpha})
     return out
 
 
@@ -280,7 +280,7 @@ def register(top, size) -> None:
         default=None,
         help="population shares of the strata, e.g. census=0.5,students=0.5",
     )
-    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    alpha_option(p, level=True, help="one minus the confidence level")
     p.add_argument(
         "--correction",
         choices=["CR1", "CR0"],
@@ -320,7 +320,7 @@ def register(top, size) -> None:
         "--cost-item", type=float, default=None, help="cost of one more item in a cluster"
     )
     p.add_argument("--max-cluster-size", type=int, default=None, help="largest possible cluster")
-    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    alpha_option(p, level=True, help="one minus the confidence level")
     p.add_argument(
         "--method", choices=["t", "normal"], default="t", help="Student t (default) or normal"
     )

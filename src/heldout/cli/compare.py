@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from heldout.cli import calculator
+from heldout.cli import alpha_option, calculator
 
 
 def _score(text: str, name: str) -> tuple[int, int]:
@@ -47,19 +47,17 @@ def _run_predictions(args: argparse.Namespace) -> dict:
     from heldout.multiple import all_pairs
     from heldout.predictions import read_predictions
 
-    level = _probability_arg(args.level, "--level")
     alpha = _probability_arg(args.alpha, "--alpha")
     pred = read_predictions(args.predictions, label=args.label)
     names, correct = pred.names, pred.correct
     n = correct.shape[0]
     right = correct.sum(axis=0)
-    low, high = interval(right, n, level=level, method="clopper-pearson")
-    pairs = all_pairs(correct, alpha=1.0 - level, method="holm")
+    low, high = interval(right, n, alpha=alpha, method="clopper-pearson")
+    pairs = all_pairs(correct, alpha=alpha, method="holm")
     chosen = best_set(correct, alpha=alpha)
     pbest = prob_best_paired(correct)
     out = {
         "n": int(n),
-        "level": level,
         "alpha": alpha,
         "models": [
             {
@@ -97,7 +95,7 @@ def _run_predictions(args: argparse.Namespace) -> dict:
 
 def _table(res: dict) -> str:
     """A readable report of :func:`_run_predictions`'s result (the line break is added by main)."""
-    pct = f"{100 * res['level']:g}%"
+    pct = f"{100 * (1 - res['alpha']):g}%"
     in_set = set(res["best_set"])
     width = max(5, *(len(m["name"]) for m in res["models"]))
     lines = [
@@ -281,10 +279,11 @@ def register(top, size) -> None:
         help="CSV with a label column and one column of predicted labels per model ('-': stdin)",
     )
     p.add_argument("--label", default="label", help="name of the column of true labels")
-    p.add_argument(
-        "--level", type=float, default=0.95, help="confidence level of the intervals (0.95)"
+    alpha_option(
+        p,
+        level=True,
+        help="error probability: intervals at 1 - alpha, tests and the best set at level alpha",
     )
-    p.add_argument("--alpha", type=float, default=0.05, help="level of the best set (default 0.05)")
     p.add_argument("--a", default=None, help="model A's score as CORRECT/TOTAL, e.g. 96/100")
     p.add_argument("--b", default=None, help="model B's score as CORRECT/TOTAL, e.g. 98/100")
     p.add_argument("--prior", default="uniform", help="uniform (default), jeffreys or haldane")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 
-from heldout.cli import calculator
+from heldout.cli import alpha_option, calculator
 
 
 def _kinds(args) -> str | None:
@@ -82,7 +82,7 @@ def _run(args: argparse.Namespace) -> dict:
     report = evaluate(
         data.y,
         data.models,
-        level=args.level,
+        alpha=args.alpha,
         kinds=_kinds(args),
         threshold=args.threshold,
         n_resamples=args.resamples,
@@ -132,7 +132,7 @@ def register(top, size) -> None:
     p.add_argument(
         "--threshold", type=float, default=0.5, help="scores >= it count as positive (0.5)"
     )
-    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    alpha_option(p, level=True)
     p.add_argument(
         "--resamples", type=int, default=2000, help="resamples of the paired bootstrap (2000)"
     )

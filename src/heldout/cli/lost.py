@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from heldout.cli import calculator, count, real
+from heldout.cli import alpha_option, calculator, count, real
 
 _EPILOG = """\
 The identity N p = N1 t + N2 a links the whole-data accuracy p, the training
@@ -30,10 +30,10 @@ def _run(args) -> dict:
         args.train_rows,
         args.test_rows,
         train_accuracy=args.train_accuracy,
-        level=args.level,
+        alpha=args.alpha,
         rows=args.rows,
     )
-    result.update({"confidence_low": ci_low, "confidence_high": ci_high, "level": args.level})
+    result.update({"confidence_low": ci_low, "confidence_high": ci_high, "alpha": args.alpha})
     return result
 
 
@@ -64,6 +64,4 @@ def register(top, size) -> None:
         help="known or assumed training accuracy (1.0 for a model that memorises); adds test_accuracy",
     )
     p.add_argument("--rows", type=count, default=None, help="N, checked against N1 + N2 if given")
-    p.add_argument(
-        "--level", type=real, default=0.95, help="confidence level of the interval (default 0.95)"
-    )
+    alpha_option(p, level=True, help="one minus the confidence level of the interval")

@@ -6,7 +6,7 @@ the inputs it used.  See the chapter "How many test rows: Hoeffding sizing".
 
 from __future__ import annotations
 
-from heldout.cli import UsageError, calculator, real
+from heldout.cli import UsageError, alpha_option, calculator, real
 
 _BASES = {"2": 2, "e": "e", "10": 10}
 
@@ -27,14 +27,14 @@ def _hoeffding(args) -> dict:
     from heldout.sizing import hoeffding_bound, hoeffding_size
 
     u = _range_from(args)
-    n = hoeffding_size(u, args.tolerance, args.epsilon)
+    n = hoeffding_size(u, args.tolerance, args.alpha)
     return {
         "n": n,
         "range": u,
         "tolerance": args.tolerance,
-        "epsilon": args.epsilon,
+        "alpha": args.alpha,
         "bound_at_n": hoeffding_bound(n, u, args.tolerance),
-        "method": "hoeffding: n >= ln(2/epsilon) U^2 / (2 t^2)",
+        "method": "hoeffding: n >= ln(2/alpha) U^2 / (2 t^2)",
     }
 
 
@@ -43,18 +43,18 @@ def _bernstein(args) -> dict:
 
     u = _range_from(args)
     if args.empirical:
-        n = empirical_bernstein_size(args.variance, u, args.tolerance, args.epsilon)
+        n = empirical_bernstein_size(args.variance, u, args.tolerance, args.alpha)
         method = "empirical Bernstein (Maurer & Pontil 2009, two-sided)"
     else:
-        n = bernstein_size(args.variance, u, args.tolerance, args.epsilon)
-        method = "Bernstein: n >= ln(2/epsilon) (2 var + 2 U t / 3) / t^2"
+        n = bernstein_size(args.variance, u, args.tolerance, args.alpha)
+        method = "Bernstein: n >= ln(2/alpha) (2 var + 2 U t / 3) / t^2"
     return {
         "n": n,
         "range": u,
         "variance": args.variance,
         "tolerance": args.tolerance,
-        "epsilon": args.epsilon,
-        "hoeffding_n": hoeffding_size(u, args.tolerance, args.epsilon),
+        "alpha": args.alpha,
+        "hoeffding_n": hoeffding_size(u, args.tolerance, args.alpha),
         "method": method,
     }
 
@@ -62,14 +62,14 @@ def _bernstein(args) -> dict:
 def _binomial(args) -> dict:
     from heldout.sizing import binomial_deviation_probability, binomial_size, hoeffding_size
 
-    n = binomial_size(args.tolerance, args.epsilon, args.p, stable=not args.first)
+    n = binomial_size(args.tolerance, args.alpha, args.p, rule="first" if args.first else "stable")
     out = {
         "n": n,
         "tolerance": args.tolerance,
-        "epsilon": args.epsilon,
+        "alpha": args.alpha,
         "p": "worst" if args.p is None else args.p,
-        "stable": not args.first,
-        "hoeffding_n": hoeffding_size(1.0, args.tolerance, args.epsilon),
+        "rule": "first" if args.first else "stable",
+        "hoeffding_n": hoeffding_size(1.0, args.tolerance, args.alpha),
     }
     if args.p is not None:
         out["probability_at_n"] = binomial_deviation_probability(n, args.p, args.tolerance)
@@ -80,10 +80,10 @@ def _normal(args) -> dict:
     from heldout.sizing import normal_size
 
     return {
-        "n": normal_size(args.variance, args.tolerance, args.epsilon),
+        "n": normal_size(args.variance, args.tolerance, args.alpha),
         "variance": args.variance,
         "tolerance": args.tolerance,
-        "epsilon": args.epsilon,
+        "alpha": args.alpha,
         "method": "normal approximation: n >= z^2 var / t^2 (not a guarantee)",
     }
 
@@ -109,12 +109,7 @@ def _common(p, *, with_range: bool = True) -> None:
     p.add_argument(
         "--tolerance", type=real, required=True, metavar="T", help="largest acceptable deviation t"
     )
-    p.add_argument(
-        "--epsilon",
-        type=real,
-        required=True,
-        help="largest acceptable probability of a larger deviation",
-    )
+    alpha_option(p, old=("--epsilon",), help="largest acceptable probability of a larger deviation")
 
 
 def register(top, size) -> None:
@@ -122,9 +117,9 @@ def register(top, size) -> None:
     p = calculator(
         size,
         "hoeffding",
-        help="rows needed so a mean loss in [0, U] is within t, except with probability epsilon",
+        help="rows needed so a mean loss in [0, U] is within t, except with probability alpha",
         func=_hoeffding,
-        epilog="example: heldout size hoeffding --range 14 --tolerance 0.1 --epsilon 0.05 --json",
+        epilog="example: heldout size hoeffding --range 14 --tolerance 0.1 --alpha 0.05 --json",
     )
     _common(p)
 
@@ -133,7 +128,7 @@ def register(top, size) -> None:
         "bernstein",
         help="rows needed by Bernstein's inequality, which also uses the loss's variance",
         func=_bernstein,
-        epilog="example: heldout size bernstein --mu 0.01 --variance 2.5 --tolerance 0.1 --epsilon 0.05",
+        epilog="example: heldout size bernstein --mu 0.01 --variance 2.5 --tolerance 0.1 --alpha 0.05",
     )
     _common(p)
     p.add_argument("--variance", type=real, required=True, help="variance of one row's loss")
@@ -146,9 +141,9 @@ def register(top, size) -> None:
     p = calculator(
         size,
         "binomial",
-        help="exact rows needed for 0-1 loss: P(|errors/n - p| > t) <= epsilon",
+        help="exact rows needed for 0-1 loss: P(|errors/n - p| > t) <= alpha",
         func=_binomial,
-        epilog="example: heldout size binomial --tolerance 0.02 --epsilon 0.05 --p 0.1",
+        epilog="example: heldout size binomial --tolerance 0.02 --alpha 0.05 --p 0.1",
     )
     _common(p, with_range=False)
     p.add_argument(

@@ -24,10 +24,10 @@ def _run(args) -> dict:
         return {"test_fraction": test, "train_fraction": 1.0 - test}
     result = optimal_split(args.c_test, args.c_train, args.rows)
     return {
-        "test_fraction": float(result["test_fraction"]),
-        "train_fraction": float(result["train_fraction"]),
-        "test_rows": int(result["test_rows"]),
-        "train_rows": int(result["train_rows"]),
+        "test_fraction": float(result.test_fraction),
+        "train_fraction": float(result.train_fraction),
+        "test_rows": int(result.test_rows),
+        "train_rows": int(result.train_rows),
     }
 
 

@@ -21,7 +21,11 @@ MAX_POOL = 2**53
 
 def scalar(value, name: str) -> None:
     """Refuse arrays where a single number is expected."""
-    if np.ndim(value) != 0:
+    try:
+        ndim = np.ndim(value)
+    except (TypeError, ValueError):  # ragged nested lists
+        raise ValueError(f"{name} must be a single number, got {value!r}") from None
+    if ndim != 0:
         raise ValueError(f"{name} must be a single number, got an array of shape {np.shape(value)}")
 
 
@@ -85,6 +89,13 @@ def block(x, runs: int, seen: int, pool: int | None) -> tuple[np.ndarray, bool]:
 def _first(mask: np.ndarray) -> int:
     """1-based position (along the last axis) of the first True entry."""
     return int(np.argwhere(mask)[0][-1]) + 1
+
+
+def whole(value, name: str) -> int:
+    """A whole number of at least 1 (repetitions, runs, looks): ``None`` is refused."""
+    if value is None:
+        raise ValueError(f"{name} must be a whole number of at least 1, got None")
+    return int(pool(value, name=name))
 
 
 def pool(value, n: int | None = None, name: str = "pool") -> int | None:

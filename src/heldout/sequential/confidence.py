@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from heldout._checks import show
 from heldout._result import Result, extra
 from heldout.sequential import _inputs
 from heldout.sequential.betting import _Betting
@@ -104,7 +105,7 @@ def _prior(prior, method):
         return DEFAULT_PRIOR
     if method != "mixture":
         raise ValueError(
-            f"prior is used by method='mixture' only, got prior={prior!r} with method={method!r}"
+            f"prior is used by method='mixture' only, got prior={show(prior)} with method={show(method)}"
         )
     try:
         a, b = (float(v) for v in prior)
@@ -154,7 +155,7 @@ class ConfidenceMonitor:
         self.alpha = _inputs.alpha_(alpha)
         self.pool = _inputs.pool(pool)
         self.prior = _prior(prior, self.method)
-        runs = int(_inputs.pool(runs, name="runs"))
+        runs = _inputs.whole(runs, "runs")
         a_lo, a_hi = side_levels(self.method, self.alpha, self.alternative)
         self._engine = make_engine(self.method, runs, a_lo, a_hi, self.pool, self.prior)
         self._one = True

@@ -101,6 +101,7 @@ class AcceptanceMonitor:
         self.required, self.alpha, self.beta, self.method, self.pool = _check(
             required, alpha, beta, method, pool
         )
+        runs = _inputs.whole(runs, "runs")
         self._engine = make_engine(
             self.method, runs, self.alpha, self.beta, self.pool, DEFAULT_PRIOR
         )
@@ -271,8 +272,8 @@ def labels_to_decision(
     p0, a, b, method, size = _check(required, alpha, beta, method, pool)
     _inputs.scalar(accuracy, "accuracy")
     p = float(_inputs.as_probability(accuracy, "accuracy", closed=True))
-    runs = int(_inputs.pool(reps, name="reps"))
-    limit = int(_inputs.pool(horizon, name="horizon"))
+    runs = _inputs.whole(reps, "reps")
+    limit = _inputs.whole(horizon, "horizon")
     if size is not None:
         limit = min(limit, size)
         ones = int(round(p * size))

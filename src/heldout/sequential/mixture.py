@@ -31,41 +31,11 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from heldout import _beta
 from heldout.sequential._engine import _Engine
 
 #: Default prior of the mixture: Beta(1/2, 1/2) (Jeffreys').
 DEFAULT_PRIOR = (0.5, 0.5)
-_NEWTON_STEPS = 60
-_TOLERANCE = 1e-12  # relative step below which Newton stops (iterates stay below the root)
-
-
-def kl_lower_root(q: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """Smallest :math:`m \\le q` with :math:`\\mathrm{KL}(q\\Vert m) \\le r` (vectorised).
-
-    Newton's method on the convex, decreasing branch, from a start below the root:
-    the larger of the Pinsker bound :math:`q - \\sqrt{r/2}` and
-    :math:`q\\,e^{((1-q)\\log(1-q) - r)/q}` (where :math:`\\mathrm{KL} \\ge q\\log(q/m) + (1-q)\\log(1-q)`
-    already exceeds :math:`r`).  Every iterate stays below the root.
-    """
-    q, r = np.broadcast_arrays(np.asarray(q, float), np.asarray(r, float))
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        start_a = q - np.sqrt(r / 2.0)
-        start_b = q * np.exp((special.xlogy(1 - q, 1 - q) - r) / np.where(q > 0, q, 1.0))
-        m = np.clip(np.maximum(start_a, start_b), 0.0, q).ravel()
-        qf, rf = q.ravel(), r.ravel()
-        const = special.xlogy(qf, qf) + special.xlogy(1 - qf, 1 - qf) - rf
-        todo = np.flatnonzero(qf > 0)
-        for _ in range(_NEWTON_STEPS):
-            qa, ma = qf[todo], m[todo]
-            g = const[todo] - qa * np.log(ma) - (1 - qa) * np.log1p(-ma)
-            slope = -qa / ma + (1 - qa) / (1 - ma)
-            step = np.where((g > 0) & (slope < 0), -g / slope, 0.0)
-            m[todo] = np.minimum(ma + step, qa)
-            todo = todo[step > _TOLERANCE * ma]
-            if todo.size == 0:
-                break
-        m = m.reshape(q.shape)
-    return np.where(q <= 0, 0.0, m)
 
 
 class _Mixture(_Engine):
@@ -83,6 +53,6 @@ class _Mixture(_Engine):
         q = s / t
         base = (special.betaln(a, b) - special.betaln(a + s, b + t - s)) / t
         base = base - (special.entr(q) + special.entr(1 - q))
-        lower = kl_lower_root(q, base + np.log(1.0 / self.a_lo) / t)
-        upper = 1.0 - kl_lower_root(1.0 - q, base + np.log(1.0 / self.a_hi) / t)
+        lower = _beta.kl_lower_root(q, base + np.log(1.0 / self.a_lo) / t)
+        upper = 1.0 - _beta.kl_lower_root(1.0 - q, base + np.log(1.0 / self.a_hi) / t)
         return lower, upper

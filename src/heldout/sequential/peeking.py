@@ -31,8 +31,8 @@ _CELLS = 1 << 21
 def _common(accuracy, looks, batch, alpha):
     _inputs.scalar(accuracy, "accuracy")
     p = float(_inputs.as_probability(accuracy, "accuracy"))
-    k = int(_inputs.pool(looks, name="looks"))
-    b = int(_inputs.pool(batch, name="batch"))
+    k = _inputs.whole(looks, "looks")
+    b = _inputs.whole(batch, "batch")
     a = _inputs.alpha_(alpha)
     if k * b > 10_000_000:
         raise ValueError(f"looks * batch must be at most 10,000,000 labels, got {k * b:,}")
@@ -72,13 +72,13 @@ def fixed_interval_miss(
     p, k, b, a = _common(accuracy, looks, batch, alpha)
     ns = b * np.arange(1, k + 1)
     if reps is not None:
-        r = int(_inputs.pool(reps, name="reps"))
+        r = _inputs.whole(reps, "reps")
         gen = make_rng(seed)
         ever = np.zeros((r, k), dtype=bool)
         rows = max(1, _CELLS // k)
         for start in range(0, r, rows):
             counts = np.cumsum(gen.binomial(b, p, size=(min(rows, r - start), k)), axis=1)
-            low, high = interval(counts, ns, 1 - a, "clopper-pearson")
+            low, high = interval(counts, ns, alpha=a, method="clopper-pearson")
             ever[start : start + rows] = np.logical_or.accumulate((low > p) | (high < p), axis=1)
         return ever.mean(axis=0)
     batch_pmf = stats.binom.pmf(np.arange(b + 1), b, p)
@@ -86,7 +86,7 @@ def fixed_interval_miss(
     missed = np.empty(k)
     for j, n in enumerate(ns):
         alive = np.convolve(alive, batch_pmf)
-        low, high = interval(np.arange(n + 1), n, 1 - a, "clopper-pearson")
+        low, high = interval(np.arange(n + 1), n, alpha=a, method="clopper-pearson")
         alive = np.where((low > p) | (high < p), 0.0, alive)
         missed[j] = 1.0 - alive.sum()
     return missed
@@ -119,7 +119,7 @@ def sequence_miss(
     True
     """
     p, steps, _, a = _common(accuracy, n, 1, alpha)
-    r = int(_inputs.pool(reps, name="reps"))
+    r = _inputs.whole(reps, "reps")
     size = _inputs.pool(pool, steps)
     gen = make_rng(seed)
     if size is not None:

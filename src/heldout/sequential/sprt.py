@@ -13,7 +13,7 @@ and the test passes when :math:`\\log\\Lambda_n \\ge \\log A`, fails when
 :math:`S_n \\ge (\\log A + n g)/D`, fail when :math:`S_n \\le (\\log B + n g)/D` —
 two parallel lines of slope :math:`g/D`.
 
-Boundaries (``boundaries=``):
+Boundaries (``method=``; ``boundaries=`` is its deprecated name):
 
 ``"wald"``
     Wald's :math:`A = (1-\\beta)/\\alpha`, :math:`B = \\beta/(1-\\alpha)`.  They ignore
@@ -46,6 +46,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from heldout._checks import show
+from heldout._deprecate import renamed
 from heldout._result import Result, extra
 from heldout.sequential import _inputs
 
@@ -63,7 +65,7 @@ _WORDS = np.array(["continue", "pass", "fail"])
 MAX_HORIZON = 10_000_000
 
 
-def _setup(required, target, alpha, beta, boundaries):
+def _setup(required, target, alpha, beta, method):
     for name, value in (("required", required), ("target", target)):
         _inputs.scalar(value, name)
     p0 = float(_inputs.as_probability(required, "required"))
@@ -71,18 +73,20 @@ def _setup(required, target, alpha, beta, boundaries):
     if p1 <= p0:
         raise ValueError(
             f"target must exceed required (the accuracy the model should pass at), got "
-            f"target={target!r} and required={required!r}"
+            f"target={show(target)} and required={show(required)}"
         )
     a = _inputs.alpha_(alpha)
     b = _inputs.alpha_(beta, "beta")
     if a + b >= 1:
-        raise ValueError(f"alpha + beta must be below 1, got alpha={alpha!r} and beta={beta!r}")
-    if boundaries == "wald":
+        raise ValueError(
+            f"alpha + beta must be below 1, got alpha={show(alpha)} and beta={show(beta)}"
+        )
+    if isinstance(method, str) and method == "wald":
         log_a, log_b = np.log((1 - b) / a), np.log(b / (1 - a))
-    elif boundaries == "ville":
+    elif isinstance(method, str) and method == "ville":
         log_a, log_b = np.log(1 / a), np.log(b)
     else:
-        raise ValueError(f"boundaries must be 'wald' or 'ville', got {boundaries!r}")
+        raise ValueError(f"method must be 'wald' or 'ville', got {show(method)}")
     d = np.log(p1 * (1 - p0) / (p0 * (1 - p1)))
     g = np.log((1 - p0) / (1 - p1))
     return p0, p1, a, b, float(log_a), float(log_b), float(d), float(g)
@@ -104,8 +108,9 @@ class SPRTBoundaries(Result):
     slope: float = extra()
 
 
+@renamed(boundaries="method")
 def sprt_boundaries(
-    n, required: float, target: float, alpha: float = 0.05, beta: float = 0.2, *, boundaries="wald"
+    n, required: float, target: float, alpha: float = 0.05, beta: float = 0.2, *, method="wald"
 ) -> SPRTBoundaries:
     """The SPRT's fail and pass lines in counts after ``n`` labels.
 
@@ -120,7 +125,7 @@ def sprt_boundaries(
     >>> b.fail_at.round(2).tolist(), b.pass_at.round(2).tolist()
     ([78.12, 821.47], [90.55, 833.9])
     """
-    *_, log_a, log_b, d, g = _setup(required, target, alpha, beta, boundaries)
+    *_, log_a, log_b, d, g = _setup(required, target, alpha, beta, method)
     m = _inputs.as_count(n, "n")
     return SPRTBoundaries((log_b + m * g) / d, (log_a + m * g) / d, log_a, log_b, g / d)
 
@@ -134,8 +139,9 @@ class SPRTResult(Result):
     log_lr: np.ndarray = extra()
 
 
+@renamed(boundaries="method")
 def sprt(
-    x, required: float, target: float, alpha: float = 0.05, beta: float = 0.2, *, boundaries="wald"
+    x, required: float, target: float, alpha: float = 0.05, beta: float = 0.2, *, method="wald"
 ) -> SPRTResult:
     """Run Wald's SPRT on 0/1 outcomes in labelling order; stop at the first decision.
 
@@ -147,7 +153,7 @@ def sprt(
         :math:`\\pi_0` and :math:`\\pi_1 > \\pi_0`.
     alpha, beta : float
         Intended probabilities of passing at :math:`\\pi_0` and of failing at :math:`\\pi_1`.
-    boundaries : str
+    method : str
         ``"wald"`` or ``"ville"`` (see the module docstring).
 
     Examples
@@ -155,7 +161,7 @@ def sprt(
     >>> sprt([1] * 30, 0.8, 0.9, 0.05, 0.2).decision
     'pass'
     """
-    *_, log_a, log_b, d, g = _setup(required, target, alpha, beta, boundaries)
+    *_, log_a, log_b, d, g = _setup(required, target, alpha, beta, method)
     arr = _inputs.outcomes(x)
     if np.any((arr != 0) & (arr != 1)):
         raise ValueError(
@@ -185,6 +191,7 @@ class SPRTOperating(Result):
     horizon: int = extra()
 
 
+@renamed(boundaries="method")
 def sprt_operating(
     accuracy,
     required: float,
@@ -192,7 +199,7 @@ def sprt_operating(
     alpha: float = 0.05,
     beta: float = 0.2,
     *,
-    boundaries="wald",
+    method="wald",
     horizon: int = 1_000_000,
     tolerance: float = 1e-12,
 ) -> SPRTOperating:
@@ -213,11 +220,11 @@ def sprt_operating(
     >>> op.pass_probability.round(4).tolist(), op.expected_n.round(0).tolist()
     ([0.0498, 0.8201], [160.0, 239.0])
     """
-    *_, log_a, log_b, d, g = _setup(required, target, alpha, beta, boundaries)
+    *_, log_a, log_b, d, g = _setup(required, target, alpha, beta, method)
     p = _inputs.as_probability(accuracy, "accuracy", closed=True)
     scalar = p.ndim == 0
     p = np.atleast_1d(p).astype(float)
-    limit = int(_inputs.pool(horizon, name="horizon"))
+    limit = _inputs.whole(horizon, "horizon")
     if limit > MAX_HORIZON:
         raise ValueError(f"horizon must be at most {MAX_HORIZON:,}, got {horizon!r}")
     prob = np.ones((p.size, 1))  # P(S_n = base + j, no decision yet)
@@ -250,6 +257,7 @@ def sprt_operating(
     return SPRTOperating(*out, n)
 
 
+@renamed(boundaries="method")
 def sprt_wald(
     accuracy,
     required: float,
@@ -257,7 +265,7 @@ def sprt_wald(
     alpha: float = 0.05,
     beta: float = 0.2,
     *,
-    boundaries="wald",
+    method="wald",
 ) -> SPRTOperating:
     """Wald's approximations to the SPRT's pass probability and expected number of labels.
 
@@ -278,7 +286,7 @@ def sprt_wald(
     >>> round(w.pass_probability, 4)
     0.05
     """
-    p0, p1, a, b, log_a, log_b, d, g = _setup(required, target, alpha, beta, boundaries)
+    p0, p1, a, b, log_a, log_b, d, g = _setup(required, target, alpha, beta, method)
     p = _inputs.as_probability(accuracy, "accuracy", closed=True)
     scalar = p.ndim == 0
     p = np.atleast_1d(p).astype(float)
