@@ -969,6 +969,10 @@ SPECS["paired.first_at_least"] = replace(SPECS["paired.first_at_least"], aliases
 #: Public callables this file does not call with random input, with the reason and where
 #: they are exercised instead (the surface test requires one or the other).
 DRIVEN_ELSEWHERE = {
+    "heldout.schedule.Job": "synthetic job sets with bad fields (test_schedule: test_plan_of_a_run_and_bad_input, test_thread_choices_are_respected)",
+    "heldout.schedule.plan": "random synthetic job sets against a brute-force optimum, idle cores, memory and precedence (test_schedule)",
+    "heldout.schedule.list_schedule": "random synthetic job sets against a brute-force optimum (test_schedule)",
+    "heldout.schedule.plan_of": "plans of measured runs and bad input (test_schedule: test_plan_of_a_run_and_bad_input)",
     "heldout.cli.calculator": "command-line plumbing: every command goes through it (test_properties, command part)",
     "heldout.cli.alpha_option": "command-line plumbing: every --alpha goes through it (test_properties, command part)",
     "heldout.cli.build_parser": "command-line plumbing: builds every command (test_properties, command part)",

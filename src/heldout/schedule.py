@@ -74,6 +74,12 @@ class Job:
         Jobs of the same group never run at the same time.
     after : tuple of str
         Names of jobs that must end before this one starts.
+
+    Examples
+    --------
+    >>> job = Job("svc", {2: 50.0, 1: 90.0}, memory=4e9)
+    >>> job.seconds, job.threads_for(1)
+    ({1: 90.0, 2: 50.0}, [1])
     """
 
     name: str
