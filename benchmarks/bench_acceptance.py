@@ -22,6 +22,7 @@ import numpy as np
 from scipy import stats
 
 from heldout import acceptance as A
+from heldout._beta import kl
 
 REQUIRED = [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.97, 0.99]
 MARGINS = [0.005, 0.01, 0.02, 0.03, 0.04, 0.05]
@@ -36,7 +37,7 @@ def cells():
 
 def horizons(p0, d, a):
     q = np.minimum(p0 + d, 1.0)
-    return np.maximum(np.ceil(np.log(1 / a) / A._kl(q, p0)), 1).astype(np.int64), q
+    return np.maximum(np.ceil(np.log(1 / a) / kl(q, p0)), 1).astype(np.int64), q
 
 
 def loop_rate(p0, d, a, budget_n=20_000):

@@ -171,7 +171,12 @@ def main() -> None:
     if broken:
         raise SystemExit(f"the two ways disagree on {', '.join(broken)}: that is a bug")
     verdict = "met" if ratio <= TARGET else "missed"
-    print(f"TARGET mnist_ratio: {ratio:.3f} (target {TARGET}) {verdict}")
+    # The issue's target is set at the full size; at a fraction of it the fixed costs (the
+    # networks' worker start-up, the speed probe) weigh more, so the line says its size.
+    name = (
+        "mnist_ratio" if n == 42_000 else f"mnist_ratio at {n:,} digits (the target is for --full)"
+    )
+    print(f"TARGET {name}: {ratio:.3f} (target {TARGET}) {verdict}")
 
 
 if __name__ == "__main__":
