@@ -7,7 +7,7 @@ up to a Chernoff horizon (to settle the saw-tooth).  Three ways, in this process
 1. baseline: a Python loop over n calling scipy.stats.binom.sf once per n
    (timed on a few cells and reported as a rate of (cell, n) evaluations per second);
 2. one vectorised call of the incomplete beta function over all (cell, n) pairs;
-3. heldout.acceptance: the vectorised recurrence in n (a segmented cumulative sum).
+3. heldout.accuracy.acceptance: the vectorised recurrence in n (a segmented cumulative sum).
 
 Prints rates and ratios; checks that 2 and 3 give the same sizes; ends with a ``TARGET``
 line (the recurrence at least 100 times the rate of the per-n loop).
@@ -21,8 +21,8 @@ import time
 import numpy as np
 from scipy import stats
 
-from heldout import acceptance as A
 from heldout._beta import kl
+from heldout.accuracy import acceptance as A
 
 REQUIRED = [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.97, 0.99]
 MARGINS = [0.005, 0.01, 0.02, 0.03, 0.04, 0.05]

@@ -4,8 +4,8 @@ Run:  .venv/bin/python benchmarks/bench_bounds.py  [--pairs 1000000] [--baseline
 
 Both methods get the same kind of input: pairs (k, m) with m uniform on 1..149 (the
 largest size the article's factorial table allows) and k uniform on 0..m.  The
-vectorised `heldout.bounds.exact_upper` runs on all pairs in one call; the article's
-loop-based program (re-implemented faithfully as `heldout.bounds.appendix_c_bound`)
+vectorised `heldout.accuracy.bounds.exact_upper` runs on all pairs in one call; the article's
+loop-based program (re-implemented faithfully as `heldout.accuracy.bounds.appendix_c_bound`)
 runs on a subsample, since it needs seconds per hundred pairs.  The script prints
 rates (bounds per second of CPU time on one core) and their ratio, measured in this process, and checks that
 the answers agree.  A second line times the exact bound for m up to 1e9, and the
@@ -30,7 +30,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core
 import numpy as np  # noqa: E402
 from scipy import special  # noqa: E402
 
-from heldout import bounds as b  # noqa: E402
+from heldout.accuracy import bounds as b  # noqa: E402
 from heldout.config import SEED  # noqa: E402
 
 

@@ -1,4 +1,4 @@
-"""Speed of heldout.clustered against straightforward baselines, measured in the same process.
+"""Speed of heldout.dependent.clustered against straightforward baselines, measured in the same process.
 
 Run: ``.venv/bin/python benchmarks/bench_clustered.py`` (add ``HELDOUT_QUICK=1`` for a shorter run).
 
@@ -22,13 +22,13 @@ import time
 import numpy as np
 from scipy import stats
 
-from heldout.clustered import (
+from heldout.config import pick
+from heldout.dependent.clustered import (
     cluster_bootstrap,
     clustered_mean,
     simulate_clustered,
     simulate_coverage,
 )
-from heldout.config import pick
 
 TARGET_BOOTSTRAP = 20.0  # times faster than the loop
 TARGET_COVERAGE = 20.0

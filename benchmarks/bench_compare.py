@@ -36,7 +36,7 @@ import mpmath as mp  # noqa: E402
 import numpy as np  # noqa: E402
 from scipy import integrate, special  # noqa: E402
 
-from heldout import best, compare  # noqa: E402
+from heldout.comparison import best, compare  # noqa: E402
 
 
 def _cpu(fn):

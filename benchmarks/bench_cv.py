@@ -1,7 +1,7 @@
 """Speed of the nearest-neighbour fast path behind the cross-validation simulations.
 
 The type I error and coverage studies of the cross-validation chapter fit a nearest-neighbour
-rule on tens of thousands of training parts.  ``heldout.cv_scores.predict_splits`` computes
+rule on tens of thousands of training parts.  ``heldout.resampling.cv_scores.predict_splits`` computes
 the distances of a data set once and serves every training part from them.  This script
 measures training parts per second of that fast path against the baseline of a Python loop
 over scikit-learn's ``KNeighborsClassifier`` (brute force) on the same splits, in the same
@@ -18,8 +18,8 @@ import numpy as np
 from sklearn.neighbors import KNeighborsClassifier
 
 from heldout import config
-from heldout.cv_scores import fit, predict_splits, single_thread, splits
-from heldout.cv_simulation import TwoViews
+from heldout.resampling.cv_scores import fit, predict_splits, single_thread, splits
+from heldout.resampling.cv_simulation import TwoViews
 
 TARGET = 5.0  # the fast path should be at least this many times faster
 

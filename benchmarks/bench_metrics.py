@@ -29,8 +29,8 @@ import time
 import numpy as np
 from scipy import stats
 
-from heldout.auc import auc, delong
-from heldout.bootstrap import bootstrap_interval, cluster_bootstrap_interval
+from heldout.metrics.auc import auc, delong
+from heldout.metrics.bootstrap import bootstrap_interval, cluster_bootstrap_interval
 
 
 def _timed(fn, *args, **kwargs):

@@ -1,14 +1,14 @@
 """The MNIST comparison the article's way and our way, on the same digits, in one process.
 
-The article's way (``heldout.models.experiment(way="article")``): its seven families one
+The article's way (``heldout.book.mnist.models.experiment(way="article")``): its seven families one
 after the other, the support vector machines with libsvm's default 200 MB kernel cache,
 k-nearest neighbours fitted and queried once per k = 3..8, no cache.
 
 Our way (``way="fast"``, as the chapter runs it): the same models plus the two extra
 ones the chapter shows (linear SVC and dense network on scaled pixels); the kernel
-SVMs fitted on kernel matrices built with BLAS (``heldout.kernels``) from one shared
+SVMs fitted on kernel matrices built with BLAS (``heldout.book.mnist.kernels``) from one shared
 Gram matrix, one neighbour query for all k, and the jobs planned at run time from what
-the machine is (``heldout.schedule``, ``heldout.mnist_costs``): longest first, a thread
+the machine is (``heldout.book.mnist.schedule``, ``heldout.book.mnist.mnist_costs``): longest first, a thread
 count per job, replanned whenever a job ends; predictions cached on disk (a fresh
 temporary cache here, so everything is fitted); then the same call again, served from
 the cache.
@@ -42,7 +42,12 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import numpy as np
 
-from heldout.models import MODEL_NAMES, PredictionCache, _import_tensorflow_quietly, experiment
+from heldout.book.mnist.models import (
+    MODEL_NAMES,
+    PredictionCache,
+    _import_tensorflow_quietly,
+    experiment,
+)
 
 ARTICLE_MODELS = [m for m in MODEL_NAMES if not m.endswith("_scaled")]
 TARGET = 0.5

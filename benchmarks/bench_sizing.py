@@ -1,4 +1,4 @@
-"""Speed of heldout.sizing against straightforward baselines, measured in the same process.
+"""Speed of heldout.accuracy.sizing against straightforward baselines, measured in the same process.
 
 Run: ``.venv/bin/python benchmarks/bench_sizing.py`` (add ``HELDOUT_QUICK=1`` for a shorter run).
 
@@ -20,8 +20,8 @@ import time
 import numpy as np
 from scipy import stats
 
+from heldout.accuracy.sizing import binomial_size, hoeffding_size, simulate_deviation
 from heldout.config import pick
-from heldout.sizing import binomial_size, hoeffding_size, simulate_deviation
 
 
 def _timed(func, repeat=3):

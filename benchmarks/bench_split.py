@@ -1,7 +1,7 @@
 """Speed of the batched logistic-regression fits behind the variational-split chapter.
 
 The chapter fits thousands of logistic regressions (one per resample and cell).  This
-script measures fits per second of ``heldout.split.fit_logistic_batch`` (all data sets take
+script measures fits per second of ``heldout.accuracy.split.fit_logistic_batch`` (all data sets take
 Newton steps together) against the baseline of a Python loop over scikit-learn's
 ``LogisticRegression(C=1)``, on the same data sets, in the same process, and checks that both
 give the same coefficients.
@@ -20,7 +20,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 from heldout import config
-from heldout import split as sp
+from heldout.accuracy import split as sp
 
 
 def _rate(func, n_fits: int, repeat: int = 3) -> float:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from heldout import best
+from heldout.comparison import best
 from heldout.config import rng
 
 HERE = Path(__file__).resolve().parent

@@ -1,7 +1,7 @@
 """Chapter reruns shared by tests/test_rerun.py and tests/test_chapter_parameters.py.
 
 A chapter is executed at most once per test session for one set of values (executing
-takes seconds to a minute), through :func:`heldout.rerun.rerun`, the same code path as
+takes seconds to a minute), through :func:`heldout.book.rerun.rerun`, the same code path as
 ``heldout rerun`` and ``make rerun``.  The unchanged chapter's glued values come from the
 quick build's execution cache when it holds the current notebook (``make test`` builds it
 before the unit tests), and are computed by executing it otherwise.
@@ -38,7 +38,7 @@ def declared(stem: str) -> dict:
 def inputs(stem: str) -> dict:
     """The chapter's inputs as rerun: its parameters cell, then the declared values."""
     from heldout import config
-    from heldout.rerun import parameter_names
+    from heldout.book.rerun import parameter_names
 
     cells = json.loads((NOTEBOOKS / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
     cell = next(c for c in cells if "parameters" in c.get("metadata", {}).get("tags", []))
@@ -50,7 +50,7 @@ def inputs(stem: str) -> dict:
 
 @functools.cache
 def _run(stem: str, values_json: str) -> dict[str, str]:
-    from heldout.rerun import rerun
+    from heldout.book.rerun import rerun
 
     return rerun(NOTEBOOKS / f"{stem}.ipynb", json.loads(values_json), quick=True).glued
 
@@ -65,7 +65,7 @@ def baseline(stem: str) -> dict[str, str]:
     """Glued values of the unchanged chapter in the quick profile."""
     import nbformat
 
-    from heldout.rerun import glued
+    from heldout.book.rerun import glued
 
     nb = nbformat.read(NOTEBOOKS / f"{stem}.ipynb", as_version=4)
     if QUICK_CACHE.is_dir():

@@ -97,7 +97,7 @@ def test_regression_metrics_follows_scale_and_bias():
 
 
 def _quick_mnist_cached(monkeypatch) -> None:
-    from heldout import ledger
+    from heldout.book import ledger
 
     monkeypatch.setenv("HELDOUT_QUICK", "1")
     try:

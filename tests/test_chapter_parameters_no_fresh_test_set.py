@@ -13,7 +13,7 @@ import pytest
 from chapter_runs import run_with
 from scipy import stats
 
-from heldout.chapter import sci
+from heldout.book.chapter import sci
 
 
 def _num(text: str) -> float:

@@ -55,15 +55,15 @@ from property_support import (
     examples as scaled,
 )
 
-from heldout import acceptance as AC
-from heldout import bounds as B
-from heldout import losses as L
-from heldout import lost as LO
-from heldout import posterior as P
-from heldout import regression as R
-from heldout import sizing as S
-from heldout import split as SP
+from heldout.accuracy import acceptance as AC
+from heldout.accuracy import bounds as B
+from heldout.accuracy import losses as L
+from heldout.accuracy import lost as LO
+from heldout.accuracy import posterior as P
+from heldout.accuracy import sizing as S
+from heldout.accuracy import split as SP
 from heldout.cli import main
+from heldout.metrics import regression as R
 
 K, N, AL = A(count0, "count"), A(count1, "count"), A(prob, "prob")
 METHOD_NAMES = st.sampled_from(list(B.METHODS))
@@ -86,173 +86,173 @@ def _losses():
 
 SPECS = {
     # bounds
-    "bounds.binomial_tail": Spec(B.binomial_tail, {"k": K, "n": N, "p": A(prob_c, "prob")}, in01),
-    "bounds.exact_upper": Spec(B.exact_upper, {"k": K, "n": N, "alpha": AL}, in01),
-    "bounds.exact_lower": Spec(B.exact_lower, {"k": K, "n": N, "alpha": AL}, in01),
-    "bounds.hoeffding_upper": Spec(B.hoeffding_upper, {"k": K, "n": N, "alpha": AL, "clip": _flag()}, keyword=("clip",)),
-    "bounds.occam_upper": Spec(B.occam_upper, {"k": K, "n": N, "alpha": AL, "clip": _flag()}, keyword=("clip",)),
-    "bounds.kl_divergence": Spec(B.kl_divergence, {"q": A(prob_c, "prob"), "p": A(prob_c, "prob")}, allow_inf=True),
-    "bounds.chernoff_tail": Spec(
+    "accuracy.bounds.binomial_tail": Spec(B.binomial_tail, {"k": K, "n": N, "p": A(prob_c, "prob")}, in01),
+    "accuracy.bounds.exact_upper": Spec(B.exact_upper, {"k": K, "n": N, "alpha": AL}, in01),
+    "accuracy.bounds.exact_lower": Spec(B.exact_lower, {"k": K, "n": N, "alpha": AL}, in01),
+    "accuracy.bounds.hoeffding_upper": Spec(B.hoeffding_upper, {"k": K, "n": N, "alpha": AL, "clip": _flag()}, keyword=("clip",)),
+    "accuracy.bounds.occam_upper": Spec(B.occam_upper, {"k": K, "n": N, "alpha": AL, "clip": _flag()}, keyword=("clip",)),
+    "accuracy.bounds.kl_divergence": Spec(B.kl_divergence, {"q": A(prob_c, "prob"), "p": A(prob_c, "prob")}, allow_inf=True),
+    "accuracy.bounds.chernoff_tail": Spec(
         B.chernoff_tail, {"k": K, "n": N, "p": A(prob_c, "prob"), "method": _choice(["kl", "hoeffding", "article"])},
         allow_inf=True,
     ),
-    "bounds.kl_upper": Spec(B.kl_upper, {"k": K, "n": N, "alpha": AL}, in01),
-    "bounds.kl_lower": Spec(B.kl_lower, {"k": K, "n": N, "alpha": AL}, in01),
-    "bounds.normal_upper": Spec(B.normal_upper, {"k": K, "n": N, "alpha": AL}),
-    "bounds.normal_lower": Spec(B.normal_lower, {"k": K, "n": N, "alpha": AL}),
-    "bounds.two_sigma_upper": Spec(B.two_sigma_upper, {"k": K, "n": N}),
-    "bounds.score_upper": Spec(B.score_upper, {"k": K, "n": N, "alpha": AL, "continuity": _flag()}, in01, keyword=("continuity",)),
-    "bounds.clopper_pearson": Spec(B.clopper_pearson, {"k": K, "n": N, "alpha": AL}, ordered_pair, keyword=("alpha",)),
-    "bounds.interval": Spec(
+    "accuracy.bounds.kl_upper": Spec(B.kl_upper, {"k": K, "n": N, "alpha": AL}, in01),
+    "accuracy.bounds.kl_lower": Spec(B.kl_lower, {"k": K, "n": N, "alpha": AL}, in01),
+    "accuracy.bounds.normal_upper": Spec(B.normal_upper, {"k": K, "n": N, "alpha": AL}),
+    "accuracy.bounds.normal_lower": Spec(B.normal_lower, {"k": K, "n": N, "alpha": AL}),
+    "accuracy.bounds.two_sigma_upper": Spec(B.two_sigma_upper, {"k": K, "n": N}),
+    "accuracy.bounds.score_upper": Spec(B.score_upper, {"k": K, "n": N, "alpha": AL, "continuity": _flag()}, in01, keyword=("continuity",)),
+    "accuracy.bounds.clopper_pearson": Spec(B.clopper_pearson, {"k": K, "n": N, "alpha": AL}, ordered_pair, keyword=("alpha",)),
+    "accuracy.bounds.interval": Spec(
         B.interval, {"k": K, "n": N, "alpha": AL, "method": A(INTERVALS, "choice")}, ordered_pair,
         keyword=("alpha", "method"),
     ),
-    "bounds.upper_bound": Spec(B.upper_bound, {"k": K, "n": N, "alpha": AL, "method": A(METHOD_NAMES, "choice")}),
-    "bounds.coverage": Spec(B.coverage, {"p": A(prob_c, "prob"), "n": A(st.integers(1, 3000), "count"), "alpha": AL}, in01, examples=8),
-    "bounds.simulate_coverage": Spec(
+    "accuracy.bounds.upper_bound": Spec(B.upper_bound, {"k": K, "n": N, "alpha": AL, "method": A(METHOD_NAMES, "choice")}),
+    "accuracy.bounds.coverage": Spec(B.coverage, {"p": A(prob_c, "prob"), "n": A(st.integers(1, 3000), "count"), "alpha": AL}, in01, examples=8),
+    "accuracy.bounds.simulate_coverage": Spec(
         B.simulate_coverage, {"p": A(prob_c, "prob"), "n": A(st.integers(1, 3000), "count"), "alpha": AL},
         in01, kwargs={"reps": 200, "seed": 1}, examples=8,
     ),
-    "bounds.appendix_c_bound": Spec(B.appendix_c_bound, {"k": A(st.integers(0, 60), "count"), "n": A(st.integers(1, 149), "count")}),
+    "accuracy.bounds.appendix_c_bound": Spec(B.appendix_c_bound, {"k": A(st.integers(0, 60), "count"), "n": A(st.integers(1, 149), "count")}),
     # sizing
-    "sizing.hoeffding_bound": Spec(S.hoeffding_bound, {"n": N, "range_": A(pos, "pos"), "tolerance": A(pos, "pos")}, in01),
-    "sizing.hoeffding_size": Spec(S.hoeffding_size, {"range_": A(pos, "pos"), "tolerance": A(pos, "pos"), "alpha": AL}, positive_int),
-    "sizing.hoeffding_tolerance": Spec(S.hoeffding_tolerance, {"n": N, "range_": A(pos, "pos"), "alpha": AL}),
-    "sizing.bernstein_size": Spec(
+    "accuracy.sizing.hoeffding_bound": Spec(S.hoeffding_bound, {"n": N, "range_": A(pos, "pos"), "tolerance": A(pos, "pos")}, in01),
+    "accuracy.sizing.hoeffding_size": Spec(S.hoeffding_size, {"range_": A(pos, "pos"), "tolerance": A(pos, "pos"), "alpha": AL}, positive_int),
+    "accuracy.sizing.hoeffding_tolerance": Spec(S.hoeffding_tolerance, {"n": N, "range_": A(pos, "pos"), "alpha": AL}),
+    "accuracy.sizing.bernstein_size": Spec(
         S.bernstein_size, {"variance": A(pos0, "pos0"), "range_": A(pos, "pos"), "tolerance": A(pos, "pos"), "alpha": AL},
         positive_int,
     ),
-    "sizing.empirical_bernstein_radius": Spec(
+    "accuracy.sizing.empirical_bernstein_radius": Spec(
         S.empirical_bernstein_radius, {"n": N, "sample_variance": A(pos0, "pos0"), "range_": A(pos, "pos"), "alpha": AL},
     ),
-    "sizing.empirical_bernstein_size": Spec(
+    "accuracy.sizing.empirical_bernstein_size": Spec(
         S.empirical_bernstein_size,
         {"sample_variance": A(pos0, "pos0"), "range_": A(pos, "pos"), "tolerance": A(pos, "pos"), "alpha": AL},
         positive_int,
     ),
-    "sizing.normal_size": Spec(S.normal_size, {"variance": A(pos0, "pos0"), "tolerance": A(pos, "pos"), "alpha": AL}, positive_int),
-    "sizing.binomial_deviation_probability": Spec(
+    "accuracy.sizing.normal_size": Spec(S.normal_size, {"variance": A(pos0, "pos0"), "tolerance": A(pos, "pos"), "alpha": AL}, positive_int),
+    "accuracy.sizing.binomial_deviation_probability": Spec(
         S.binomial_deviation_probability, {"n": N, "p": A(prob_c, "prob"), "tolerance": A(pos, "pos")}, in01
     ),
-    "sizing.binomial_size": Spec(
+    "accuracy.sizing.binomial_size": Spec(
         S.binomial_size,
         {"tolerance": A(st.floats(0.05, 0.9), "prob"), "alpha": A(st.floats(1e-3, 0.5), "prob"),
          "p": A(st.one_of(st.none(), prob_c), "prob", accepts=(None,)), "rule": _choice(["stable", "first"])},
         positive_int, keyword=("rule",), examples=8,
     ),
-    "sizing.lattice_deviation_probability": Spec(
+    "accuracy.sizing.lattice_deviation_probability": Spec(
         S.lattice_deviation_probability,
         {"losses": _losses(), "size": A(st.integers(1, 500), "count"), "tolerance": A(pos, "pos")},
         ordered_pair, examples=8,
     ),
-    "sizing.simulate_deviation": Spec(
+    "accuracy.sizing.simulate_deviation": Spec(
         S.simulate_deviation,
         {"losses": _losses(), "size": A(st.integers(1, 200), "count"), "tolerance": A(pos, "pos")},
         kwargs={"reps": 50, "seed": 2}, examples=6,
     ),
-    "sizing.simulate_empirical_bernstein": Spec(
+    "accuracy.sizing.simulate_empirical_bernstein": Spec(
         S.simulate_empirical_bernstein,
         {"losses": _losses(), "size": A(st.integers(2, 200), "count"), "range_": A(st.floats(10, 100), "pos"), "alpha": AL},
         lambda r, v: 0 <= r.probability <= 1, kwargs={"reps": 50, "seed": 3}, examples=6,
     ),
     # acceptance
-    "acceptance.z_value": Spec(AC.z_value, {"alpha": AL}),
-    "acceptance.accuracy_sd": Spec(AC.accuracy_sd, {"accuracy": A(prob_c, "prob"), "n": N}),
-    "acceptance.within_sd_probability": Spec(AC.within_sd_probability, {"accuracy": AL, "n": N, "k_sd": A(pos, "pos")}, in01),
-    "acceptance.safety_margin": Spec(AC.safety_margin, {"required": AL, "n": N, "alpha": AL}),
-    "acceptance.threshold": Spec(AC.threshold, {"required": AL, "n": N, "alpha": AL}),
-    "acceptance.p_value_normal": Spec(AC.p_value_normal, {"correct": K, "n": N, "required": AL, "continuity": _flag()}, in01, keyword=("continuity",)),
-    "acceptance.p_value_exact": Spec(AC.p_value_exact, {"correct": K, "n": N, "required": AL}, in01),
-    "acceptance.critical_count": Spec(
+    "accuracy.acceptance.z_value": Spec(AC.z_value, {"alpha": AL}),
+    "accuracy.acceptance.accuracy_sd": Spec(AC.accuracy_sd, {"accuracy": A(prob_c, "prob"), "n": N}),
+    "accuracy.acceptance.within_sd_probability": Spec(AC.within_sd_probability, {"accuracy": AL, "n": N, "k_sd": A(pos, "pos")}, in01),
+    "accuracy.acceptance.safety_margin": Spec(AC.safety_margin, {"required": AL, "n": N, "alpha": AL}),
+    "accuracy.acceptance.threshold": Spec(AC.threshold, {"required": AL, "n": N, "alpha": AL}),
+    "accuracy.acceptance.p_value_normal": Spec(AC.p_value_normal, {"correct": K, "n": N, "required": AL, "continuity": _flag()}, in01, keyword=("continuity",)),
+    "accuracy.acceptance.p_value_exact": Spec(AC.p_value_exact, {"correct": K, "n": N, "required": AL}, in01),
+    "accuracy.acceptance.critical_count": Spec(
         AC.critical_count, {"n": N, "required": AL, "alpha": AL, "method": _choice(["exact", "normal"])}, positive_int,
         keyword=("method",),
     ),
-    "acceptance.accept": Spec(AC.accept, {"correct": K, "n": N, "required": AL, "alpha": AL}),
-    "acceptance.actual_level": Spec(AC.actual_level, {"n": N, "required": AL, "alpha": AL, "method": _choice(["exact", "normal"])}, in01, keyword=("method",)),
-    "acceptance.normal_margin_size": Spec(AC.normal_margin_size, {"required": AL, "margin": A(pos, "pos"), "alpha": AL}, positive_int),
-    "acceptance.exact_margin_size": Spec(
+    "accuracy.acceptance.accept": Spec(AC.accept, {"correct": K, "n": N, "required": AL, "alpha": AL}),
+    "accuracy.acceptance.actual_level": Spec(AC.actual_level, {"n": N, "required": AL, "alpha": AL, "method": _choice(["exact", "normal"])}, in01, keyword=("method",)),
+    "accuracy.acceptance.normal_margin_size": Spec(AC.normal_margin_size, {"required": AL, "margin": A(pos, "pos"), "alpha": AL}, positive_int),
+    "accuracy.acceptance.exact_margin_size": Spec(
         AC.exact_margin_size, {"required": AL, "margin": A(st.floats(0.01, 0.5), "pos"), "alpha": AL,
                                "rule": _choice(["stable", "first", "both"])},
         positive_int, keyword=("rule",), examples=8,
     ),
-    "acceptance.size_table": Spec(
+    "accuracy.acceptance.size_table": Spec(
         AC.size_table, {"required": A(st.lists(st.floats(0.5, 0.95), min_size=1, max_size=2), "array"),
                         "margins": A(st.lists(st.floats(0.03, 0.2), min_size=1, max_size=2), "array"),
                         "alphas": A(st.lists(st.floats(0.01, 0.2), min_size=1, max_size=2), "array")},
         allow_nan=True, examples=5, aliases=("alpha", "margin"),
     ),
-    "acceptance.pass_probability": Spec(
+    "accuracy.acceptance.pass_probability": Spec(
         AC.pass_probability, {"true_accuracy": A(prob_c, "prob"), "n": N, "required": AL, "alpha": AL}, in01
     ),
-    "acceptance.simulate_pass_rate": Spec(
+    "accuracy.acceptance.simulate_pass_rate": Spec(
         AC.simulate_pass_rate, {"true_accuracy": A(prob_c, "prob"), "n": N, "required": AL, "alpha": AL},
         in01, kwargs={"reps": 500, "seed": 1}, examples=8,
     ),
-    "acceptance.power_normal": Spec(AC.power_normal, {"true_accuracy": A(prob_c, "prob"), "n": N, "required": AL, "alpha": AL}, in01),
-    "acceptance.power_size_normal": Spec(
+    "accuracy.acceptance.power_normal": Spec(AC.power_normal, {"true_accuracy": A(prob_c, "prob"), "n": N, "required": AL, "alpha": AL}, in01),
+    "accuracy.acceptance.power_size_normal": Spec(
         AC.power_size_normal, {"required": AL, "true_accuracy": A(prob_c, "prob"), "alpha": AL, "power": AL}, positive_int
     ),
-    "acceptance.power_size_exact": Spec(
+    "accuracy.acceptance.power_size_exact": Spec(
         AC.power_size_exact,
         {"required": A(st.floats(0.05, 0.9), "prob"), "true_accuracy": A(st.floats(0.1, 1.0), "prob"),
          "alpha": A(st.floats(0.001, 0.5), "prob")},
         positive_int, examples=8,
     ),
-    "acceptance.class_sample_size": Spec(AC.class_sample_size, {"n_class": N, "prevalence": AL, "assurance": AL}, positive_int),
-    "acceptance.posterior_above": Spec(
+    "accuracy.acceptance.class_sample_size": Spec(AC.class_sample_size, {"n_class": N, "prevalence": AL, "assurance": AL}, positive_int),
+    "accuracy.acceptance.posterior_above": Spec(
         AC.posterior_above, {"correct": K, "n": N, "required": AL,
                              "prior": A(st.sampled_from(["uniform", "jeffreys", (2.0, 3.0)]), "choice")},
         in01, keyword=("prior",),
     ),
-    "acceptance.bayes_null_probability": Spec(AC.bayes_null_probability, {"correct": K, "n": N, "required": AL, "prior_null": AL}, in01),
+    "accuracy.acceptance.bayes_null_probability": Spec(AC.bayes_null_probability, {"correct": K, "n": N, "required": AL, "prior_null": AL}, in01),
     # lost
-    "lost.corrected_alpha": Spec(
+    "accuracy.lost.corrected_alpha": Spec(
         LO.corrected_alpha, {"a_hat": A(prob_c, "prob"), "data_accuracy": A(prob_c, "prob"), "batches": N,
                              "method": _choice(["printed", "intended"])},
         keyword=("method",),
     ),
-    "lost.article_expectation": Spec(LO.article_expectation, {"test_accuracy": A(prob_c, "prob"), "data_accuracy": A(prob_c, "prob"), "batches": N}, in01),
-    "lost.estimator_moments": Spec(LO.estimator_moments, {"data_accuracy": A(prob_c, "prob"), "rows": N, "test_rows": N, "batches": N}),
-    "lost.log10_subsets": Spec(LO.log10_subsets, {"rows": N, "test_rows": N}),
-    "lost.prob_test_set_drawn": Spec(LO.prob_test_set_drawn, {"rows": N, "test_rows": N, "batches": N}, in01),
-    "lost.batches_needed": Spec(LO.batches_needed, {"rows": N, "test_rows": N, "probability": AL}),
-    "lost.expectation_given_drawn": Spec(
+    "accuracy.lost.article_expectation": Spec(LO.article_expectation, {"test_accuracy": A(prob_c, "prob"), "data_accuracy": A(prob_c, "prob"), "batches": N}, in01),
+    "accuracy.lost.estimator_moments": Spec(LO.estimator_moments, {"data_accuracy": A(prob_c, "prob"), "rows": N, "test_rows": N, "batches": N}),
+    "accuracy.lost.log10_subsets": Spec(LO.log10_subsets, {"rows": N, "test_rows": N}),
+    "accuracy.lost.prob_test_set_drawn": Spec(LO.prob_test_set_drawn, {"rows": N, "test_rows": N, "batches": N}, in01),
+    "accuracy.lost.batches_needed": Spec(LO.batches_needed, {"rows": N, "test_rows": N, "probability": AL}),
+    "accuracy.lost.expectation_given_drawn": Spec(
         LO.expectation_given_drawn,
         {"test_accuracy": A(prob_c, "prob"), "data_accuracy": A(prob_c, "prob"), "rows": N, "test_rows": N, "batches": N},
     ),
-    "lost.data_accuracy": Spec(
+    "accuracy.lost.data_accuracy": Spec(
         LO.data_accuracy, {"train_accuracy": A(prob_c, "prob"), "test_accuracy": A(prob_c, "prob"), "train_rows": K, "test_rows": N}, in01,
     ),
-    "lost.test_accuracy": Spec(
+    "accuracy.lost.test_accuracy": Spec(
         LO.test_accuracy, {"data_accuracy": A(prob_c, "prob"), "train_accuracy": A(prob_c, "prob"), "train_rows": K, "test_rows": N}, in01,
     ),
-    "lost.test_accuracy_bounds": Spec(LO.test_accuracy_bounds, {"data_accuracy": A(prob_c, "prob"), "train_rows": K, "test_rows": N}, ordered_pair),
-    "lost.test_accuracy_interval": Spec(
+    "accuracy.lost.test_accuracy_bounds": Spec(LO.test_accuracy_bounds, {"data_accuracy": A(prob_c, "prob"), "train_rows": K, "test_rows": N}, ordered_pair),
+    "accuracy.lost.test_accuracy_interval": Spec(
         LO.test_accuracy_interval, {"data_accuracy": A(prob_c, "prob"), "train_rows": K, "test_rows": N, "alpha": AL},
         ordered_pair, keyword=("alpha",),
     ),
-    "lost.interval_coverage": Spec(
+    "accuracy.lost.interval_coverage": Spec(
         LO.interval_coverage,
         {"accuracy": A(prob_c, "prob"), "train_rows": A(small1, "count"), "test_rows": A(small1, "count"),
          "train_correct": A(st.integers(0, 60), "count")},
         in01, examples=8,
     ),
-    "lost.fresh_expected_width": Spec(
+    "accuracy.lost.fresh_expected_width": Spec(
         LO.fresh_expected_width, {"fresh_rows": N, "accuracy": A(prob_c, "prob"), "method": A(INTERVALS, "choice")},
         in01, keyword=("method",),
     ),
-    "lost.fresh_rows_for_width": Spec(
+    "accuracy.lost.fresh_rows_for_width": Spec(
         LO.fresh_rows_for_width, {"width": A(pos, "pos"), "accuracy": A(prob_c, "prob")},
         kwargs={"max_rows": 10**5}, allow_inf=True,
     ),
-    "lost.batch_accuracy": Spec(
+    "accuracy.lost.batch_accuracy": Spec(
         LO.batch_accuracy,
         {"correct": A(st.lists(st.sampled_from([0, 1]), min_size=1, max_size=30), "array", accepts=()),
          "test_rows": A(st.integers(1, 30), "count"), "batches": A(st.integers(1, 20), "count"),
          "method": _choice(["rows", "counts"]), "seed": A(st.integers(0, 10), "seed")},
         in01, keyword=("method", "seed"),
     ),
-    "lost.simulate_key_assumption": Spec(
+    "accuracy.lost.simulate_key_assumption": Spec(
         LO.simulate_key_assumption,
         {"correct": A(st.just([1, 1, 1, 1, 1, 1, 1, 0, 0, 0]), "array"),
          "test_mask": A(st.just(np.arange(10) < 3), "array"),
@@ -260,54 +260,54 @@ SPECS = {
         kwargs={"seed": 1}, examples=8,
     ),
     # posterior
-    "posterior.prior_params": Spec(
+    "accuracy.posterior.prior_params": Spec(
         P.prior_params, {"prior": A(st.one_of(st.sampled_from(["uniform", "haldane", "jeffreys"]),
                                               st.tuples(st.floats(0, 5), st.floats(0, 5))), "choice")},
     ),
-    "posterior.beta_params": Spec(P.beta_params, {"successes": K, "failures": K}),
-    "posterior.beta_mean": Spec(P.beta_mean, {"a": A(pos, "pos"), "b": A(pos, "pos")}, in01),
-    "posterior.beta_sd": Spec(P.beta_sd, {"a": A(pos, "pos"), "b": A(pos, "pos")}),
-    "posterior.article_sd": Spec(P.article_sd, {"k": K, "n": N, "method": _choice(["posterior", "raw"])}, keyword=("method",)),
-    "posterior.equal_tailed": Spec(P.equal_tailed, {"a": A(pos, "pos"), "b": A(pos, "pos"), "alpha": AL}, ordered_pair, keyword=("alpha",)),
-    "posterior.hpd": Spec(
+    "accuracy.posterior.beta_params": Spec(P.beta_params, {"successes": K, "failures": K}),
+    "accuracy.posterior.beta_mean": Spec(P.beta_mean, {"a": A(pos, "pos"), "b": A(pos, "pos")}, in01),
+    "accuracy.posterior.beta_sd": Spec(P.beta_sd, {"a": A(pos, "pos"), "b": A(pos, "pos")}),
+    "accuracy.posterior.article_sd": Spec(P.article_sd, {"k": K, "n": N, "method": _choice(["posterior", "raw"])}, keyword=("method",)),
+    "accuracy.posterior.equal_tailed": Spec(P.equal_tailed, {"a": A(pos, "pos"), "b": A(pos, "pos"), "alpha": AL}, ordered_pair, keyword=("alpha",)),
+    "accuracy.posterior.hpd": Spec(
         P.hpd, {"a": A(st.floats(1.0, 1e6), "pos"), "b": A(st.floats(1.0, 1e6), "pos"), "alpha": AL},
         ordered_pair, keyword=("alpha",), examples=8,
     ),
-    "posterior.credible_interval": Spec(
+    "accuracy.posterior.credible_interval": Spec(
         P.credible_interval, {"k": K, "n": N, "alpha": AL, "method": _choice(["equal", "hpd"])},
         ordered_pair, keyword=("alpha", "method"), examples=10,
     ),
-    "posterior.BetaPosterior": Spec(P.BetaPosterior, {"a": A(pos, "array"), "b": A(pos, "array")}, corrupt=False),
+    "accuracy.posterior.BetaPosterior": Spec(P.BetaPosterior, {"a": A(pos, "array"), "b": A(pos, "array")}, corrupt=False),
     # losses
-    "losses.collared_deviance": Spec(
+    "accuracy.losses.collared_deviance": Spec(
         L.collared_deviance, {"y": A(st.sampled_from([0, 1]), "choice"), "p": A(prob_c, "prob"), "mu": A(st.floats(1e-6, 0.49), "prob")}
     ),
-    "losses.collared_deviance_range": Spec(L.collared_deviance_range, {"mu": A(st.floats(1e-6, 0.49), "prob")}),
-    "losses.zero_one_loss": Spec(L.zero_one_loss, {"y": A(st.sampled_from([0, 1]), "choice"), "p": A(prob_c, "prob")}, in01),
-    "losses.classifier_pool": Spec(
+    "accuracy.losses.collared_deviance_range": Spec(L.collared_deviance_range, {"mu": A(st.floats(1e-6, 0.49), "prob")}),
+    "accuracy.losses.zero_one_loss": Spec(L.zero_one_loss, {"y": A(st.sampled_from([0, 1]), "choice"), "p": A(prob_c, "prob")}, in01),
+    "accuracy.losses.classifier_pool": Spec(
         L.classifier_pool, {"n_train": A(st.integers(10, 200), "count"), "n_pool": A(st.integers(1, 300), "count")},
         kwargs={"seed": 1}, examples=3,
     ),
     # split
-    "split.optimal_test_fraction": Spec(SP.optimal_test_fraction, {"c_test": A(pos0, "pos0"), "c_train": A(pos0, "pos0")}, in01),
-    "split.optimal_split": Spec(
+    "accuracy.split.optimal_test_fraction": Spec(SP.optimal_test_fraction, {"c_test": A(pos0, "pos0"), "c_train": A(pos0, "pos0")}, in01),
+    "accuracy.split.optimal_split": Spec(
         SP.optimal_split,
         {"c_test": A(pos0, "pos0"), "c_train": A(pos0, "pos0"),
          "rows": A(st.one_of(st.integers(2, 10**6), st.integers(10**15, 2**63 - 1)), "count")},
     ),
-    "split.expected_criticism": Spec(
+    "accuracy.split.expected_criticism": Spec(
         SP.expected_criticism, {"m_train": A(pos, "pos"), "m_test": A(pos, "pos"), "c_train": A(pos0, "pos0"), "c_test": A(pos0, "pos0")}
     ),
-    "split.lagrange_multiplier": Spec(
+    "accuracy.split.lagrange_multiplier": Spec(
         SP.lagrange_multiplier, {"c_test": A(pos0, "pos0"), "c_train": A(pos0, "pos0"), "rows": A(st.floats(2, 1e12), "pos")}
     ),
-    "split.optimal_split_power": Spec(
+    "accuracy.split.optimal_split_power": Spec(
         SP.optimal_split_power,
         {"c_test": A(pos, "pos"), "c_train": A(pos, "pos"), "rows": A(st.integers(2, 10**9), "count"),
          "train_exponent": A(st.floats(0.1, 3), "pos")},
     ),
     # regression
-    "regression.mse": Spec(R.mse, {"y": A(st.lists(real, min_size=2, max_size=20), "array")}, prepare=None, kwargs={}),
+    "metrics.regression.mse": Spec(R.mse, {"y": A(st.lists(real, min_size=2, max_size=20), "array")}, prepare=None, kwargs={}),
 }  # fmt: skip
 
 
@@ -319,10 +319,10 @@ def _with_zero_predictions(func, **fixed):
     return call
 
 
-SPECS["regression.mse"] = Spec(
+SPECS["metrics.regression.mse"] = Spec(
     _with_zero_predictions(R.mse), {"y": A(st.lists(real, min_size=2, max_size=20), "array")}
 )
-SPECS["regression.mse_se"] = Spec(
+SPECS["metrics.regression.mse_se"] = Spec(
     _with_zero_predictions(R.mse_se),
     {
         "y": A(st.lists(real, min_size=2, max_size=20), "array"),
@@ -330,7 +330,7 @@ SPECS["regression.mse_se"] = Spec(
     },
     keyword=("method",),
 )
-SPECS["regression.mse_interval"] = Spec(
+SPECS["metrics.regression.mse_interval"] = Spec(
     _with_zero_predictions(R.mse_interval, draws=50, seed=1),
     {
         "y": A(st.lists(real, min_size=2, max_size=20), "array"),
@@ -339,7 +339,7 @@ SPECS["regression.mse_interval"] = Spec(
     },
     keyword=("alpha", "method"),
 )
-SPECS["regression.sample_residuals"] = Spec(
+SPECS["metrics.regression.sample_residuals"] = Spec(
     R.sample_residuals,
     {
         "kind": _choice(["normal", "laplace", "t"]),
@@ -349,7 +349,7 @@ SPECS["regression.sample_residuals"] = Spec(
     keyword=("df",),
     kwargs={"seed": 1},
 )
-SPECS["regression.mse_coverage"] = Spec(
+SPECS["metrics.regression.mse_coverage"] = Spec(
     R.mse_coverage,
     {"n": A(st.integers(2, 50), "count"), "alpha": AL},
     keyword=("alpha",),

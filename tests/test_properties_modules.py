@@ -53,41 +53,24 @@ from property_support import (
     examples as scaled,
 )
 
-from heldout import (
+from heldout import config
+from heldout.accuracy import lost, split
+from heldout.book import chapter, metric_coverage, rerun
+from heldout.book.mnist import data, digit_pool, qmnist, writer_leak
+from heldout.comparison import best, compare, multiple, paired, predictions
+from heldout.dependent import cluster_sizing, clustered, repeated, strata
+from heldout.metrics import (
     auc,
-    best,
     bootstrap,
-    chapter,
-    cluster_sizing,
-    clustered,
-    compare,
-    config,
-    cv,
-    cv_interval,
-    cv_scores,
-    cv_simulation,
-    data,
-    digit_pool,
     evaluate,
     fscore,
-    lost,
-    metric_coverage,
     multinomial,
-    multiple,
-    paired,
     prediction_files,
-    predictions,
-    qmnist,
     rates,
-    repeated,
-    rerun,
-    reuse,
     scores,
-    split,
-    strata,
-    writer_leak,
 )
-from heldout.estimate import Estimate
+from heldout.metrics.estimate import Estimate
+from heldout.resampling import cv, cv_interval, cv_scores, cv_simulation, reuse
 from heldout.sequential import confidence, decide, peeking, sprt
 
 AL = A(alpha, "prob")
@@ -188,80 +171,80 @@ BETA_PARAM = st.one_of(st.floats(0.2, 1e6), st.sampled_from([0.2, 1.0, 14.0, 1e6
 
 SPECS = {
     # ------------------------------------------------------------------ best
-    "best.best_set": Spec(
+    "comparison.best.best_set": Spec(
         best.best_set, {"correct": A(_matrix(), "array"), "alpha": AL, "method": _choice(["signflip", "gaussian"])},
         keyword=("method",), kwargs={"draws": 50, "seed": 1}, examples=10,
     ),
-    "best.false_claims": Spec(
+    "comparison.best.false_claims": Spec(
         best.false_claims, {"accuracies": A(st.lists(st.floats(0.6, 0.95), min_size=2, max_size=3), "array"),
                             "n": A(st.integers(10, 100), "count"), "shared": A(st.floats(0, 1), "prob")},
         keyword=("shared",), kwargs={"reps": 20, "draws": 20, "seed": 1}, examples=6,
     ),
-    "best.pick_best_paired": Spec(
+    "comparison.best.pick_best_paired": Spec(
         best.pick_best_paired, {"accuracies": A(st.lists(st.floats(0.6, 0.95), min_size=2, max_size=3), "array"),
                                 "n": A(st.integers(1, 200), "count"), "shared": A(st.floats(0, 1), "prob")},
         keyword=("shared",), kwargs={"reps": 50, "seed": 1}, examples=8,
     ),
-    "best.pick_best_size_paired": Spec(
+    "comparison.best.pick_best_size_paired": Spec(
         best.pick_best_size_paired, {"accuracy": A(st.floats(0.6, 0.9), "prob"), "gap": A(st.floats(0.02, 0.09), "pos"),
                                      "models": A(st.integers(1, 3), "count")},
         kwargs={"reps": 200, "seed": 1, "power": 0.8}, examples=4,
     ),
-    "best.prob_best_paired": Spec(
+    "comparison.best.prob_best_paired": Spec(
         best.prob_best_paired, {"correct": A(_matrix(), "array"), "prior": A(st.floats(0, 2), "pos0")},
         lambda r, v: in01(r.prob), keyword=("prior",), kwargs={"draws": 200, "seed": 1}, examples=10,
     ),
-    "best.shared_patterns": Spec(
+    "comparison.best.shared_patterns": Spec(
         best.shared_patterns, {"accuracies": A(st.lists(prob_c, min_size=2, max_size=4), "array"), "shared": A(prob_c, "prob")}
     ),
-    "best.simulate_correct": Spec(
+    "comparison.best.simulate_correct": Spec(
         best.simulate_correct, {"accuracies": A(st.lists(prob_c, min_size=2, max_size=4), "array"),
                                 "n": A(st.integers(1, 100), "count"), "seed": A(seed, "seed")},
         keyword=("seed",),
     ),
     # ------------------------------------------------------------------ chapter plumbing
-    "chapter.num": Spec(chapter.num, {"value": A(real, "real"), "digits": A(st.integers(0, 8), "count")}),
-    "chapter.sig": Spec(chapter.sig, {"value": A(real, "real"), "digits": A(st.integers(1, 8), "count")}),
-    "chapter.sci": Spec(chapter.sci, {"value": A(real, "real"), "digits": A(st.integers(0, 6), "count")}),
-    "chapter.count": Spec(chapter.count, {"value": A(st.integers(-10**12, 10**12), "real")}),
-    "chapter.pct": Spec(chapter.pct, {"value": A(real, "real"), "digits": A(st.integers(0, 4), "count")}),
-    "chapter.publish": Spec(
+    "book.chapter.num": Spec(chapter.num, {"value": A(real, "real"), "digits": A(st.integers(0, 8), "count")}),
+    "book.chapter.sig": Spec(chapter.sig, {"value": A(real, "real"), "digits": A(st.integers(1, 8), "count")}),
+    "book.chapter.sci": Spec(chapter.sci, {"value": A(real, "real"), "digits": A(st.integers(0, 6), "count")}),
+    "book.chapter.count": Spec(chapter.count, {"value": A(st.integers(-10**12, 10**12), "real")}),
+    "book.chapter.pct": Spec(chapter.pct, {"value": A(real, "real"), "digits": A(st.integers(0, 4), "count")}),
+    "book.chapter.publish": Spec(
         chapter.publish, {"name": A(st.just("example"), "fixed"), "value": A(st.one_of(real, st.booleans(), st.just("below")), "array"),
                           "fmt": A(st.sampled_from([None, "num", "pct:2", "sci", ".3f"]), "choice", accepts=(None,))},
     ),
-    "chapter.verdict": Spec(chapter.verdict, {"condition": A(st.booleans(), "array"), "if_true": A(st.just("below"), "array"),
+    "book.chapter.verdict": Spec(chapter.verdict, {"condition": A(st.booleans(), "array"), "if_true": A(st.just("below"), "array"),
                                               "if_false": A(st.just("above"), "array")}),
-    "chapter.table": Spec(
+    "book.chapter.table": Spec(
         chapter.table, {"rows": A(st.lists(st.tuples(st.integers(0, 10), real), min_size=1, max_size=5), "array"),
                         "columns": A(st.just(["$k$", "value"]), "array")},
     ),
-    "chapter.rows_of": Spec(
+    "book.chapter.rows_of": Spec(
         chapter.rows_of, {"records": A(st.lists(st.fixed_dictionaries({"k": st.integers(0, 5), "n": st.integers(1, 9)}), max_size=4), "array"),
                           "keys": A(st.just(["n", "k"]), "array")},
     ),
-    "chapter.style": Spec(chapter.style, {}, corrupt=False, examples=2),
+    "book.chapter.style": Spec(chapter.style, {}, corrupt=False, examples=2),
     # ------------------------------------------------------------------ config
     "config.pick": Spec(config.pick, {"full": A(st.integers(), "array"), "quick_value": A(st.integers(), "array")}),
     "config.quick": Spec(config.quick, {}, examples=2),
     "config.rng": Spec(config.rng, {"seed": A(seed, "seed")}),
     # ------------------------------------------------------------------ cluster sizing
-    "cluster_sizing.optimal_cluster_size": Spec(
+    "dependent.cluster_sizing.optimal_cluster_size": Spec(
         cluster_sizing.optimal_cluster_size, {"icc": A(prob, "prob"), "cost_cluster": A(pos, "pos"), "cost_item": A(pos, "pos")},
     ),
-    "cluster_sizing.clusters_for_half_width": Spec(
+    "dependent.cluster_sizing.clusters_for_half_width": Spec(
         cluster_sizing.clusters_for_half_width,
         {"half_width": A(st.floats(0.005, 0.3), "pos"), "icc": A(prob_c, "prob"), "cluster_size": A(st.integers(1, 500), "count"),
          "accuracy": A(ACC.strategy, "prob"), "alpha": AL, "method": _choice(["t", "normal"])},
         keyword=("accuracy", "alpha", "method"),
     ),
-    "cluster_sizing.cheapest_design": Spec(
+    "dependent.cluster_sizing.cheapest_design": Spec(
         cluster_sizing.cheapest_design,
         {"half_width": A(st.floats(0.01, 0.3), "pos"), "icc": A(st.floats(0.001, 0.9), "prob"),
          "cost_cluster": A(st.floats(0.1, 100), "pos"), "cost_item": A(st.floats(0.1, 100), "pos"),
          "accuracy": A(ACC.strategy, "prob"), "alpha": AL},
         keyword=("accuracy", "alpha"), examples=10,
     ),
-    "cluster_sizing.clusters_for_power": Spec(
+    "dependent.cluster_sizing.clusters_for_power": Spec(
         cluster_sizing.clusters_for_power,
         {"accuracy": A(st.floats(0.8, 0.99), "prob"), "null": A(st.floats(0.5, 0.79), "prob"), "icc": A(prob_c, "prob"),
          "cluster_size": A(st.integers(1, 200), "count"), "alpha": AL, "power": A(st.floats(0.5, 0.99), "prob"),
@@ -269,285 +252,285 @@ SPECS = {
         keyword=("alpha", "power", "alternative"),
     ),
     # ------------------------------------------------------------------ clustered
-    "clustered.cluster_codes": Spec(
+    "dependent.clustered.cluster_codes": Spec(
         clustered.cluster_codes, {"clusters": A(_clusters(), "array"), "n": A(st.integers(2, 40), "count")},
         prepare=lambda v: {**v, "n": len(v["clusters"]) if isinstance(v["clusters"], list) else v["n"]},
     ),
-    "clustered.clustered_mean": Spec(
+    "dependent.clustered.clustered_mean": Spec(
         clustered.clustered_mean, {"scores": A(zero_ones(2, 40), "array"), "clusters": A(_clusters(), "array"), "alpha": AL,
                                    "method": _choice(["auto", "wilson", "t", "normal"]), "correction": _choice(["CR1", "CR0"])},
         ordered_pair, keyword=("alpha", "method", "correction"), prepare=_same_length("scores", "clusters"),
     ),
-    "clustered.clustered_difference": Spec(
+    "dependent.clustered.clustered_difference": Spec(
         clustered.clustered_difference,
         {"scores_a": A(zero_ones(2, 40), "array"), "scores_b": A(zero_ones(2, 40), "array"), "clusters": A(_clusters(), "array"),
          "alpha": AL, "method": _choice(["t", "normal"])},
         ordered_pair, keyword=("alpha", "method"), prepare=_same_length("scores_a", "scores_b", "clusters"),
     ),
-    "clustered.icc": Spec(
+    "dependent.clustered.icc": Spec(
         clustered.icc, {"scores": A(reals(2, 40, 0, 1), "array"), "clusters": A(_clusters(), "array")},
         prepare=_same_length("scores", "clusters"),
     ),
-    "clustered.cluster_bootstrap": Spec(
+    "dependent.clustered.cluster_bootstrap": Spec(
         clustered.cluster_bootstrap, {"scores": A(zero_ones(2, 40), "array"), "clusters": A(_clusters(), "array"), "alpha": AL},
         keyword=("alpha",), kwargs={"n_resamples": 50, "seed": 1}, prepare=_same_length("scores", "clusters"), allow_nan=True,
     ),
-    "clustered.paired_cluster_bootstrap": Spec(
+    "dependent.clustered.paired_cluster_bootstrap": Spec(
         clustered.paired_cluster_bootstrap,
         {"scores_a": A(zero_ones(2, 40), "array"), "scores_b": A(zero_ones(2, 40), "array"), "clusters": A(_clusters(), "array"), "alpha": AL},
         keyword=("alpha",), kwargs={"n_resamples": 50, "seed": 1}, prepare=_same_length("scores_a", "scores_b", "clusters"),
         allow_nan=True,
     ),
-    "clustered.design_effect": Spec(clustered.design_effect, {"icc": A(prob_c, "prob"), "cluster_size": A(pos, "pos")}),
-    "clustered.effective_size": Spec(clustered.effective_size, {"n": A(pos, "pos"), "design_effect": A(st.floats(1, 100), "pos")}),
-    "clustered.simulate_clustered": Spec(
+    "dependent.clustered.design_effect": Spec(clustered.design_effect, {"icc": A(prob_c, "prob"), "cluster_size": A(pos, "pos")}),
+    "dependent.clustered.effective_size": Spec(clustered.effective_size, {"n": A(pos, "pos"), "design_effect": A(st.floats(1, 100), "pos")}),
+    "dependent.clustered.simulate_clustered": Spec(
         clustered.simulate_clustered, {"accuracy": A(prob_c, "prob"), "icc": A(prob_c, "prob"),
                                        "sizes": A(st.lists(st.integers(1, 20), min_size=1, max_size=10), "array"),
                                        "reps": A(st.integers(1, 20), "count")},
         kwargs={"seed": 1},
     ),
-    "clustered.simulate_coverage": Spec(
+    "dependent.clustered.simulate_coverage": Spec(
         clustered.simulate_coverage, {"accuracy": A(st.floats(0.6, 0.95), "prob"), "icc": A(st.floats(0, 0.5), "prob"),
                                       "cluster_size": A(st.integers(1, 10), "count"), "clusters": A(st.integers(2, 20), "count")},
         in01, kwargs={"reps": 20, "n_resamples": None, "seed": 1}, examples=6,
     ),
-    "clustered.size_weighted_cluster_size": Spec(
+    "dependent.clustered.size_weighted_cluster_size": Spec(
         clustered.size_weighted_cluster_size, {"sizes": A(st.lists(st.integers(1, 100), min_size=1, max_size=10), "array")}
     ),
     # ------------------------------------------------------------------ compare
-    "compare.prob_greater_beta": Spec(compare.prob_greater_beta, {"a1": A(BETA_PARAM, "pos"), "b1": A(BETA_PARAM, "pos"), "a2": A(BETA_PARAM, "pos"), "b2": A(BETA_PARAM, "pos")}, in01, examples=15),
-    "compare.prob_better": Spec(compare.prob_better, {"correct_a": A(count0, "count"), "n_a": A(count1, "count"),
+    "comparison.compare.prob_greater_beta": Spec(compare.prob_greater_beta, {"a1": A(BETA_PARAM, "pos"), "b1": A(BETA_PARAM, "pos"), "a2": A(BETA_PARAM, "pos"), "b2": A(BETA_PARAM, "pos")}, in01, examples=15),
+    "comparison.compare.prob_better": Spec(compare.prob_better, {"correct_a": A(count0, "count"), "n_a": A(count1, "count"),
                                                       "correct_b": A(count0, "count"), "n_b": A(count1, "count")}, in01),
-    "compare.prob_better_mc": Spec(
+    "comparison.compare.prob_better_mc": Spec(
         compare.prob_better_mc, {"correct_a": A(small1, "count"), "n_a": A(small1, "count"), "correct_b": A(small1, "count"), "n_b": A(small1, "count")},
         kwargs={"draws": 500, "seed": 1},
     ),
-    "compare.mc_draws_needed": Spec(compare.mc_draws_needed, {"prob": A(prob_c, "prob"), "se": A(st.floats(1e-4, 0.5), "pos")}),
-    "compare.fisher_test": Spec(
+    "comparison.compare.mc_draws_needed": Spec(compare.mc_draws_needed, {"prob": A(prob_c, "prob"), "se": A(st.floats(1e-4, 0.5), "pos")}),
+    "comparison.compare.fisher_test": Spec(
         compare.fisher_test, {"correct_a": A(count0, "count"), "n_a": A(st.integers(1, 10**6), "count"), "correct_b": A(count0, "count"),
                               "n_b": A(st.integers(1, 10**6), "count"), "alternative": _choice(["less", "greater", "two-sided"])}, in01,
     ),
-    "compare.chi2_test": Spec(
+    "comparison.compare.chi2_test": Spec(
         compare.chi2_test, {"correct_a": A(count0, "count"), "n_a": A(count1, "count"), "correct_b": A(count0, "count"),
                             "n_b": A(count1, "count"), "alternative": _choice(["less", "greater", "two-sided"]), "correction": _flag()},
         in01, keyword=("correction",),
     ),
-    "compare.paired_prob_better": Spec(compare.paired_prob_better, {"only_a_correct": A(count0, "count"), "only_b_correct": A(count0, "count")}, in01),
-    "compare.prob_best": Spec(compare.prob_best, {"correct": A(st.lists(st.integers(0, 100), min_size=2, max_size=4), "array"),
+    "comparison.compare.paired_prob_better": Spec(compare.paired_prob_better, {"only_a_correct": A(count0, "count"), "only_b_correct": A(count0, "count")}, in01),
+    "comparison.compare.prob_best": Spec(compare.prob_best, {"correct": A(st.lists(st.integers(0, 100), min_size=2, max_size=4), "array"),
                                                   "n": A(st.integers(100, 200), "count")}, in01),
-    "compare.prob_best_mc": Spec(
+    "comparison.compare.prob_best_mc": Spec(
         compare.prob_best_mc, {"correct": A(st.lists(st.integers(0, 100), min_size=2, max_size=4), "array"), "n": A(st.integers(100, 200), "count")},
         kwargs={"draws": 500, "seed": 1},
     ),
-    "compare.pairwise_prob_better": Spec(compare.pairwise_prob_better, {"correct": A(st.lists(st.integers(0, 100), min_size=2, max_size=4), "array"),
+    "comparison.compare.pairwise_prob_better": Spec(compare.pairwise_prob_better, {"correct": A(st.lists(st.integers(0, 100), min_size=2, max_size=4), "array"),
                                                                         "n": A(st.integers(100, 200), "count")}, in01),
-    "compare.best_bounds": Spec(compare.best_bounds, {"correct": A(st.lists(st.integers(0, 100), min_size=2, max_size=4), "array"),
+    "comparison.compare.best_bounds": Spec(compare.best_bounds, {"correct": A(st.lists(st.integers(0, 100), min_size=2, max_size=4), "array"),
                                                       "n": A(st.integers(100, 200), "count")}),
-    "compare.required_size": Spec(compare.required_size, {"accuracy": ACC, "gap": A(st.floats(0.001, 0.2), "pos"), "models": A(st.integers(1, 10), "count")}, positive_int),
-    "compare.pick_best_probability": Spec(
+    "comparison.compare.required_size": Spec(compare.required_size, {"accuracy": ACC, "gap": A(st.floats(0.001, 0.2), "pos"), "models": A(st.integers(1, 10), "count")}, positive_int),
+    "comparison.compare.pick_best_probability": Spec(
         compare.pick_best_probability, {"accuracy": ACC, "gap": A(st.floats(0.001, 0.2), "pos"), "n": A(st.integers(1, 5000), "count"),
                                         "models": A(st.integers(1, 5), "count")}, in01,
     ),
-    "compare.required_size_exact": Spec(
+    "comparison.compare.required_size_exact": Spec(
         compare.required_size_exact, {"accuracy": A(st.floats(0.6, 0.9), "prob"), "gap": A(st.floats(0.02, 0.1), "pos"), "models": A(st.integers(1, 3), "count")},
         positive_int, kwargs={"power": 0.8}, examples=6,
     ),
-    "compare.paired_cell_probs": Spec(compare.paired_cell_probs, {"acc_a": ACC, "acc_b": ACC, "disagreement": A(st.floats(0, 0.5), "prob")}, in01),
-    "compare.simulate_power": Spec(
+    "comparison.compare.paired_cell_probs": Spec(compare.paired_cell_probs, {"acc_a": ACC, "acc_b": ACC, "disagreement": A(st.floats(0, 0.5), "prob")}, in01),
+    "comparison.compare.simulate_power": Spec(
         compare.simulate_power, {"acc_a": ACC, "acc_b": ACC, "disagreement": A(st.floats(0, 0.5), "prob"), "n": A(st.integers(1, 300), "count")},
         kwargs={"reps": 50, "seed": 1}, examples=8,
     ),
-    "compare.simulate_pick_best": Spec(
+    "comparison.compare.simulate_pick_best": Spec(
         compare.simulate_pick_best, {"accuracies": A(st.lists(prob_c, min_size=2, max_size=4), "array"), "n": A(st.integers(1, 300), "count")},
         in01, kwargs={"reps": 100, "seed": 1},
     ),
-    "compare.required_size_paired": Spec(compare.required_size_paired, {"gap": A(st.floats(0.005, 0.1), "pos"), "disagreement": A(st.floats(0.11, 0.5), "prob")}, positive_int),
+    "comparison.compare.required_size_paired": Spec(compare.required_size_paired, {"gap": A(st.floats(0.005, 0.1), "pos"), "disagreement": A(st.floats(0.11, 0.5), "prob")}, positive_int),
     # ------------------------------------------------------------------ cross-validation tests
-    "cv.naive_t": Spec(cv.naive_t, {"scores_a": A(reals(2, 10, 0, 1), "array"), "scores_b": A(reals(2, 10, 0, 1), "array"),
+    "resampling.cv.naive_t": Spec(cv.naive_t, {"scores_a": A(reals(2, 10, 0, 1), "array"), "scores_b": A(reals(2, 10, 0, 1), "array"),
                                     "alternative": _choice(["two-sided", "greater", "less"])}, prepare=_same_length("scores_a", "scores_b"), allow_nan=True),
-    "cv.corrected_t": Spec(
+    "resampling.cv.corrected_t": Spec(
         cv.corrected_t, {"scores_a": A(reals(2, 10, 0, 1), "array"), "scores_b": A(reals(2, 10, 0, 1), "array"),
                          "test_fraction": A(st.floats(0.05, 0.5), "prob")}, prepare=_same_length("scores_a", "scores_b"), allow_nan=True,
     ),
-    "cv.five_by_two_t": Spec(cv.five_by_two_t, {"scores_a": A(reals(10, 10, 0, 1), "array"), "scores_b": A(reals(10, 10, 0, 1), "array")}, allow_nan=True, allow_inf=True),
-    "cv.five_by_two_f": Spec(cv.five_by_two_f, {"scores_a": A(reals(10, 10, 0, 1), "array"), "scores_b": A(reals(10, 10, 0, 1), "array")}, allow_nan=True, allow_inf=True),
-    "cv.mcnemar_split": Spec(
+    "resampling.cv.five_by_two_t": Spec(cv.five_by_two_t, {"scores_a": A(reals(10, 10, 0, 1), "array"), "scores_b": A(reals(10, 10, 0, 1), "array")}, allow_nan=True, allow_inf=True),
+    "resampling.cv.five_by_two_f": Spec(cv.five_by_two_f, {"scores_a": A(reals(10, 10, 0, 1), "array"), "scores_b": A(reals(10, 10, 0, 1), "array")}, allow_nan=True, allow_inf=True),
+    "resampling.cv.mcnemar_split": Spec(
         cv.mcnemar_split, {"correct_a": A(zero_ones(1, 40), "array"), "correct_b": A(zero_ones(1, 40), "array"),
                            "alternative": _choice(["two-sided", "greater", "less"]), "method": _choice(["exact", "chi2"])},
         prepare=_same_length("correct_a", "correct_b"),
     ),
-    "cv.compare": Spec(
+    "resampling.cv.compare": Spec(
         cv.compare, {"scores_a": A(reals(10, 10, 0, 1), "array"), "scores_b": A(reals(10, 10, 0, 1), "array"),
                      "method": _choice(list(cv.METHODS)), "test_fraction": A(st.floats(0.05, 0.5), "prob")},
         keyword=("test_fraction",), allow_nan=True, allow_inf=True,
     ),
-    "cv_scores.splits": Spec(
+    "resampling.cv_scores.splits": Spec(
         cv_scores.splits, {"n": A(st.integers(4, 60), "count"), "design": _choice(list(cv_scores.DESIGNS)), "k": A(st.integers(2, 5), "count"),
                            "seed": A(seed, "seed")}, keyword=("k", "seed"),
     ),
-    "cv_scores.fit": Spec(cv_scores.fit, {"estimator": ESTIMATOR, "X_train": A(TINY_X, "array"), "y_train": A(TINY_Y, "array")}, examples=4),
-    "cv_scores.fit_predict": Spec(
+    "resampling.cv_scores.fit": Spec(cv_scores.fit, {"estimator": ESTIMATOR, "X_train": A(TINY_X, "array"), "y_train": A(TINY_Y, "array")}, examples=4),
+    "resampling.cv_scores.fit_predict": Spec(
         cv_scores.fit_predict, {"estimator": ESTIMATOR, "X_train": A(TINY_X, "array"), "y_train": A(TINY_Y, "array"), "X_test": A(TINY_X, "array")},
         examples=4,
     ),
-    "cv_scores.predict_splits": Spec(
+    "resampling.cv_scores.predict_splits": Spec(
         cv_scores.predict_splits, {"estimator": ESTIMATOR, "X": A(TINY_X, "array"), "y": A(TINY_Y, "array"),
                                    "parts": A(st.just([(np.arange(20), np.arange(20, 30))]), "array")}, examples=4,
     ),
-    "cv_scores.paired_scores": Spec(
+    "resampling.cv_scores.paired_scores": Spec(
         cv_scores.paired_scores, {"estimator_a": ESTIMATOR, "estimator_b": ESTIMATOR, "X": A(TINY_X, "array"), "y": A(TINY_Y, "array"),
                                   "design": _choice(["kfold", "5x2"])},
         kwargs={"k": 3, "seed": 1}, examples=4,
     ),
-    "cv_scores.split_correct": Spec(
+    "resampling.cv_scores.split_correct": Spec(
         cv_scores.split_correct, {"estimator_a": ESTIMATOR, "estimator_b": ESTIMATOR, "X": A(TINY_X, "array"), "y": A(TINY_Y, "array"),
                                   "test_fraction": A(st.floats(0.2, 0.5), "prob")}, kwargs={"seed": 1}, examples=4,
     ),
-    "cv_scores.single_thread": Spec(lambda: cv_scores.single_thread().__enter__(), {}, examples=1),
-    "cv_interval.naive_cv_interval": Spec(
+    "resampling.cv_scores.single_thread": Spec(lambda: cv_scores.single_thread().__enter__(), {}, examples=1),
+    "resampling.cv_interval.naive_cv_interval": Spec(
         cv_interval.naive_cv_interval, {"estimator": ESTIMATOR, "X": A(TINY_X, "array"), "y": A(TINY_Y, "array"), "k": A(st.integers(2, 5), "count"), "alpha": AL},
         ordered_pair, keyword=("k", "alpha"), kwargs={"seed": 1}, examples=4,
     ),
-    "cv_interval.nested_cv_interval": Spec(
+    "resampling.cv_interval.nested_cv_interval": Spec(
         cv_interval.nested_cv_interval, {"estimator": ESTIMATOR, "X": A(TINY_X, "array"), "y": A(TINY_Y, "array"), "k": A(st.integers(3, 4), "count"), "alpha": AL},
         ordered_pair, keyword=("k", "alpha"), kwargs={"reps": 2, "seed": 1}, examples=3,
     ),
-    "cv_interval.simulate_coverage": Spec(
+    "resampling.cv_interval.simulate_coverage": Spec(
         cv_interval.simulate_coverage, {"problem": A(st.just(cv_simulation.TwoViews()), "array"), "estimator": ESTIMATOR},
         kwargs={"n": 40, "reps": 2, "k": 3, "nested_k": 3, "nested_reps": 2, "eval_rows": 200, "seed": 1}, examples=2,
     ),
-    "cv_simulation.TwoViews": Spec(
+    "resampling.cv_simulation.TwoViews": Spec(
         cv_simulation.TwoViews, {"features": A(st.integers(1, 10), "count"), "separation_a": A(st.floats(0, 3), "pos0"),
                                  "separation_b": A(st.floats(0, 3), "pos0"), "shared": A(st.floats(0, 1), "prob")},
     ),
-    "cv_simulation.simulate_tests": Spec(
+    "resampling.cv_simulation.simulate_tests": Spec(
         cv_simulation.simulate_tests, {"problem": A(st.just(cv_simulation.TwoViews()), "array"), "learner_a": ESTIMATOR, "learner_b": ESTIMATOR},
         kwargs={"n": 40, "reps": 2, "k": 3, "resamples": 3, "seed": 1}, examples=2,
     ),
     # ------------------------------------------------------------------ data (synthetic digits; reading the real MNIST is in test_data)
-    "data.idx_bytes": Spec(data.idx_bytes, {"array": A(st.lists(st.integers(0, 255), min_size=1, max_size=10).map(lambda v: np.array(v, np.uint8)), "array")}),
-    "data.parse_idx": Spec(data.parse_idx, {"content": A(st.one_of(st.binary(max_size=20), st.just(data.idx_bytes(np.arange(4, dtype=np.uint8)))), "array")}),
-    "data.md5_hex": Spec(data.md5_hex, {"content": A(st.binary(max_size=50), "array")}),
-    "data.read_idx": Spec(data.read_idx, {"path": A(PATHS, "array")}),
-    "data.read_label_csv": Spec(data.read_label_csv, {"path": A(PATHS, "array")}),
-    "data.cache_dir": Spec(data.cache_dir, {}),
-    "data.packaged_files": Spec(data.packaged_files, {}, examples=2),
-    "data.check_standard": Spec(
+    "book.mnist.data.idx_bytes": Spec(data.idx_bytes, {"array": A(st.lists(st.integers(0, 255), min_size=1, max_size=10).map(lambda v: np.array(v, np.uint8)), "array")}),
+    "book.mnist.data.parse_idx": Spec(data.parse_idx, {"content": A(st.one_of(st.binary(max_size=20), st.just(data.idx_bytes(np.arange(4, dtype=np.uint8)))), "array")}),
+    "book.mnist.data.md5_hex": Spec(data.md5_hex, {"content": A(st.binary(max_size=50), "array")}),
+    "book.mnist.data.read_idx": Spec(data.read_idx, {"path": A(PATHS, "array")}),
+    "book.mnist.data.read_label_csv": Spec(data.read_label_csv, {"path": A(PATHS, "array")}),
+    "book.mnist.data.cache_dir": Spec(data.cache_dir, {}),
+    "book.mnist.data.packaged_files": Spec(data.packaged_files, {}, examples=2),
+    "book.mnist.data.check_standard": Spec(
         data.check_standard, {name: A(st.just(np.zeros((1, 784), np.uint8)), "array") for name in ("train_images", "train_labels", "test_images", "test_labels")},
         examples=3,
     ),
-    "data.Digits": Spec(data.Digits, {"images": A(st.just(np.zeros((3, 784), np.uint8)), "array"), "labels": A(st.just(np.arange(3)), "array"),
+    "book.mnist.data.Digits": Spec(data.Digits, {"images": A(st.just(np.zeros((3, 784), np.uint8)), "array"), "labels": A(st.just(np.arange(3)), "array"),
                                       "source": A(st.just("toy"), "array"), "kind": A(st.just("mnist"), "array"), "verified": A(st.booleans(), "array")}, corrupt=False),
-    "data.article_rows": Spec(
+    "book.mnist.data.article_rows": Spec(
         data.article_rows, {"digits": A(st.just(data.Digits(np.zeros((20, 784), np.uint8), np.arange(20) % 10, "toy", "mnist", False)), "array"),
                             "n": A(st.integers(1, 20), "count"), "seed": A(seed, "seed")},
     ),
     # ------------------------------------------------------------------ multiple comparisons
-    "multiple.holm": Spec(multiple.holm, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array")}, in01),
-    "multiple.bonferroni": Spec(multiple.bonferroni, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array")}, in01),
-    "multiple.benjamini_hochberg": Spec(multiple.benjamini_hochberg, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array")}, in01),
-    "multiple.adjust": Spec(multiple.adjust, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array"), "method": _choice(["holm", "bonferroni", "bh", "none"])}, in01),
-    "multiple.all_pairs": Spec(multiple.all_pairs, {"correct": A(_matrix(), "array"), "alpha": AL, "method": _choice(["holm", "bonferroni", "bh", "none"])}),
+    "comparison.multiple.holm": Spec(multiple.holm, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array")}, in01),
+    "comparison.multiple.bonferroni": Spec(multiple.bonferroni, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array")}, in01),
+    "comparison.multiple.benjamini_hochberg": Spec(multiple.benjamini_hochberg, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array")}, in01),
+    "comparison.multiple.adjust": Spec(multiple.adjust, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array"), "method": _choice(["holm", "bonferroni", "bh", "none"])}, in01),
+    "comparison.multiple.all_pairs": Spec(multiple.all_pairs, {"correct": A(_matrix(), "array"), "alpha": AL, "method": _choice(["holm", "bonferroni", "bh", "none"])}),
     # ------------------------------------------------------------------ paired
-    "paired.disagreements": Spec(paired.disagreements, {"correct_a": A(zero_ones(1, 40), "array"), "correct_b": A(zero_ones(1, 40), "array")},
+    "comparison.paired.disagreements": Spec(paired.disagreements, {"correct_a": A(zero_ones(1, 40), "array"), "correct_b": A(zero_ones(1, 40), "array")},
                                  prepare=_same_length("correct_a", "correct_b")),
-    "paired.mcnemar_exact": Spec(paired.mcnemar_exact, {"only_a_correct": A(count0, "count"), "only_b_correct": A(count0, "count"),
+    "comparison.paired.mcnemar_exact": Spec(paired.mcnemar_exact, {"only_a_correct": A(count0, "count"), "only_b_correct": A(count0, "count"),
                                                          "alternative": _choice(["two-sided", "less", "greater"])}, in01),
-    "paired.diff_interval": Spec(
+    "comparison.paired.diff_interval": Spec(
         paired.diff_interval, {"only_a_correct": A(small1, "count"), "only_b_correct": A(small1, "count"), "n": A(st.integers(120, 10**6), "count"),
                                "alpha": AL, "method": _choice(["tango", "wald"])}, ordered_pair,
     ),
-    "paired.diff_coverage": Spec(
+    "comparison.paired.diff_coverage": Spec(
         paired.diff_coverage, {"p_only_a": A(st.floats(0, 0.3), "prob"), "p_only_b": A(st.floats(0, 0.3), "prob"), "n": A(st.integers(1, 60), "count"),
                                "alpha": AL, "method": _choice(["tango", "wald"])}, in01, examples=8,
     ),
-    "paired.noninferiority_test": Spec(
+    "comparison.paired.noninferiority_test": Spec(
         paired.noninferiority_test, {"only_a_correct": A(small1, "count"), "only_b_correct": A(small1, "count"), "n": A(st.integers(120, 10**5), "count"),
                                      "margin": A(st.floats(0.001, 0.2), "pos"), "alpha": AL},
     ),
-    "paired.equivalence_test": Spec(
+    "comparison.paired.equivalence_test": Spec(
         paired.equivalence_test, {"only_a_correct": A(small1, "count"), "only_b_correct": A(small1, "count"), "n": A(st.integers(120, 10**5), "count"),
                                   "margin": A(st.floats(0.001, 0.2), "pos"), "alpha": AL},
     ),
-    "paired.mcnemar_power": Spec(
+    "comparison.paired.mcnemar_power": Spec(
         paired.mcnemar_power, {"n": A(st.integers(1, 3000), "count"), "acc_a": ACC, "acc_b": ACC, "disagreement": A(st.floats(0, 0.5), "prob"),
                                "alpha": AL, "alternative": _choice(["two-sided", "less", "greater"])}, in01,
     ),
-    "paired.paired_size": Spec(
+    "comparison.paired.paired_size": Spec(
         paired.paired_size, {"acc_a": A(st.floats(0.8, 0.95), "prob"), "acc_b": A(st.floats(0.7, 0.79), "prob"), "disagreement": A(st.floats(0.2, 0.4), "prob"),
                              "power": A(st.floats(0.5, 0.95), "prob"), "alpha": AL}, examples=8,
     ),
-    "paired.unpaired_size": Spec(paired.unpaired_size, {"acc_a": ACC, "acc_b": ACC, "power": A(st.floats(0.5, 0.99), "prob"), "alpha": AL}, positive_int),
-    "paired.pick_probability": Spec(paired.pick_probability, {"n": A(st.integers(1, 10**5), "count"), "acc_a": ACC, "acc_b": ACC, "disagreement": A(st.floats(0, 0.5), "prob")}, in01),
-    "paired.pick_size": Spec(
+    "comparison.paired.unpaired_size": Spec(paired.unpaired_size, {"acc_a": ACC, "acc_b": ACC, "power": A(st.floats(0.5, 0.99), "prob"), "alpha": AL}, positive_int),
+    "comparison.paired.pick_probability": Spec(paired.pick_probability, {"n": A(st.integers(1, 10**5), "count"), "acc_a": ACC, "acc_b": ACC, "disagreement": A(st.floats(0, 0.5), "prob")}, in01),
+    "comparison.paired.pick_size": Spec(
         paired.pick_size, {"acc_a": A(st.floats(0.8, 0.95), "prob"), "acc_b": A(st.floats(0.7, 0.79), "prob"), "disagreement": A(st.floats(0.2, 0.4), "prob"),
                            "power": A(st.floats(0.5, 0.95), "prob")}, examples=8,
     ),
-    "paired.first_at_least": Spec(
+    "comparison.paired.first_at_least": Spec(
         paired.first_at_least, {"fn": A(st.sampled_from([lambda n: n * n, lambda n: math.log(n), lambda n: 1 - 1 / n]), "array"),
                                 "target": A(st.floats(0, 1e6), "real"), "start": A(st.integers(1, 100), "count"), "n_max": A(st.integers(1, 10**9), "count")},
         keyword=("start", "n_max"),
     ),
     # ------------------------------------------------------------------ predictions
-    "predictions.as_correct": Spec(predictions.as_correct, {"correct": A(_matrix(), "array")}),
-    "predictions.correctness": Spec(
+    "comparison.predictions.as_correct": Spec(predictions.as_correct, {"correct": A(_matrix(), "array")}),
+    "comparison.predictions.correctness": Spec(
         predictions.correctness, {"y_true": A(st.lists(st.integers(0, 2), min_size=1, max_size=20), "array"),
                                   "predictions": A(st.lists(st.lists(st.integers(0, 2), min_size=2, max_size=2), min_size=1, max_size=20), "array")},
         prepare=_same_length("y_true", "predictions"),
     ),
-    "predictions.pattern_counts": Spec(predictions.pattern_counts, {"correct": A(_matrix(), "array")}),
-    "predictions.read_predictions": Spec(predictions.read_predictions, {"source": A(PATHS, "array"), "label": _choice(["label", "nope"])}),
+    "comparison.predictions.pattern_counts": Spec(predictions.pattern_counts, {"correct": A(_matrix(), "array")}),
+    "comparison.predictions.read_predictions": Spec(predictions.read_predictions, {"source": A(PATHS, "array"), "label": _choice(["label", "nope"])}),
     # ------------------------------------------------------------------ qmnist (the packaged writers file; the QMNIST sources are in test_qmnist)
-    "qmnist.writers_path": Spec(qmnist.writers_path, {}, examples=1),
-    "qmnist.load_writers": Spec(qmnist.load_writers, {"path": A(st.sampled_from([None, PREDICTIONS, "/nonexistent"]), "array")}, examples=4),
-    "qmnist.mnist_indices": Spec(
+    "book.mnist.qmnist.writers_path": Spec(qmnist.writers_path, {}, examples=1),
+    "book.mnist.qmnist.load_writers": Spec(qmnist.load_writers, {"path": A(st.sampled_from([None, PREDICTIONS, "/nonexistent"]), "array")}, examples=4),
+    "book.mnist.qmnist.mnist_indices": Spec(
         qmnist.mnist_indices, {"images": A(st.just(np.eye(3, 784, dtype=np.uint8)[[2, 0]]), "array"), "reference": A(st.just(np.eye(3, 784, dtype=np.uint8)), "array")},
     ),
-    "qmnist.Writers": Spec(qmnist.Writers, {name: A(st.just(np.arange(3)), "array") for name in ("label", "series", "writer", "mnist_index")}, corrupt=False),
+    "book.mnist.qmnist.Writers": Spec(qmnist.Writers, {name: A(st.just(np.arange(3)), "array") for name in ("label", "series", "writer", "mnist_index")}, corrupt=False),
     # ------------------------------------------------------------------ repeated
-    "repeated.se_of_mean": Spec(repeated.se_of_mean, {"between": A(pos0, "pos0"), "within": A(pos0, "pos0"), "questions": A(count1, "count"), "samples": A(count1, "count")}),
-    "repeated.components_from_probabilities": Spec(repeated.components_from_probabilities, {"p": A(st.lists(prob_c, min_size=1, max_size=10), "array")}),
-    "repeated.variance_components": Spec(
+    "dependent.repeated.se_of_mean": Spec(repeated.se_of_mean, {"between": A(pos0, "pos0"), "within": A(pos0, "pos0"), "questions": A(count1, "count"), "samples": A(count1, "count")}),
+    "dependent.repeated.components_from_probabilities": Spec(repeated.components_from_probabilities, {"p": A(st.lists(prob_c, min_size=1, max_size=10), "array")}),
+    "dependent.repeated.variance_components": Spec(
         repeated.variance_components, {"scores": A(st.integers(1, 4).flatmap(lambda s: st.lists(st.lists(st.sampled_from([0, 1]), min_size=s, max_size=s), min_size=2, max_size=10)), "array")},
         allow_nan=True,
     ),
-    "repeated.questions_needed": Spec(
+    "dependent.repeated.questions_needed": Spec(
         repeated.questions_needed, {"half_width": A(st.floats(0.01, 0.3), "pos"), "between": A(st.floats(0, 0.25), "pos0"), "within": A(st.floats(0, 0.25), "pos0"),
                                     "samples": A(st.integers(1, 100), "count"), "alpha": AL, "method": _choice(["t", "normal"])},
         keyword=("alpha", "method"),
     ),
-    "repeated.samples_needed": Spec(
+    "dependent.repeated.samples_needed": Spec(
         repeated.samples_needed, {"half_width": A(st.floats(0.01, 0.3), "pos"), "between": A(st.floats(0, 0.25), "pos0"), "within": A(st.floats(0, 0.25), "pos0"),
                                   "questions": A(st.integers(2, 5000), "count"), "alpha": AL}, keyword=("alpha",),
     ),
-    "repeated.best_samples_per_question": Spec(
+    "dependent.repeated.best_samples_per_question": Spec(
         repeated.best_samples_per_question, {"between": A(pos0, "pos0"), "within": A(pos0, "pos0"), "cost_question": A(pos, "pos"), "cost_sample": A(pos, "pos")}, allow_inf=True,
     ),
     # ------------------------------------------------------------------ rerun (running a chapter is in test_rerun)
-    "rerun.parameter_names": Spec(rerun.parameter_names, {"source": A(st.sampled_from(["k = 38  # errors\nn = 100", "x =", "import os", "a, b = 1, 2"]), "array")}),
-    "rerun.parse_values": Spec(rerun.parse_values, {"assignments": A(st.lists(st.sampled_from(["k=3", "n=1e3", "name='x'", "bad", "=3", "a=[1, 2]"]), max_size=3), "array")}),
+    "book.rerun.parameter_names": Spec(rerun.parameter_names, {"source": A(st.sampled_from(["k = 38  # errors\nn = 100", "x =", "import os", "a, b = 1, 2"]), "array")}),
+    "book.rerun.parse_values": Spec(rerun.parse_values, {"assignments": A(st.lists(st.sampled_from(["k=3", "n=1e3", "name='x'", "bad", "=3", "a=[1, 2]"]), max_size=3), "array")}),
     # ------------------------------------------------------------------ reuse
-    "reuse.Ladder": Spec(reuse.Ladder, {"method": _choice(["fixed", "parameter-free"]), "step": A(st.floats(0.001, 0.5), "prob", accepts=(None,))}),
-    "reuse.ladder": Spec(reuse.ladder, {"losses": A(st.lists(st.floats(0, 1), min_size=1, max_size=20), "array"), "method": _choice(["fixed", "parameter-free"]),
+    "resampling.reuse.Ladder": Spec(reuse.Ladder, {"method": _choice(["fixed", "parameter-free"]), "step": A(st.floats(0.001, 0.5), "prob", accepts=(None,))}),
+    "resampling.reuse.ladder": Spec(reuse.ladder, {"losses": A(st.lists(st.floats(0, 1), min_size=1, max_size=20), "array"), "method": _choice(["fixed", "parameter-free"]),
                                         "step": A(st.floats(0.001, 0.5), "prob")}),
-    "reuse.Thresholdout": Spec(reuse.Thresholdout, {"threshold": A(st.floats(0.001, 0.5), "pos"), "sigma": A(st.floats(0, 0.1), "pos0"), "budget": A(st.integers(1, 100), "count"),
+    "resampling.reuse.Thresholdout": Spec(reuse.Thresholdout, {"threshold": A(st.floats(0.001, 0.5), "pos"), "sigma": A(st.floats(0, 0.1), "pos0"), "budget": A(st.integers(1, 100), "count"),
                                                     "seed": A(seed, "seed")}),
-    "reuse.thresholdout": Spec(
+    "resampling.reuse.thresholdout": Spec(
         reuse.thresholdout, {"train_values": A(st.lists(st.floats(0, 1), min_size=1, max_size=10), "array"), "holdout_values": A(st.lists(st.floats(0, 1), min_size=1, max_size=10), "array")},
         kwargs={"seed": 1}, prepare=_same_length("train_values", "holdout_values"),
     ),
-    "reuse.attack_expected_accuracy": Spec(reuse.attack_expected_accuracy, {"n": A(st.integers(1, 10**5), "count"), "queries": A(st.integers(1, 10**4), "count")}, in01),
-    "reuse.boosting_attack": Spec(
+    "resampling.reuse.attack_expected_accuracy": Spec(reuse.attack_expected_accuracy, {"n": A(st.integers(1, 10**5), "count"), "queries": A(st.integers(1, 10**4), "count")}, in01),
+    "resampling.reuse.boosting_attack": Spec(
         reuse.boosting_attack, {"n": A(st.integers(10, 300), "count"), "queries": A(st.integers(1, 50), "count")}, kwargs={"seed": 1}, examples=5,
     ),
-    "reuse.naive_error_bound": Spec(reuse.naive_error_bound, {"n": A(count1, "count"), "queries": A(st.integers(1, 10**6), "count"), "alpha": AL}),
-    "reuse.ladder_transcripts": Spec(reuse.ladder_transcripts, {"queries": A(st.integers(1, 10**6), "count"), "step": A(st.floats(0.001, 0.99), "prob")}),
-    "reuse.ladder_error_bound": Spec(reuse.ladder_error_bound, {"n": A(count1, "count"), "queries": A(st.integers(1, 10**6), "count"), "step": A(st.floats(0.001, 0.99), "prob"), "alpha": AL}),
-    "reuse.queries_supported": Spec(
+    "resampling.reuse.naive_error_bound": Spec(reuse.naive_error_bound, {"n": A(count1, "count"), "queries": A(st.integers(1, 10**6), "count"), "alpha": AL}),
+    "resampling.reuse.ladder_transcripts": Spec(reuse.ladder_transcripts, {"queries": A(st.integers(1, 10**6), "count"), "step": A(st.floats(0.001, 0.99), "prob")}),
+    "resampling.reuse.ladder_error_bound": Spec(reuse.ladder_error_bound, {"n": A(count1, "count"), "queries": A(st.integers(1, 10**6), "count"), "step": A(st.floats(0.001, 0.99), "prob"), "alpha": AL}),
+    "resampling.reuse.queries_supported": Spec(
         reuse.queries_supported, {"n": A(st.integers(1, 10**6), "count"), "tolerance": A(prob, "prob"), "alpha": AL,
                                   "method": _choice(["naive", "ladder", "non-adaptive"])}, examples=10,
     ),
-    "reuse.winner_bias": Spec(reuse.winner_bias, {"n": A(st.integers(1, 10**5), "count"), "models": A(st.integers(1, 1000), "count"), "accuracy": A(prob_c, "prob")}),
+    "resampling.reuse.winner_bias": Spec(reuse.winner_bias, {"n": A(st.integers(1, 10**5), "count"), "models": A(st.integers(1, 1000), "count"), "accuracy": A(prob_c, "prob")}),
     # ------------------------------------------------------------------ sequential
     "sequential.confidence.confidence_sequence": Spec(
         confidence.confidence_sequence, {"x": A(zero_ones(1, 60), "array"), "alpha": AL,
@@ -595,263 +578,263 @@ SPECS = {
     "sequential.sprt.sprt_wald": Spec(sprt.sprt_wald, {"accuracy": A(prob_c, "prob"), "required": A(st.floats(0.5, 0.8), "prob"), "target": A(st.floats(0.81, 0.99), "prob")},
                                       allow_inf=True),
     # ------------------------------------------------------------------ strata
-    "strata.stratified_variance": Spec(
+    "dependent.strata.stratified_variance": Spec(
         strata.stratified_variance, {"shares": A(st.just([0.3, 0.7]), "array"), "sds": A(st.lists(st.floats(0, 1), min_size=2, max_size=2), "array"),
                                      "sizes": A(st.lists(st.integers(1, 100), min_size=2, max_size=2), "array")},
     ),
-    "strata.proportional_allocation": Spec(
+    "dependent.strata.proportional_allocation": Spec(
         strata.proportional_allocation, {"total": A(st.integers(2, 10**6), "count"), "shares": A(st.just([0.2, 0.3, 0.5]), "array"), "minimum": A(st.integers(0, 1), "count")},
         keyword=("minimum",),
     ),
-    "strata.neyman_allocation": Spec(
+    "dependent.strata.neyman_allocation": Spec(
         strata.neyman_allocation, {"total": A(st.integers(2, 10**6), "count"), "shares": A(st.just([0.2, 0.3, 0.5]), "array"),
                                    "sds": A(st.lists(st.floats(0.01, 1), min_size=3, max_size=3), "array"), "minimum": A(st.integers(0, 1), "count")},
         keyword=("minimum",),
     ),
-    "strata.mix_bias": Spec(
+    "dependent.strata.mix_bias": Spec(
         strata.mix_bias, {"means": A(st.lists(prob_c, min_size=2, max_size=2), "array"), "test_shares": A(st.just([0.5, 0.5]), "array"),
                           "population_shares": A(st.just([0.2, 0.8]), "array")},
     ),
-    "strata.stratified_mean": Spec(
+    "dependent.strata.stratified_mean": Spec(
         strata.stratified_mean, {"scores": A(zero_ones(4, 40), "array"), "strata": A(st.lists(st.sampled_from(["a", "b"]), min_size=4, max_size=40), "array"),
                                  "shares": A(st.just({"a": 0.4, "b": 0.6}), "array"), "alpha": AL},
         keyword=("alpha",), prepare=_same_length("scores", "strata"), allow_nan=True,
     ),
     # ------------------------------------------------------------------ writer leak (synthetic groups; the MNIST experiments are in test_writer_leak)
-    "writer_leak.group_split": Spec(
+    "book.mnist.writer_leak.group_split": Spec(
         writer_leak.group_split, {"groups": A(st.lists(st.integers(0, 9), min_size=3, max_size=40), "array"),
                                   "fractions": A(st.just((0.6, 0.2, 0.2)), "array"), "seed": A(seed, "seed")},
     ),
-    "writer_leak.leak_design": Spec(
+    "book.mnist.writer_leak.leak_design": Spec(
         writer_leak.leak_design, {"groups": A(st.lists(st.integers(0, 9), min_size=3, max_size=40), "array"), "test_groups": A(st.floats(0.05, 0.9), "prob"),
                                   "seed": A(seed, "seed")},
     ),
-    "writer_leak.fit_predict": Spec(
+    "book.mnist.writer_leak.fit_predict": Spec(
         writer_leak.fit_predict, {"model": _choice(["knn_3"]), "X_train": A(TINY_X, "array"), "y_train": A(TINY_Y, "array"), "X_test": A(TINY_X, "array")},
         kwargs={"cache": False}, examples=3,
     ),
     # ------------------------------------------------------------------ metrics: AUC
-    "auc.auc": Spec(auc.auc, {"y": A(zero_ones(2, 40), "array"), "scores": A(reals(2, 40, 0, 1), "array")}, in01, prepare=_same_length("y", "scores")),
-    "auc.placement_values": Spec(auc.placement_values, {"y": A(zero_ones(2, 40), "array"), "scores": A(reals(2, 40, 0, 1), "array")}, in01,
+    "metrics.auc.auc": Spec(auc.auc, {"y": A(zero_ones(2, 40), "array"), "scores": A(reals(2, 40, 0, 1), "array")}, in01, prepare=_same_length("y", "scores")),
+    "metrics.auc.placement_values": Spec(auc.placement_values, {"y": A(zero_ones(2, 40), "array"), "scores": A(reals(2, 40, 0, 1), "array")}, in01,
                                  prepare=_same_length("y", "scores")),
-    "auc.delong": Spec(auc.delong, {"y": A(zero_ones(2, 40), "array"), "scores": A(reals(2, 40, 0, 1), "array")}, prepare=_same_length("y", "scores")),
-    "auc.auc_interval": Spec(
+    "metrics.auc.delong": Spec(auc.delong, {"y": A(zero_ones(2, 40), "array"), "scores": A(reals(2, 40, 0, 1), "array")}, prepare=_same_length("y", "scores")),
+    "metrics.auc.auc_interval": Spec(
         auc.auc_interval, {"y": A(zero_ones(2, 40), "array"), "scores": A(reals(2, 40, 0, 1), "array"), "alpha": AL,
                            "method": _choice(list(auc.AUC_INTERVAL_METHODS))},
         lambda r, v: 0 <= r.low <= r.value <= r.high <= 1, prepare=_same_length("y", "scores"),
     ),
-    "auc.auc_difference": Spec(
+    "metrics.auc.auc_difference": Spec(
         auc.auc_difference, {"y": A(zero_ones(2, 40), "array"), "scores_a": A(reals(2, 40, 0, 1), "array"), "scores_b": A(reals(2, 40, 0, 1), "array"),
                              "alpha": AL, "method": _choice(list(auc.AUC_DIFFERENCE_METHODS))},
         lambda r, v: -1 <= r.low <= r.high <= 1 and 0 <= r.p_value <= 1, prepare=_same_length("y", "scores_a", "scores_b"),
     ),
-    "auc.auc_variance": Spec(
+    "metrics.auc.auc_variance": Spec(
         auc.auc_variance, {"auc": A(st.floats(0.5, 0.99), "prob"), "n_positive": A(count1, "count"), "n_negative": A(count1, "count"),
                            "method": _choice(list(auc.AUC_VARIANCE_METHODS))}, lambda r, v: r >= 0,
     ),
-    "auc.auc_size": Spec(
+    "metrics.auc.auc_size": Spec(
         auc.auc_size, {"auc": A(st.floats(0.55, 0.99), "prob"), "half_width": A(st.floats(0.005, 0.3), "pos"), "prevalence": A(st.floats(0.01, 0.99), "prob"),
                        "alpha": AL, "method": _choice(list(auc.AUC_VARIANCE_METHODS)), "interval": _choice(["auto", "wald", "logit"])},
         lambda r, v: r.n >= 1, keyword=("method", "interval"),
     ),
-    "auc.auc_power_size": Spec(
+    "metrics.auc.auc_power_size": Spec(
         auc.auc_power_size, {"auc": A(st.floats(0.7, 0.99), "prob"), "prevalence": A(st.floats(0.05, 0.95), "prob"), "null_auc": A(st.floats(0.5, 0.69), "prob"),
                              "alpha": AL, "power": A(st.floats(0.5, 0.99), "prob"), "method": _choice(list(auc.AUC_VARIANCE_METHODS))},
         lambda r, v: r.n >= 1, keyword=("null_auc", "alpha", "power", "method"),
     ),
-    "auc.effective_size": Spec(
+    "metrics.auc.effective_size": Spec(
         auc.effective_size, {"value": A(prob_c, "prob"), "variance": A(pos0, "pos0"), "n_positive": A(count1, "count"), "n_negative": A(count1, "count")},
         allow_inf=True,
     ),
-    "auc.shortfall": Spec(auc.shortfall, {"value": A(prob_c, "prob"), "n_positive": A(count1, "count"), "n_negative": A(count1, "count")}),
+    "metrics.auc.shortfall": Spec(auc.shortfall, {"value": A(prob_c, "prob"), "n_positive": A(count1, "count"), "n_negative": A(count1, "count")}),
     # ------------------------------------------------------------------ metrics: rates, F1, multinomial, scores, bootstrap
-    "rates.confusion": Spec(rates.confusion, {"y": A(zero_ones(1, 40), "array"), "pred": A(zero_ones(1, 40), "array")}, prepare=_same_length("y", "pred")),
-    "rates.confusion_matrix": Spec(
+    "metrics.rates.confusion": Spec(rates.confusion, {"y": A(zero_ones(1, 40), "array"), "pred": A(zero_ones(1, 40), "array")}, prepare=_same_length("y", "pred")),
+    "metrics.rates.confusion_matrix": Spec(
         rates.confusion_matrix, {"y": A(st.lists(st.integers(0, 3), min_size=1, max_size=40), "array"), "pred": A(st.lists(st.integers(0, 3), min_size=1, max_size=40), "array")},
         prepare=_same_length("y", "pred"),
     ),
-    "rates.rate_interval": Spec(
+    "metrics.rates.rate_interval": Spec(
         rates.rate_interval, {"k": A(count0, "count"), "n": A(count1, "count"), "alpha": AL, "method": _choice(list(rates.RATE_METHODS))},
         lambda r, v: 0 <= r.low <= r.value <= r.high <= 1,
     ),
-    "rates.rates": Spec(
+    "metrics.rates.rates": Spec(
         rates.rates, {"y": A(zero_ones(2, 40), "array"), "pred": A(zero_ones(2, 40), "array"), "alpha": AL, "method": _choice(list(rates.RATE_METHODS))},
         prepare=_same_length("y", "pred"),
     ),
-    "rates.class_rates": Spec(
+    "metrics.rates.class_rates": Spec(
         rates.class_rates, {"matrix": A(st.integers(2, 4).flatmap(lambda k: st.lists(st.lists(st.integers(0, 50), min_size=k, max_size=k), min_size=k, max_size=k)), "array"),
                             "alpha": AL, "method": _choice(list(rates.RATE_METHODS))},
     ),
-    "rates.accuracy_difference": Spec(
+    "metrics.rates.accuracy_difference": Spec(
         rates.accuracy_difference, {"y": A(zero_ones(2, 40), "array"), "pred_a": A(zero_ones(2, 40), "array"), "pred_b": A(zero_ones(2, 40), "array"), "alpha": AL},
         lambda r, v: -1 <= r.low <= r.high <= 1, prepare=_same_length("y", "pred_a", "pred_b"),
     ),
-    "fscore.f1_interval": Spec(
+    "metrics.fscore.f1_interval": Spec(
         fscore.f1_interval, {"tp": A(count0, "count"), "fp": A(count0, "count"), "fn": A(count0, "count"), "alpha": AL, "method": _choice(list(fscore.F1_METHODS))},
         lambda r, v: 0 <= r.low <= r.high <= 1,
     ),
-    "fscore.f1_score": Spec(
+    "metrics.fscore.f1_score": Spec(
         fscore.f1_score, {"y": A(zero_ones(2, 40), "array"), "pred": A(zero_ones(2, 40), "array"), "alpha": AL, "method": _choice(list(fscore.F1_METHODS))},
         lambda r, v: 0 <= r.low <= r.high <= 1, prepare=_same_length("y", "pred"),
     ),
-    "fscore.balanced_accuracy_interval": Spec(
+    "metrics.fscore.balanced_accuracy_interval": Spec(
         fscore.balanced_accuracy_interval, {"tp": A(count0, "count"), "fp": A(count0, "count"), "fn": A(count0, "count"), "tn": A(count0, "count"),
                                             "alpha": AL, "method": _choice(list(fscore.BALANCED_METHODS))},
         lambda r, v: 0 <= r.low <= r.high <= 1,
     ),
-    "fscore.macro_interval": Spec(
+    "metrics.fscore.macro_interval": Spec(
         fscore.macro_interval, {"matrix": A(st.integers(2, 4).flatmap(lambda k: st.lists(st.lists(st.integers(0, 50), min_size=k, max_size=k), min_size=k, max_size=k)), "array"),
                                 "average": _choice(list(fscore.AVERAGES)), "alpha": AL, "method": _choice(list(fscore.DELTA_METHODS))},
     ),
-    "fscore.micro_f1_interval": Spec(
+    "metrics.fscore.micro_f1_interval": Spec(
         fscore.micro_f1_interval, {"matrix": A(st.integers(2, 4).flatmap(lambda k: st.lists(st.lists(st.integers(0, 50), min_size=k, max_size=k), min_size=k, max_size=k)), "array"),
                                    "alpha": AL},
     ),
-    "fscore.class_f1": Spec(
+    "metrics.fscore.class_f1": Spec(
         fscore.class_f1, {"matrix": A(st.integers(2, 4).flatmap(lambda k: st.lists(st.lists(st.integers(0, 50), min_size=k, max_size=k), min_size=k, max_size=k)), "array"),
                           "alpha": AL, "method": _choice(list(fscore.F1_METHODS))},
     ),
-    "multinomial.bonferroni_exact": Spec(multinomial.bonferroni_exact, {"counts": A(st.lists(st.integers(0, 10**6), min_size=2, max_size=6), "array"), "alpha": AL}, ordered_pair),
-    "multinomial.goodman": Spec(multinomial.goodman, {"counts": A(st.lists(st.integers(0, 10**6), min_size=2, max_size=6), "array"), "alpha": AL}, ordered_pair),
-    "multinomial.sison_glaz": Spec(multinomial.sison_glaz, {"counts": A(st.lists(st.integers(0, 500), min_size=2, max_size=6), "array"), "alpha": AL}, ordered_pair),
-    "multinomial.simultaneous_interval": Spec(
+    "metrics.multinomial.bonferroni_exact": Spec(multinomial.bonferroni_exact, {"counts": A(st.lists(st.integers(0, 10**6), min_size=2, max_size=6), "array"), "alpha": AL}, ordered_pair),
+    "metrics.multinomial.goodman": Spec(multinomial.goodman, {"counts": A(st.lists(st.integers(0, 10**6), min_size=2, max_size=6), "array"), "alpha": AL}, ordered_pair),
+    "metrics.multinomial.sison_glaz": Spec(multinomial.sison_glaz, {"counts": A(st.lists(st.integers(0, 500), min_size=2, max_size=6), "array"), "alpha": AL}, ordered_pair),
+    "metrics.multinomial.simultaneous_interval": Spec(
         multinomial.simultaneous_interval, {"counts": A(st.lists(st.integers(0, 500), min_size=2, max_size=6), "array"), "alpha": AL,
                                             "method": _choice(list(multinomial.SIMULTANEOUS_METHODS))},
         lambda r, v: all(0 <= e.low <= e.high <= 1 for e in r),
     ),
-    "scores.brier_items": Spec(scores.brier_items, {"y": A(zero_ones(1, 40), "array"), "p": A(reals(1, 40, 0, 1), "array")}, in01, prepare=_same_length("y", "p")),
-    "scores.log_loss_items": Spec(scores.log_loss_items, {"y": A(zero_ones(1, 40), "array"), "p": A(reals(1, 40, 0, 1), "array")}, prepare=_same_length("y", "p")),
-    "scores.score_interval": Spec(
+    "metrics.item_losses.brier_items": Spec(scores.brier_items, {"y": A(zero_ones(1, 40), "array"), "p": A(reals(1, 40, 0, 1), "array")}, in01, prepare=_same_length("y", "p")),
+    "metrics.item_losses.log_loss_items": Spec(scores.log_loss_items, {"y": A(zero_ones(1, 40), "array"), "p": A(reals(1, 40, 0, 1), "array")}, prepare=_same_length("y", "p")),
+    "metrics.scores.score_interval": Spec(
         scores.score_interval, {"y": A(zero_ones(2, 40), "array"), "p": A(reals(2, 40, 0.01, 0.99), "array"), "score": _choice(list(scores.SCORES)),
                                 "alpha": AL, "method": _choice(["gamma", "t"])},
         lambda r, v: r.low <= r.value <= r.high, prepare=_same_length("y", "p"),
     ),
-    "scores.score_difference": Spec(
+    "metrics.scores.score_difference": Spec(
         scores.score_difference, {"y": A(zero_ones(2, 40), "array"), "p_a": A(reals(2, 40, 0.01, 0.99), "array"), "p_b": A(reals(2, 40, 0.01, 0.99), "array"),
                                   "score": _choice(list(scores.SCORES)), "alpha": AL},
         lambda r, v: r.low <= r.value <= r.high, prepare=_same_length("y", "p_a", "p_b"),
     ),
-    "scores.reliability": Spec(
+    "metrics.scores.reliability": Spec(
         scores.reliability, {"y": A(zero_ones(2, 40), "array"), "p": A(reals(2, 40, 0, 1), "array"), "bins": A(st.integers(1, 10), "count"), "alpha": AL,
                              "strategy": _choice(["uniform", "quantile"]), "simultaneous": _flag()},
         prepare=_same_length("y", "p"), allow_nan=True, examples=15,
     ),
-    "scores.plot_reliability": Spec(
+    "metrics.scores.plot_reliability": Spec(
         lambda rel, label: scores.plot_reliability(rel, label=label).get_xlabel(),
         {"rel": A(st.just(None).map(lambda _: scores.reliability([0, 1, 1, 0, 1, 0], [0.2, 0.7, 0.9, 0.4, 0.6, 0.1], bins=2)), "fixed"),
          "label": A(st.sampled_from(["model", None]), "array")},
         examples=2,
     ),
-    "bootstrap.bca_interval": Spec(
+    "metrics.bootstrap.bca_interval": Spec(
         bootstrap.bca_interval, {"theta_hat": A(st.floats(-1, 1), "real"), "boot": A(reals(1, 60, -1, 1), "array"), "jackknife": A(reals(2, 20, -1, 1), "array"),
                                  "alpha": AL, "method": _choice(["bca", "percentile"])},
         lambda r, v: r.low <= r.high, keyword=("method",), allow_nan=True,
     ),
-    "bootstrap.bootstrap_interval": Spec(
+    "metrics.bootstrap.bootstrap_interval": Spec(
         bootstrap.bootstrap_interval, {"metric": _choice(["accuracy", "f1", "auc", "brier", "sensitivity"]), "y": A(zero_ones(2, 40), "array"),
                                        "a": A(reals(2, 40, 0, 1), "array"), "alpha": AL},
         keyword=("alpha",), kwargs={"n_resamples": 100, "seed": 1, "warn": False}, prepare=_same_length("y", "a"), allow_nan=True, examples=12,
     ),
-    "bootstrap.cluster_bootstrap_interval": Spec(
+    "metrics.bootstrap.cluster_bootstrap_interval": Spec(
         bootstrap.cluster_bootstrap_interval, {"metric": _choice(["accuracy", "auc", "f1"]), "y": A(zero_ones(4, 40), "array"),
                                                "a": A(reals(4, 40, 0, 1), "array"), "clusters": A(_clusters(), "array"), "alpha": AL},
         keyword=("clusters", "alpha"), kwargs={"n_resamples": 100, "seed": 1}, prepare=_same_length("y", "a", "clusters"), allow_nan=True, examples=12,
     ),
     # ------------------------------------------------------------------ metrics: coverage simulations (few repetitions)
-    "metric_coverage.count_truth": Spec(
+    "book.metric_coverage.count_truth": Spec(
         metric_coverage.count_truth, {"metric": _choice(["accuracy", "precision", "f1", "balanced_accuracy"]), "prevalence": A(prob, "prob"),
                                       "sensitivity": A(prob, "prob"), "specificity": A(prob, "prob")}, in01,
     ),
-    "metric_coverage.count_coverage": Spec(
+    "book.metric_coverage.count_coverage": Spec(
         metric_coverage.count_coverage, {"metric": _choice(["accuracy", "precision", "sensitivity"]), "method": _choice(["clopper-pearson", "wald"]),
                                          "n": A(st.integers(20, 300), "count"), "prevalence": A(st.floats(0.1, 0.9), "prob"),
                                          "sensitivity": A(st.floats(0.5, 0.99), "prob"), "specificity": A(st.floats(0.5, 0.99), "prob")},
         kwargs={"reps": 50, "seed": 1}, examples=8,
     ),
-    "metric_coverage.precision_conditional_coverage": Spec(
+    "book.metric_coverage.precision_conditional_coverage": Spec(
         metric_coverage.precision_conditional_coverage, {"method": _choice(["clopper-pearson", "wald"]), "n": A(st.integers(20, 300), "count"),
                                                          "prevalence": A(st.floats(0.1, 0.9), "prob"), "sensitivity": A(st.floats(0.5, 0.99), "prob"),
                                                          "specificity": A(st.floats(0.5, 0.99), "prob")},
         kwargs={"reps": 100, "seed": 1}, examples=8,
     ),
-    "metric_coverage.binormal_scores": Spec(
+    "book.metric_coverage.binormal_scores": Spec(
         metric_coverage.binormal_scores, {"n": A(st.integers(2, 100), "count"), "prevalence": A(prob, "prob"), "auc": A(st.floats(0.5, 0.99), "prob"),
                                           "reps": A(st.integers(1, 5), "count")}, kwargs={"seed": 1},
     ),
-    "metric_coverage.scored_test_sets": Spec(
+    "book.metric_coverage.scored_test_sets": Spec(
         metric_coverage.scored_test_sets, {"model": _choice(list(metric_coverage.SCORE_MODELS)), "n": A(st.integers(2, 100), "count"),
                                            "prevalence": A(prob, "prob"), "auc": A(st.floats(0.55, 0.99), "prob"), "reps": A(st.integers(1, 5), "count")},
         kwargs={"seed": 1},
     ),
-    "metric_coverage.auc_coverage": Spec(
+    "book.metric_coverage.auc_coverage": Spec(
         metric_coverage.auc_coverage, {"method": _choice(["auto", "logit", "wald"]), "n": A(st.integers(20, 200), "count"),
                                        "prevalence": A(st.floats(0.1, 0.9), "prob"), "auc": A(st.floats(0.6, 0.95), "prob")},
         kwargs={"reps": 20, "seed": 1}, examples=6,
     ),
-    "metric_coverage.auc_difference_coverage": Spec(
+    "book.metric_coverage.auc_difference_coverage": Spec(
         metric_coverage.auc_difference_coverage, {"n": A(st.integers(20, 200), "count"), "prevalence": A(st.floats(0.1, 0.9), "prob"),
                                                   "auc_a": A(st.floats(0.6, 0.95), "prob"), "auc_b": A(st.floats(0.6, 0.95), "prob"),
                                                   "correlation": A(st.floats(0, 0.9), "prob")},
         kwargs={"reps": 20, "seed": 1}, examples=6,
     ),
-    "metric_coverage.accuracy_difference_coverage": Spec(
+    "book.metric_coverage.accuracy_difference_coverage": Spec(
         metric_coverage.accuracy_difference_coverage, {"n": A(st.integers(20, 300), "count"), "accuracy_a": A(st.floats(0.6, 0.95), "prob"),
                                                        "accuracy_b": A(st.floats(0.6, 0.95), "prob"), "agreement": A(st.floats(0.5, 0.99), "prob")},
         kwargs={"reps": 50, "seed": 1}, examples=6,
     ),
-    "metric_coverage.score_truth": Spec(
+    "book.metric_coverage.score_truth": Spec(
         metric_coverage.score_truth, {"score": _choice(["brier", "log_loss"]), "prevalence": A(st.floats(0.05, 0.95), "prob"), "auc": A(st.floats(0.5, 0.99), "prob"),
                                       "sharpness": A(st.floats(0.2, 3), "pos")}, examples=8,
     ),
-    "metric_coverage.score_coverage": Spec(
+    "book.metric_coverage.score_coverage": Spec(
         metric_coverage.score_coverage, {"score": _choice(["brier", "log_loss"]), "method": _choice(["gamma", "t"]), "n": A(st.integers(50, 300), "count"),
                                          "prevalence": A(st.floats(0.2, 0.8), "prob"), "auc": A(st.floats(0.6, 0.95), "prob")},
         kwargs={"reps": 20, "seed": 1}, examples=6,
     ),
-    "metric_coverage.score_difference_coverage": Spec(
+    "book.metric_coverage.score_difference_coverage": Spec(
         metric_coverage.score_difference_coverage, {"score": _choice(["brier", "log_loss"]), "n": A(st.integers(50, 300), "count"),
                                                     "prevalence": A(st.floats(0.2, 0.8), "prob"), "auc": A(st.floats(0.6, 0.95), "prob")},
         kwargs={"reps": 20, "seed": 1}, examples=6,
     ),
-    "metric_coverage.bootstrap_coverage": Spec(
+    "book.metric_coverage.bootstrap_coverage": Spec(
         metric_coverage.bootstrap_coverage, {"metric": _choice(["f1", "accuracy"]), "n": A(st.integers(60, 200), "count"), "prevalence": A(st.floats(0.2, 0.8), "prob"),
                                              "sensitivity": A(st.floats(0.6, 0.95), "prob"), "specificity": A(st.floats(0.6, 0.95), "prob")},
         kwargs={"reps": 4, "n_resamples": 100, "seed": 1}, examples=4,
     ),
-    "metric_coverage.simultaneous_coverage": Spec(
+    "book.metric_coverage.simultaneous_coverage": Spec(
         metric_coverage.simultaneous_coverage, {"method": _choice(["goodman", "bonferroni-exact", "clopper-pearson", "sison-glaz"]),
                                                 "probabilities": A(st.just([0.7, 0.2, 0.1]), "array"), "n": A(st.integers(10, 300), "count")},
         kwargs={"reps": 30, "seed": 1}, examples=8,
     ),
-    "metric_coverage.macro_f1_coverage": Spec(
+    "book.metric_coverage.macro_f1_coverage": Spec(
         metric_coverage.macro_f1_coverage, {"method": _choice(["logit", "wald"]), "n": A(st.integers(100, 500), "count"), "classes": A(st.integers(2, 5), "count"),
                                             "accuracy": A(st.floats(0.5, 0.95), "prob")},
         kwargs={"reps": 30, "seed": 1}, examples=6,
     ),
     # ------------------------------------------------------------------ metrics: the MNIST pool (a synthetic pool here; the real one in test_digit_pool)
-    "digit_pool.Pool": Spec(digit_pool.Pool, {"labels": A(st.just(np.arange(10)), "array"), "proba": A(st.just({"logistic": np.eye(10, dtype=np.float32)}), "array"),
+    "book.mnist.digit_pool.Pool": Spec(digit_pool.Pool, {"labels": A(st.just(np.arange(10)), "array"), "proba": A(st.just({"logistic": np.eye(10, dtype=np.float32)}), "array"),
                                               "train_size": A(st.just(0), "array"), "profile": A(st.just("toy"), "array"), "cached": A(st.just({}), "array")}, corrupt=False, examples=2),
-    "digit_pool.pool_truths": Spec(digit_pool.pool_truths, {"pool": A(st.just(None).map(lambda _: _synthetic_pool()), "fixed"), "digit": A(st.integers(0, 9), "count")}, examples=6),
-    "digit_pool.pool_coverage": Spec(
+    "book.mnist.digit_pool.pool_truths": Spec(digit_pool.pool_truths, {"pool": A(st.just(None).map(lambda _: _synthetic_pool()), "fixed"), "digit": A(st.integers(0, 9), "count")}, examples=6),
+    "book.mnist.digit_pool.pool_coverage": Spec(
         digit_pool.pool_coverage, {"pool": A(st.just(None).map(lambda _: _synthetic_pool()), "fixed"), "digit": A(st.integers(0, 9), "count")},
         lambda r, v: all(0 <= row["coverage"] <= 1 for row in r), kwargs={"test_size": 300, "reps": 10, "bootstrap_reps": 2, "n_resamples": 100, "seed": 1}, examples=3,
     ),
-    "digit_pool.pool_auc_coverage": Spec(
+    "book.mnist.digit_pool.pool_auc_coverage": Spec(
         digit_pool.pool_auc_coverage, {"pool": A(st.just(None).map(lambda _: _synthetic_pool()), "fixed"),
                                        "digits": A(st.lists(st.integers(0, 9), min_size=1, max_size=2, unique=True).map(tuple), "array")},
         lambda r, v: all(0 <= row["coverage"] <= 1 for row in r), kwargs={"test_size": 300, "reps": 10, "seed": 1}, examples=3,
     ),
     # ------------------------------------------------------------------ metrics: the predictions file and the report
-    "prediction_files.Predictions": Spec(
+    "metrics.prediction_files.Predictions": Spec(
         prediction_files.Predictions, {"y": A(st.just(np.array([1.0, 0.0])), "array"), "models": A(st.just({"a": np.array([1.0, 1.0])}), "array"),
                                        "label": A(st.just("label"), "array"), "source": A(st.just("toy"), "array")}, corrupt=False, examples=2,
     ),
-    "prediction_files.read_predictions": Spec(
+    "metrics.prediction_files.read_predictions": Spec(
         prediction_files.read_predictions, {"source": A(PATHS, "array"), "label": _choice(["label", "nope"]),
                                             "models": A(st.sampled_from([None, ["a"], ["a", "b"], ["nope"]]), "array")},
     ),
-    "evaluate.detect_kind": Spec(evaluate.detect_kind, {"values": A(st.lists(st.sampled_from([0.0, 1.0, 0.3, 2.0]), min_size=1, max_size=10).map(np.array), "array")}),
-    "evaluate.evaluate": Spec(
+    "metrics.evaluate.detect_kind": Spec(evaluate.detect_kind, {"values": A(st.lists(st.sampled_from([0.0, 1.0, 0.3, 2.0]), min_size=1, max_size=10).map(np.array), "array")}),
+    "metrics.evaluate.evaluate": Spec(
         evaluate.evaluate, {"y": A(zero_ones(4, 40), "array"),
                             "predictions": A(st.fixed_dictionaries({"a": reals(40, 40, 0, 1), "b": zero_ones(40, 40)}), "array"), "alpha": AL},
         keyword=("alpha",), kwargs={"n_resamples": 100, "seed": 1},
@@ -859,61 +842,61 @@ SPECS = {
                            if isinstance(v["y"], list) and isinstance(v["predictions"], dict) else v["predictions"]},
         examples=8,
     ),
-    "evaluate.metric_entry": Spec(evaluate.metric_entry, {"result": A(st.sampled_from([None, Estimate(0.8, 0.7, 0.9, method="wilson", n=100)]), "array")}),
-    "evaluate.pair_entry": Spec(evaluate.pair_entry, {"result": A(st.just(None), "array"), "note": A(st.sampled_from(["", "needs scores"]), "array")}),
-    "evaluate.forest_plot": Spec(
+    "metrics.evaluate.metric_entry": Spec(evaluate.metric_entry, {"result": A(st.sampled_from([None, Estimate(0.8, 0.7, 0.9, method="wilson", n=100)]), "array")}),
+    "metrics.evaluate.pair_entry": Spec(evaluate.pair_entry, {"result": A(st.just(None), "array"), "note": A(st.sampled_from(["", "needs scores"]), "array")}),
+    "metrics.evaluate.forest_plot": Spec(
         lambda report: evaluate.forest_plot(report).axes[0].get_xlabel(),
         {"report": A(st.just(None).map(lambda _: evaluate.evaluate([0, 1, 1, 0, 1, 0, 1, 1, 0, 0] * 3, {"a": [0, 1, 1, 0, 1, 1, 1, 1, 0, 0] * 3},
                                                                    n_resamples=100, seed=1)), "fixed")},
         examples=2,
     ),
     # ------------------------------------------------------------------ lost: the fitted-model simulation (tiny)
-    "lost.example_data": Spec(lost.example_data, {"name": _choice(["breast_cancer", "noisy", "digits"]), "seed": A(seed, "seed")}, keyword=("seed",), examples=4),
-    "lost.make_model": Spec(lost.make_model, {"name": _choice(list(lost.MODELS))}, examples=4),
-    "lost.simulate_fitted": Spec(
+    "accuracy.lost.example_data": Spec(lost.example_data, {"name": _choice(["breast_cancer", "noisy", "digits"]), "seed": A(seed, "seed")}, keyword=("seed",), examples=4),
+    "accuracy.lost.make_model": Spec(lost.make_model, {"name": _choice(list(lost.MODELS))}, examples=4),
+    "accuracy.lost.simulate_fitted": Spec(
         lost.simulate_fitted, {"X": A(st.just(None).map(lambda _: _small_data()[0]), "fixed"), "y": A(st.just(None).map(lambda _: _small_data()[1]), "fixed"),
                                "model": _choice(["1nn", "tree"]), "batches": A(st.sampled_from([(1,), (1, 3)]), "array"), "reps": A(st.integers(1, 3), "count")},
         keyword=("batches", "reps"), kwargs={"seed": 1}, examples=4,
     ),
-    "lost.summarise_fitted": Spec(
+    "accuracy.lost.summarise_fitted": Spec(
         lost.summarise_fitted, {"sim": A(st.just(None).map(lambda _: lost.simulate_fitted(*_small_data(), "tree", batches=(2,), reps=2, seed=1)), "array")},
         examples=2,
     ),
     # ------------------------------------------------------------------ split: the criticism experiment (tiny)
-    "split.fit_criticism_model": Spec(
+    "accuracy.split.fit_criticism_model": Spec(
         split.fit_criticism_model, {"m_train": A(st.just(np.array([500, 1000, 2000, 500, 1000, 2000])), "array"),
                                     "m_test": A(st.just(np.array([100, 100, 100, 400, 400, 400])), "array"),
                                     "sq_criticism": A(st.lists(st.floats(1e-4, 0.2), min_size=6, max_size=6).map(np.array), "array")},
         allow_inf=True,
     ),
-    "split.fit_power_criticism_model": Spec(
+    "accuracy.split.fit_power_criticism_model": Spec(
         split.fit_power_criticism_model, {"m_train": A(st.just(np.array([500, 1000, 2000, 4000, 500, 1000, 2000, 4000])), "array"),
                                           "m_test": A(st.just(np.array([100, 100, 100, 100, 400, 400, 400, 400])), "array"),
                                           "sq_criticism": A(st.lists(st.floats(1e-4, 0.2), min_size=8, max_size=8).map(np.array), "array")},
         allow_inf=True, examples=10,
     ),
-    "split.logistic_population": Spec(
+    "accuracy.split.logistic_population": Spec(
         split.logistic_population, {"n_features": A(st.integers(1, 5), "count"), "signal": A(st.floats(0, 3), "pos0"),
                                     "pool_size": A(st.integers(10, 500), "count"), "mu": A(st.floats(0.001, 0.4), "prob"), "seed": A(seed, "seed")},
         keyword=("pool_size", "mu", "seed"), examples=8,
     ),
-    "split.LogisticPopulation": Spec(
+    "accuracy.split.LogisticPopulation": Spec(
         lambda pool_size: split.LogisticPopulation(**{f: getattr(split.logistic_population(pool_size=pool_size, seed=1), f)
                                                       for f in ("X", "p", "coef", "intercept", "mu", "seed")}),
         {"pool_size": A(st.integers(10, 100), "count")}, corrupt=False, examples=2,
     ),
-    "split.fit_logistic_batch": Spec(
+    "accuracy.split.fit_logistic_batch": Spec(
         split.fit_logistic_batch, {"X": A(st.integers(0, 3).map(lambda s: np.random.default_rng(s).standard_normal((2, 40, 3))), "array"),
                                    "y": A(st.integers(0, 3).map(lambda s: (np.random.default_rng(s + 5).random((2, 40)) < 0.5).astype(float)), "array"),
                                    "C": A(st.floats(0.01, 10), "pos")},
         examples=6,
     ),
-    "split.measure_criticism": Spec(
+    "accuracy.split.measure_criticism": Spec(
         split.measure_criticism, {"train_sizes": A(st.sampled_from([[50], [50, 100]]), "array"), "test_sizes": A(st.sampled_from([[20], [20, 40]]), "array"),
                                   "repeats": A(st.integers(1, 4), "count")},
         kwargs={"population": split.logistic_population(pool_size=500, seed=1), "seed": 2}, examples=4,
     ),
-    "split.measure_splits": Spec(
+    "accuracy.split.measure_splits": Spec(
         split.measure_splits, {"rows": A(st.integers(60, 200), "count"), "test_rows": A(st.sampled_from([[20], [20, 40]]), "array"), "repeats": A(st.integers(1, 4), "count")},
         kwargs={"population": split.logistic_population(pool_size=500, seed=1), "seed": 2}, examples=4,
     ),
@@ -922,57 +905,72 @@ SPECS = {
 
 # Results that legitimately hold NaN or infinities, messages that name an argument in words.
 for _name in (
-    "rates.rate_interval",
-    "rates.rates",
-    "rates.class_rates",
-    "rates.accuracy_difference",
-    "fscore.micro_f1_interval",
-    "multinomial.simultaneous_interval",
-    "metric_coverage.simultaneous_coverage",
+    "metrics.rates.rate_interval",
+    "metrics.rates.rates",
+    "metrics.rates.class_rates",
+    "metrics.rates.accuracy_difference",
+    "metrics.fscore.micro_f1_interval",
+    "metrics.multinomial.simultaneous_interval",
+    "book.metric_coverage.simultaneous_coverage",
 ):
     SPECS[_name] = replace(SPECS[_name], allow_nan=True)  # Estimate.se is NaN for exact intervals
-for _name in ("chapter.num", "chapter.sig", "chapter.sci", "chapter.pct"):  # print infinity as ∞
+for _name in (
+    "book.chapter.num",
+    "book.chapter.sig",
+    "book.chapter.sci",
+    "book.chapter.pct",
+):  # print infinity as ∞
     SPECS[_name].args["value"] = A(real, "real", accepts=(float("inf"), -float("inf")))
-SPECS["auc.auc_difference"] = replace(
-    SPECS["auc.auc_difference"], allow_inf=True
+SPECS["metrics.auc.auc_difference"] = replace(
+    SPECS["metrics.auc.auc_difference"], allow_inf=True
 )  # z = ±inf when se = 0
 SPECS["config.pick"] = replace(
     SPECS["config.pick"], allow_nan=True, allow_inf=True
 )  # returns what it is given
-SPECS["cluster_sizing.optimal_cluster_size"] = replace(
-    SPECS["cluster_sizing.optimal_cluster_size"], allow_inf=True
+SPECS["dependent.cluster_sizing.optimal_cluster_size"] = replace(
+    SPECS["dependent.cluster_sizing.optimal_cluster_size"], allow_inf=True
 )  # costs 1e300 apart
-SPECS["cv.compare"].args["test_fraction"] = A(
+SPECS["resampling.cv.compare"].args["test_fraction"] = A(
     st.floats(0.05, 0.5), "prob", accepts=(None,)
 )  # None: not given
-SPECS["digit_pool.pool_coverage"] = replace(
-    SPECS["digit_pool.pool_coverage"], allow_nan=True
+SPECS["book.mnist.digit_pool.pool_coverage"] = replace(
+    SPECS["book.mnist.digit_pool.pool_coverage"], allow_nan=True
 )  # "row" has no scalar truth
-for _name in ("chapter.verdict", "strata.neyman_allocation", "bootstrap.bca_interval"):
+for _name in (
+    "book.chapter.verdict",
+    "dependent.strata.neyman_allocation",
+    "metrics.bootstrap.bca_interval",
+):
     SPECS[_name] = replace(
         SPECS[_name], allow_nan=True, allow_inf=True
     )  # a word as given; a stratum of 0; z0 = -inf
-SPECS["clustered.simulate_coverage"] = replace(
-    SPECS["clustered.simulate_coverage"],
+SPECS["dependent.clustered.simulate_coverage"] = replace(
+    SPECS["dependent.clustered.simulate_coverage"],
     check=lambda r, v: 0 <= r.naive <= 1 and 0 <= r.clustered_t <= 1,
 )
-SPECS["evaluate.evaluate"] = replace(
-    SPECS["evaluate.evaluate"], aliases=("label column", "labels", "model")
+SPECS["metrics.evaluate.evaluate"] = replace(
+    SPECS["metrics.evaluate.evaluate"], aliases=("label column", "labels", "model")
 )
-SPECS["lost.make_model"] = replace(SPECS["lost.make_model"], aliases=("model",))
-SPECS["rerun.parse_values"] = replace(SPECS["rerun.parse_values"], aliases=("values",))
-for _name in ("cv_scores.paired_scores", "cv_scores.split_correct", "cv_simulation.simulate_tests"):
+SPECS["accuracy.lost.make_model"] = replace(SPECS["accuracy.lost.make_model"], aliases=("model",))
+SPECS["book.rerun.parse_values"] = replace(SPECS["book.rerun.parse_values"], aliases=("values",))
+for _name in (
+    "resampling.cv_scores.paired_scores",
+    "resampling.cv_scores.split_correct",
+    "resampling.cv_simulation.simulate_tests",
+):
     SPECS[_name] = replace(SPECS[_name], aliases=("estimator",))  # either of the two estimators
-SPECS["paired.first_at_least"] = replace(SPECS["paired.first_at_least"], aliases=("size exceeds",))
+SPECS["comparison.paired.first_at_least"] = replace(
+    SPECS["comparison.paired.first_at_least"], aliases=("size exceeds",)
+)
 
 
 #: Public callables this file does not call with random input, with the reason and where
 #: they are exercised instead (the surface test requires one or the other).
 DRIVEN_ELSEWHERE = {
-    "heldout.schedule.Job": "synthetic job sets with bad fields (test_schedule: test_plan_of_a_run_and_bad_input, test_thread_choices_are_respected)",
-    "heldout.schedule.plan": "random synthetic job sets against a brute-force optimum, idle cores, memory and precedence (test_schedule)",
-    "heldout.schedule.list_schedule": "random synthetic job sets against a brute-force optimum (test_schedule)",
-    "heldout.schedule.plan_of": "plans of measured runs and bad input (test_schedule: test_plan_of_a_run_and_bad_input)",
+    "heldout.book.mnist.schedule.Job": "synthetic job sets with bad fields (test_schedule: test_plan_of_a_run_and_bad_input, test_thread_choices_are_respected)",
+    "heldout.book.mnist.schedule.plan": "random synthetic job sets against a brute-force optimum, idle cores, memory and precedence (test_schedule)",
+    "heldout.book.mnist.schedule.list_schedule": "random synthetic job sets against a brute-force optimum (test_schedule)",
+    "heldout.book.mnist.schedule.plan_of": "plans of measured runs and bad input (test_schedule: test_plan_of_a_run_and_bad_input)",
     "heldout.cli.calculator": "command-line plumbing: every command goes through it (test_properties, command part)",
     "heldout.cli.alpha_option": "command-line plumbing: every --alpha goes through it (test_properties, command part)",
     "heldout.cli.build_parser": "command-line plumbing: builds every command (test_properties, command part)",
@@ -981,17 +979,17 @@ DRIVEN_ELSEWHERE = {
     "heldout.cli.count": "argparse type: every count option (test_properties, command part)",
     "heldout.cli.real": "argparse type: every number option (test_properties, command part)",
     "heldout.cli.probability": "argparse type: every probability option (test_properties, command part)",
-    "heldout.data.load_mnist": "reads the MNIST copy (test_data; bad directories in the mnist command)",
-    "heldout.qmnist.article_writers": "needs the MNIST digits (test_qmnist)",
-    "heldout.qmnist.build_writers_file": "needs QMNIST's label files (test_qmnist, when HELDOUT_QMNIST_DIR is set)",
-    "heldout.rerun.rerun": "executes a chapter, minutes (test_rerun; bad input in the rerun command)",
-    "heldout.rerun.glued": "reads an executed notebook (test_rerun)",
-    "heldout.rerun.inject": "edits a notebook's parameters cell (test_rerun)",
-    "heldout.writer_leak.writer_experiment": "fits models on the MNIST digits (test_writer_leak)",
-    "heldout.writer_leak.split_experiment": "fits models on the MNIST digits (test_writer_leak)",
-    "heldout.digit_pool.pool_predictions": "fits the pool models on the MNIST digits (test_digit_pool; a synthetic pool drives the rest here)",
-    "heldout.evaluate.Context": "evaluate()'s working record, built by evaluate (driven through evaluate.evaluate)",
-    "heldout.evaluate.MetricSpec": "one row of evaluate.METRICS, read by evaluate (driven through evaluate.evaluate)",
+    "heldout.book.mnist.data.load_mnist": "reads the MNIST copy (test_data; bad directories in the mnist command)",
+    "heldout.book.mnist.qmnist.article_writers": "needs the MNIST digits (test_qmnist)",
+    "heldout.book.mnist.qmnist.build_writers_file": "needs QMNIST's label files (test_qmnist, when HELDOUT_QMNIST_DIR is set)",
+    "heldout.book.rerun.rerun": "executes a chapter, minutes (test_rerun; bad input in the rerun command)",
+    "heldout.book.rerun.glued": "reads an executed notebook (test_rerun)",
+    "heldout.book.rerun.inject": "edits a notebook's parameters cell (test_rerun)",
+    "heldout.book.mnist.writer_leak.writer_experiment": "fits models on the MNIST digits (test_writer_leak)",
+    "heldout.book.mnist.writer_leak.split_experiment": "fits models on the MNIST digits (test_writer_leak)",
+    "heldout.book.mnist.digit_pool.pool_predictions": "fits the pool models on the MNIST digits (test_digit_pool; a synthetic pool drives the rest here)",
+    "heldout.metrics.evaluate.Context": "evaluate()'s working record, built by evaluate (driven through evaluate.evaluate)",
+    "heldout.metrics.evaluate.MetricSpec": "one row of evaluate.METRICS, read by evaluate (driven through evaluate.evaluate)",
 }
 for _name in (
     "accept",

@@ -49,7 +49,10 @@ def _driven() -> set[str]:
 
 def test_the_surface_is_not_empty():
     assert len(PUBLIC) > 250
-    assert "heldout.bounds.exact_upper" in PUBLIC and "heldout.auc.auc_interval" in PUBLIC
+    assert (
+        "heldout.accuracy.bounds.exact_upper" in PUBLIC
+        and "heldout.metrics.auc.auc_interval" in PUBLIC
+    )
 
 
 @pytest.mark.parametrize("name", sorted(set(PUBLIC) - set(NO_EXAMPLE)))

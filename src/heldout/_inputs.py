@@ -1,8 +1,8 @@
 """Input checks for metrics computed from predictions (labels, scores, probabilities).
 
-Private to the metric modules (:mod:`heldout.auc`, :mod:`heldout.rates`,
-:mod:`heldout.fscore`, :mod:`heldout.scores`, :mod:`heldout.bootstrap`,
-:mod:`heldout.evaluate`).  Like :mod:`heldout._checks`, every failure is a
+Private to the metric modules (:mod:`heldout.metrics.auc`, :mod:`heldout.metrics.rates`,
+:mod:`heldout.metrics.fscore`, :mod:`heldout.metrics.scores`, :mod:`heldout.metrics.bootstrap`,
+:mod:`heldout.metrics.evaluate`).  Like :mod:`heldout._checks`, every failure is a
 ``ValueError`` that names the argument, says what was wrong and what is
 expected; the checks are vectorised, so they cost little on 10^7 items.
 """

@@ -6,8 +6,8 @@ Run from the repository root (about two minutes)::
 
 For each row ``side, m, k, delta`` the file holds the root ``p`` of
 
-* ``side = upper``: ``P(X <= k) = delta`` (the test set bound, ``heldout.bounds.exact_upper``),
-* ``side = lower``: ``P(X >= k) = delta`` (``heldout.bounds.exact_lower``),
+* ``side = upper``: ``P(X <= k) = delta`` (the test set bound, ``heldout.accuracy.bounds.exact_upper``),
+* ``side = lower``: ``P(X >= k) = delta`` (``heldout.accuracy.bounds.exact_lower``),
 
 for ``X ~ Binomial(m, p)``, to 30 significant digits.  Nothing here uses SciPy: the
 binomial tail is summed term by term in exact integer arithmetic (``p`` is a binary

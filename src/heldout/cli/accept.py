@@ -6,13 +6,13 @@ from heldout.cli import calculator, count, real
 
 
 def _accept(args) -> dict:
-    from heldout.acceptance import accept
+    from heldout.accuracy.acceptance import accept
 
     return accept(args.correct, args.n, args.required, args.alpha).to_dict()
 
 
 def _size(args) -> dict:
-    from heldout.acceptance import (
+    from heldout.accuracy.acceptance import (
         exact_margin_size,
         normal_margin_size,
         power_size_exact,

@@ -8,7 +8,7 @@ from heldout.cli import calculator
 
 
 def _run(args: argparse.Namespace) -> dict:
-    from heldout.auc import auc_power_size, auc_size
+    from heldout.metrics.auc import auc_power_size, auc_size
 
     if (args.half_width is None) == (args.power is None):
         raise ValueError(

@@ -28,8 +28,8 @@ example: heldout bound --errors 38 --n 100 --alpha 0.05 --json
 
 
 def _run(args: argparse.Namespace) -> dict:
-    from heldout import bounds as b
     from heldout._checks import as_counts, as_probability
+    from heldout.accuracy import bounds as b
 
     k, m, delta = args.errors, args.n, args.alpha
     as_counts(k, m, "--errors", "--n")  # messages name the command-line options

@@ -116,13 +116,13 @@ def _fields(result, key: str) -> dict:
 def _run(args: argparse.Namespace) -> dict:
     import numpy as np
 
-    from heldout.clustered import (
+    from heldout.dependent.clustered import (
         cluster_bootstrap,
         clustered_difference,
         clustered_mean,
         paired_cluster_bootstrap,
     )
-    from heldout.strata import stratified_mean
+    from heldout.dependent.strata import stratified_mean
 
     if not 0 < args.alpha < 1:
         raise UsageError(f"--alpha must be between 0 and 1, got {args.alpha:g}")
@@ -209,7 +209,7 @@ def _run(args: argparse.Namespace) -> dict:
 
 
 def _run_size(args: argparse.Namespace) -> dict:
-    from heldout.cluster_sizing import cheapest_design, clusters_for_half_width
+    from heldout.dependent.cluster_sizing import cheapest_design, clusters_for_half_width
 
     if not 0 < args.alpha < 1:
         raise UsageError(f"--alpha must be between 0 and 1, got {args.alpha:g}")

@@ -42,10 +42,10 @@ def _probability_arg(value: float, name: str) -> float:
 def _run_predictions(args: argparse.Namespace) -> dict:
     import numpy as np
 
-    from heldout.best import best_set, prob_best_paired
-    from heldout.bounds import interval
-    from heldout.multiple import all_pairs
-    from heldout.predictions import read_predictions
+    from heldout.accuracy.bounds import interval
+    from heldout.comparison.best import best_set, prob_best_paired
+    from heldout.comparison.multiple import all_pairs
+    from heldout.comparison.predictions import read_predictions
 
     alpha = _probability_arg(args.alpha, "--alpha")
     pred = read_predictions(args.predictions, label=args.label)
@@ -137,14 +137,14 @@ def _run_compare(args: argparse.Namespace) -> dict:
         return _run_predictions(args)
     if args.a is None or args.b is None:
         raise ValueError("give --predictions FILE, or both --a CORRECT/TOTAL and --b CORRECT/TOTAL")
-    from heldout.compare import (
+    from heldout.accuracy.posterior import BetaPosterior
+    from heldout.comparison.compare import (
         chi2_test,
         fisher_test,
         mcnemar_exact,
         paired_prob_better,
         prob_better,
     )
-    from heldout.posterior import BetaPosterior
 
     ka, na = _score(args.a, "--a")
     kb, nb = _score(args.b, "--b")
@@ -197,7 +197,7 @@ def _run_size(args: argparse.Namespace) -> dict:
             "give --accuracy and --gap (or --paired with --accuracy-a, --accuracy-b and "
             "--disagreement)"
         )
-    from heldout.compare import pick_best_probability, required_size, required_size_exact
+    from heldout.comparison.compare import pick_best_probability, required_size, required_size_exact
 
     n = required_size(args.accuracy, args.gap, args.models)
     if args.models != int(args.models):
@@ -226,7 +226,7 @@ def _run_size_paired(args: argparse.Namespace) -> dict:
     ]
     if missing:
         raise ValueError(f"--paired needs {', '.join(missing)}")
-    from heldout.paired import paired_size
+    from heldout.comparison.paired import paired_size
 
     res = paired_size(
         args.accuracy_a,

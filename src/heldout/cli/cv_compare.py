@@ -67,7 +67,7 @@ def _read_file(path: str) -> tuple[list[float], list[float]]:
 
 
 def _run(args: argparse.Namespace) -> dict:
-    from heldout.cv import compare
+    from heldout.resampling.cv import compare
 
     given = args.scores_a is not None or args.scores_b is not None
     if args.file is not None and given:

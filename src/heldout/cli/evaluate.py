@@ -5,7 +5,7 @@ reads CSV from standard input): a label column (``label``, or ``--label NAME``)
 and one column per model holding predicted labels or, for two classes, scores in
 [0, 1].  Whole-number columns are read as labels and the others as scores, unless
 ``--scores`` or ``--labels`` says so; the output says which was used.  See
-:mod:`heldout.evaluate` for the metrics and their methods.
+:mod:`heldout.metrics.evaluate` for the metrics and their methods.
 
 ``--cluster COLUMN`` names a column of cluster ids (any text): every metric that is
 a mean gets the cluster-robust interval with ``se_iid``, ``se_cluster``,
@@ -64,8 +64,8 @@ def _run(args: argparse.Namespace) -> dict:
     import numpy as np
 
     from heldout.cli._parsing import shares
-    from heldout.evaluate import evaluate, forest_plot
-    from heldout.prediction_files import read_predictions
+    from heldout.metrics.evaluate import evaluate, forest_plot
+    from heldout.metrics.prediction_files import read_predictions
 
     models = [m.strip() for m in args.models.split(",")] if args.models else None
     if args.shares is not None and args.stratum is None:

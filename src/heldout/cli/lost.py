@@ -15,7 +15,7 @@ example: heldout lost --data-accuracy 0.95 --train-rows 800 --test-rows 200 --js
 
 
 def _run(args) -> dict:
-    from heldout.lost import test_accuracy, test_accuracy_bounds, test_accuracy_interval
+    from heldout.accuracy.lost import test_accuracy, test_accuracy_bounds, test_accuracy_interval
 
     low, high = test_accuracy_bounds(
         args.data_accuracy, args.train_rows, args.test_rows, rows=args.rows

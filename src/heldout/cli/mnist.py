@@ -6,7 +6,7 @@ from heldout.cli import calculator
 
 
 def _check(args) -> dict:
-    from heldout.data import ENV_DIR, MNIST_MD5, cache_dir, load_mnist
+    from heldout.book.mnist.data import ENV_DIR, MNIST_MD5, cache_dir, load_mnist
 
     digits = load_mnist(args.dir, cache=not args.no_cache)
     counts = [int(c) for c in (digits.labels[:, None] == range(10)).sum(axis=0)]

@@ -28,7 +28,7 @@ def _notebook(name: str) -> Path:
 
 
 def _run(args) -> dict:
-    from heldout.rerun import parse_values, rerun
+    from heldout.book.rerun import parse_values, rerun
 
     path = _notebook(args.chapter)
     values = parse_values(args.values)

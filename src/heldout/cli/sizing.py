@@ -12,7 +12,7 @@ _BASES = {"2": 2, "e": "e", "10": 10}
 
 
 def _range_from(args) -> float:
-    from heldout.losses import collared_deviance_range
+    from heldout.accuracy.losses import collared_deviance_range
 
     if args.range is not None and args.mu is not None:
         raise UsageError("give either --range or --mu, not both")
@@ -24,7 +24,7 @@ def _range_from(args) -> float:
 
 
 def _hoeffding(args) -> dict:
-    from heldout.sizing import hoeffding_bound, hoeffding_size
+    from heldout.accuracy.sizing import hoeffding_bound, hoeffding_size
 
     u = _range_from(args)
     n = hoeffding_size(u, args.tolerance, args.alpha)
@@ -39,7 +39,7 @@ def _hoeffding(args) -> dict:
 
 
 def _bernstein(args) -> dict:
-    from heldout.sizing import bernstein_size, empirical_bernstein_size, hoeffding_size
+    from heldout.accuracy.sizing import bernstein_size, empirical_bernstein_size, hoeffding_size
 
     u = _range_from(args)
     if args.empirical:
@@ -60,7 +60,11 @@ def _bernstein(args) -> dict:
 
 
 def _binomial(args) -> dict:
-    from heldout.sizing import binomial_deviation_probability, binomial_size, hoeffding_size
+    from heldout.accuracy.sizing import (
+        binomial_deviation_probability,
+        binomial_size,
+        hoeffding_size,
+    )
 
     n = binomial_size(args.tolerance, args.alpha, args.p, rule="first" if args.first else "stable")
     out = {
@@ -77,7 +81,7 @@ def _binomial(args) -> dict:
 
 
 def _normal(args) -> dict:
-    from heldout.sizing import normal_size
+    from heldout.accuracy.sizing import normal_size
 
     return {
         "n": normal_size(args.variance, args.tolerance, args.alpha),

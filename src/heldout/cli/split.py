@@ -17,7 +17,7 @@ example:
 
 
 def _run(args) -> dict:
-    from heldout.split import optimal_split, optimal_test_fraction
+    from heldout.accuracy.split import optimal_split, optimal_test_fraction
 
     if args.rows is None:
         test = float(optimal_test_fraction(args.c_test, args.c_train))

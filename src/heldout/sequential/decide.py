@@ -1,6 +1,6 @@
 """Sequential acceptance: label until the model clearly passes or clearly fails.
 
-The fixed-size acceptance test (:mod:`heldout.acceptance`) fixes :math:`n`,
+The fixed-size acceptance test (:mod:`heldout.accuracy.acceptance`) fixes :math:`n`,
 labels :math:`n` items and passes the model when the exact one-sided binomial
 test rejects :math:`H_0: \\pi \\le \\pi_0`.  Looking at the score before the
 :math:`n` labels are in, and stopping when it "clearly passes", breaks its

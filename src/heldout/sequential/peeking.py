@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from heldout.bounds import interval
+from heldout.accuracy.bounds import interval
 from heldout.config import rng as make_rng
 from heldout.sequential import _inputs
 from heldout.sequential.confidence import confidence_sequence

@@ -1,0 +1,78 @@
+"""What only the book runs: the ledger of the articles' claims, chapter plumbing,
+reruns and simulation studies.
+
+Not part of the library: a practitioner never needs it.  ``ledger`` checks every claim
+of the five articles (data in ``claims.toml``, read by ``claims``), ``chapter`` publishes
+numbers into the prose, ``rerun`` reruns a chapter with other parameters,
+``metric_coverage`` simulates the coverage of the metric intervals, and
+:mod:`heldout.book.mnist` runs the MNIST case study.  May need the ``book`` and ``mnist``
+extras.
+
+Every public function and result class of the wing is importable from here
+(``from heldout.book import publish``); each module is imported the first time one
+of its names is used, so ``import heldout.book`` costs nothing.
+
+Examples
+--------
+>>> import heldout.book as w
+>>> callable(w.publish)
+True
+"""
+
+from __future__ import annotations
+
+from heldout._lazy import attach
+
+#: Public name -> the module of this wing that defines it.
+WHERE = {
+    "Article": "claims",
+    "Claim": "claims",
+    "ConditionalCoverage": "metric_coverage",
+    "Coverage": "metric_coverage",
+    "Evidence": "ledger",
+    "MnistUnavailable": "ledger",
+    "Rerun": "rerun",
+    "Row": "ledger",
+    "accuracy_difference_coverage": "metric_coverage",
+    "article_value": "claims",
+    "articles": "claims",
+    "auc_coverage": "metric_coverage",
+    "auc_difference_coverage": "metric_coverage",
+    "binormal_scores": "metric_coverage",
+    "bootstrap_coverage": "metric_coverage",
+    "check_names": "ledger",
+    "claim": "claims",
+    "count": "chapter",
+    "count_coverage": "metric_coverage",
+    "count_truth": "metric_coverage",
+    "counts": "ledger",
+    "evaluate": "ledger",
+    "glued": "rerun",
+    "inject": "rerun",
+    "link": "ledger",
+    "macro_f1_coverage": "metric_coverage",
+    "mnist_results": "ledger",
+    "needs_mnist": "ledger",
+    "num": "chapter",
+    "parameter_names": "rerun",
+    "parse_rule": "ledger",
+    "parse_values": "rerun",
+    "pct": "chapter",
+    "precision_conditional_coverage": "metric_coverage",
+    "publish": "chapter",
+    "rows_of": "chapter",
+    "sci": "chapter",
+    "score_coverage": "metric_coverage",
+    "score_difference_coverage": "metric_coverage",
+    "score_truth": "metric_coverage",
+    "scored_test_sets": "metric_coverage",
+    "sig": "chapter",
+    "simultaneous_coverage": "metric_coverage",
+    "status_counts": "ledger",
+    "style": "chapter",
+    "table": "chapter",
+    "verdict": "chapter",
+}
+
+__all__ = sorted(WHERE)
+__getattr__, __dir__ = attach(__name__, WHERE)

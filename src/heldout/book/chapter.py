@@ -1,0 +1,454 @@
+"""Chapter plumbing: publishing numbers into the prose, number formats, tables, figures.
+
+Every chapter of the book uses these helpers instead of defining its own, so
+that a number reads the same way everywhere and a table renders its math:
+
+* :func:`publish` formats a value and pastes it into the prose with MyST-NB's
+  ``glue`` (the prose pastes it with the ``glue:text`` role); it returns the text.
+* :func:`num`, :func:`sig`, :func:`count`, :func:`pct` and :func:`sci` format
+  numbers the way the book prints them.
+* :func:`table` turns rows (or a pandas ``DataFrame``) into a Markdown table
+  that the book renders as MyST, so dollar-delimited math in headers and cells
+  is typeset, and that refuses ``NaN`` (a missing value is written as an explicit text).
+* :func:`style` applies the house figure style (labelled axes, readable at
+  page width); :func:`verdict` picks a word from a comparison so that the
+  prose follows the numbers.
+
+Nothing here computes a result of the book; it only presents them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from heldout._result import Result
+
+__all__ = [
+    "count",
+    "num",
+    "pct",
+    "publish",
+    "rows_of",
+    "sci",
+    "sig",
+    "style",
+    "table",
+    "verdict",
+]
+
+#: Thin space before a per cent sign, as the book prints "95 %".
+_PCT_SPACE = " "
+
+
+def _finite(value: Any, name: str = "value") -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if math.isnan(x):
+        raise ValueError(f"{name} is NaN; a page must not show NaN")
+    return x
+
+
+def _digits(digits: Any, *, minimum: int = 0) -> int:
+    if isinstance(digits, bool) or not isinstance(digits, int | np.integer):
+        raise ValueError(f"digits must be a whole number, got {digits!r}")
+    if not minimum <= digits <= 20:
+        raise ValueError(f"digits must be from {minimum} to 20, got {digits}")
+    return int(digits)
+
+
+def num(value: float, digits: int = 4) -> str:
+    """Fixed-point text with ``digits`` decimals: ``num(0.466753) == '0.4668'``.
+
+    Minus signs are Unicode minus signs, so they do not break across lines.
+
+    Examples
+    --------
+    >>> num(0.466753), num(0.466753, 2)
+    ('0.4668', '0.47')
+    """
+    digits = _digits(digits, minimum=0)
+    x = _finite(value)
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    text = f"{x:,.{digits}f}" if abs(x) >= 10_000 else f"{x:.{digits}f}"
+    return text.replace("-", "−")
+
+
+def sig(value: float, digits: int = 3) -> str:
+    """Text with ``digits`` significant digits, without scientific notation for
+    ordinary sizes: ``sig(0.0012345) == '0.00123'``, ``sig(36152.4) == '36,200'``.
+
+    Examples
+    --------
+    >>> sig(0.000123456), sig(12345.678)
+    ('0.000123', '12,300')
+    """
+    digits = _digits(digits, minimum=1)
+    x = _finite(value)
+    if x == 0:
+        return "0"
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    rounded = float(f"{x:.{digits - 1}e}")
+    exponent = math.floor(math.log10(abs(rounded)))
+    if exponent < -5 or exponent > 15:
+        return sci(x, digits - 1)
+    decimals = max(digits - 1 - exponent, 0)
+    text = f"{rounded:,.{decimals}f}" if decimals else f"{int(rounded):,}"
+    return text.replace("-", "−")
+
+
+def sci(value: float, digits: int = 2) -> str:
+    """Scientific notation as typeset-free text: ``sci(1.06e-6) == '1.06 × 10⁻⁶'``.
+
+    Examples
+    --------
+    >>> sci(1.06e-6)
+    '1.06 × 10⁻⁶'
+    """
+    digits = _digits(digits, minimum=0)
+    x = _finite(value)
+    if x == 0:
+        return "0"
+    mantissa, exponent = f"{x:.{digits}e}".split("e")
+    superscript = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    return f"{mantissa.replace('-', '−')} × 10{str(int(exponent)).translate(superscript)}"
+
+
+def count(value: float) -> str:
+    """A whole number with thousands separators: ``count(36152) == '36,152'``.
+
+    Examples
+    --------
+    >>> count(36152)
+    '36,152'
+    """
+    x = _finite(value)
+    if not math.isfinite(x) or x != round(x):
+        raise ValueError(f"value must be a whole number (count() formats counts), got {value!r}")
+    return f"{int(round(x)):,}".replace("-", "−")
+
+
+def pct(value: float, digits: int = 1) -> str:
+    """A proportion as per cent: ``pct(0.1634) == '16.3 %'``.
+
+    Examples
+    --------
+    >>> pct(0.1634), pct(0.1634, 0)
+    ('16.3 %', '16 %')
+    """
+    digits = _digits(digits, minimum=0)
+    x = _finite(value) * 100
+    return f"{num(x, digits)}{_PCT_SPACE}%"
+
+
+_FORMATS: dict[str, Callable[..., str]] = {
+    "num": num,
+    "sig": sig,
+    "sci": sci,
+    "count": count,
+    "pct": pct,
+}
+
+
+def _format(value: Any, fmt: str | Callable[[Any], str] | None) -> str:
+    if callable(fmt):
+        return fmt(value)
+    if isinstance(value, str) and fmt is None:
+        return value
+    if isinstance(value, bool | np.bool_) and fmt is None:
+        return "yes" if value else "no"
+    if fmt is None:
+        if isinstance(value, int | np.integer):
+            return count(value)
+        return num(value)
+    if not isinstance(fmt, str):
+        raise ValueError(f"fmt must be a format name, a format string or a function, got {fmt!r}")
+    name, _, arg = fmt.partition(":")
+    if name in _FORMATS:
+        if arg and not arg.isdigit():
+            raise ValueError(f"fmt {fmt!r}: the digits after ':' must be a whole number")
+        return _FORMATS[name](value, int(arg)) if arg else _FORMATS[name](value)
+    # a Python format specification such as ".3f" or ",d"
+    _finite(value)
+    return format(value, fmt).replace("-", "−")
+
+
+def publish(name: str, value: Any, fmt: str | Callable[[Any], str] | None = None) -> str:
+    """Format ``value`` and glue it under ``name``, for the ``glue:text`` role in the prose.
+
+    Parameters
+    ----------
+    name
+        The glue key.
+    value
+        A number, a string (a verdict word) or a bool (``yes``/``no``).
+    fmt
+        ``None`` (whole numbers with separators, other numbers with four
+        decimals), one of ``"num"``, ``"sig"``, ``"sci"``, ``"count"``,
+        ``"pct"`` optionally followed by ``:digits`` (``"pct:2"``), a Python
+        format specification (``".3f"``) or a callable returning text.
+
+    Returns
+    -------
+    str
+        The text pasted into the page (handy for asserting in a hidden cell).
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is NaN: a page must never print NaN.
+
+    Examples
+    --------
+    >>> publish('k_hoeffding', 36152)  # outside a book build the text is returned only
+    '36,152'
+    >>> publish('share', 0.1634, 'pct:0')
+    '16 %'
+    """
+    text = _format(value, fmt)
+    try:
+        from myst_nb import glue
+    except ImportError:  # outside a book build: formatting still works
+        return text
+    glue(name, text, display=False)
+    return text
+
+
+def verdict(condition: bool, if_true: str, if_false: str) -> str:
+    """Pick the word the prose needs from a computed comparison.
+
+    ``verdict(exact < hoeffding, "below", "above")`` keeps a sentence such as
+    "the exact bound is *below* Hoeffding's" true whatever the inputs.
+
+    Examples
+    --------
+    >>> from heldout.accuracy.bounds import exact_upper, hoeffding_upper
+    >>> exact, hoeffding = exact_upper(38, 100), hoeffding_upper(38, 100)
+    >>> verdict(exact < hoeffding, 'below', 'above')
+    'below'
+    """
+    return if_true if bool(condition) else if_false
+
+
+class _MarkdownTable:
+    """A Markdown table rendered by MyST (so dollar-delimited math is typeset)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def _repr_markdown_(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _cell(value: Any, fmt: str | Callable[[Any], str] | None, missing: str) -> str:
+    if value is None:
+        return missing
+    if isinstance(value, float | np.floating) and math.isnan(value):
+        return missing
+    if isinstance(value, str):
+        return value.replace("|", "\\|")
+    return _format(value, fmt).replace("|", "\\|")
+
+
+def table(
+    rows: Any,
+    columns: Sequence[str] | None = None,
+    *,
+    formats: Mapping[str, str | Callable[[Any], str]] | None = None,
+    missing: str = "—",
+    align: str | Sequence[str] | None = None,
+    index: bool = False,
+) -> _MarkdownTable:
+    """A Markdown table for display in a chapter.
+
+    Parameters
+    ----------
+    rows
+        A pandas ``DataFrame``, a mapping of column name to values, or an
+        iterable of rows (sequences or mappings).
+    columns
+        Header texts (MyST, so dollar-delimited math is typeset).  Defaults to
+        the frame's columns or the mappings' keys.
+    formats
+        Per-column formats, as for :func:`publish` (``{"bound": "num:4"}``).
+    missing
+        Text written for ``None`` and ``NaN`` (the table never shows ``NaN``).
+    align
+        ``"l"``, ``"c"`` or ``"r"`` for every column, or one letter per column
+        (default: text left, numbers right).
+    index
+        Include a ``DataFrame``'s index as the first column.
+
+    Returns
+    -------
+    An object that Jupyter displays as Markdown (``display(table(...))``).
+
+    Examples
+    --------
+    >>> t = table([[38, 100, 0.4668]], ['k', 'n', 'bound'], formats={'bound': 'num:3'})
+    >>> print(t._repr_markdown_().strip())
+    | k | n | bound |
+    |--:|--:|--:|
+    | 38 | 100 | 0.467 |
+    """
+    formats = dict(formats or {})
+    header, body = _rows(rows, columns, index)
+    for r in body:
+        if len(r) != len(header):
+            raise ValueError(
+                f"rows must all have {len(header)} cells (one per column), got {len(r)}"
+            )
+    texts = [
+        [_cell(v, formats.get(h), missing) for h, v in zip(header, r, strict=True)] for r in body
+    ]
+    if align is None:
+        numeric = [
+            all(isinstance(r[j], int | float | np.number) for r in body if r[j] is not None)
+            for j in range(len(header))
+        ]
+        letters = ["r" if n and body else "l" for n in numeric]
+    elif isinstance(align, str) and len(align) == 1:
+        letters = [align] * len(header)
+    else:
+        letters = list(align)
+    if len(letters) != len(header) or not set(letters) <= {"l", "c", "r"}:
+        raise ValueError(
+            f"align must be one of 'l', 'c', 'r' or one such letter per column "
+            f"({len(header)}), got {align!r}"
+        )
+    rule = {"l": ":--", "c": ":-:", "r": "--:"}
+    lines = [
+        "| " + " | ".join(str(h) for h in header) + " |",
+        "|" + "|".join(rule[a] for a in letters) + "|",
+    ]
+    lines += ["| " + " | ".join(t) + " |" for t in texts]
+    return _MarkdownTable("\n".join(lines) + "\n")
+
+
+def _rows(rows: Any, columns: Sequence[str] | None, index: bool):
+    if columns is not None and (
+        isinstance(columns, str | bytes)
+        or not isinstance(columns, Sequence)
+        or not all(isinstance(c, str | int | float) for c in columns)
+    ):
+        raise ValueError(f"columns must be a list of header texts, got {columns!r}")
+    if hasattr(rows, "to_dict") and hasattr(rows, "columns"):  # a DataFrame
+        frame = rows
+        header = [str(c) for c in frame.columns]
+        body = [list(r) for r in frame.itertuples(index=index, name=None)]
+        if index:
+            header = [str(frame.index.name or "")] + header
+    elif isinstance(rows, Mapping):
+        header = [str(k) for k in rows]
+        if any(isinstance(v, str | bytes) or not isinstance(v, Iterable) for v in rows.values()):
+            raise ValueError("rows: a mapping of rows must map each column name to its values")
+        cols = [list(v) for v in rows.values()]
+        lengths = {len(c) for c in cols}
+        if len(lengths) > 1:
+            raise ValueError("rows: every column must have the same length")
+        body = [list(r) for r in zip(*cols, strict=True)]
+    else:
+        if isinstance(rows, str | bytes) or not isinstance(rows, Iterable):
+            raise ValueError(f"rows must be a table, a mapping or a list of rows, got {rows!r}")
+        body = []
+        header = None
+        for r in rows:
+            if isinstance(r, Result):  # a result object: its fields by name
+                r = r.to_dict()
+            if isinstance(r, Mapping):
+                header = header or [str(k) for k in r]
+                body.append([r.get(h) for h in header])
+            elif isinstance(r, str | bytes) or not isinstance(r, Iterable):
+                raise ValueError(f"rows: each row must be a sequence of cells, got {r!r}")
+            else:
+                body.append(list(r))
+        if header is None:
+            if columns is None:
+                raise ValueError("columns are needed when rows are plain sequences")
+            if isinstance(columns, str | bytes) or not isinstance(columns, Sequence):
+                raise ValueError(f"columns must be a list of header texts, got {columns!r}")
+            header = list(columns)
+    if columns is not None:
+        if isinstance(columns, str | bytes) or not isinstance(columns, Sequence):
+            raise ValueError(f"columns must be a list of header texts, got {columns!r}")
+        if len(columns) != len(header):
+            raise ValueError(f"columns must have {len(header)} names, got {len(columns)}")
+        header = list(columns)
+    return header, [[_unwrap(v) for v in r] for r in body]
+
+
+def _unwrap(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def style() -> None:
+    """Apply the book's figure style (sizes readable at page width, light grid).
+
+    Examples
+    --------
+    >>> style()
+    >>> import matplotlib as mpl
+    >>> mpl.rcParams['axes.grid']
+    True
+    """
+    import matplotlib as mpl
+
+    mpl.rcParams.update(
+        {
+            "figure.figsize": (7.5, 4.0),
+            "figure.dpi": 100,
+            "axes.grid": True,
+            "grid.alpha": 0.3,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "axes.titlesize": 11,
+            "axes.labelsize": 10,
+            "legend.fontsize": 9,
+            "legend.frameon": False,
+            "savefig.bbox": "tight",
+        }
+    )
+
+
+def rows_of(records: Iterable[Mapping[str, Any] | Result], keys: Sequence[str]) -> list[list[Any]]:
+    """Pick ``keys`` from each record (a mapping or a result object), in order.
+
+    A small helper for :func:`table`.
+
+    Examples
+    --------
+    >>> rows_of([{"k": 1, "n": 10}, {"k": 2, "n": 20}], ["n", "k"])
+    [[10, 1], [20, 2]]
+    """
+    if (
+        isinstance(keys, str)
+        or not isinstance(keys, Sequence)
+        or not all(isinstance(k, str | int) for k in keys)
+    ):
+        raise ValueError(f"keys must be a list of field names, got {keys!r}")
+    if isinstance(records, str | bytes) or not isinstance(records, Iterable):
+        raise ValueError(f"records must be a list of mappings or result objects, got {records!r}")
+    out = []
+    for r in records:
+        if not isinstance(r, Mapping | Result):
+            raise ValueError(f"records must hold mappings or result objects, got {r!r}")
+        try:
+            out.append([getattr(r, k) if isinstance(r, Result) else r[k] for k in keys])
+        except (KeyError, AttributeError, TypeError):
+            raise ValueError(f"keys {list(keys)!r}: not every record has them") from None
+    return out

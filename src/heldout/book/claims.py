@@ -1,0 +1,222 @@
+"""The claims of the five source articles, as the data file ``claims.toml`` states them.
+
+The file ships with the package (read with the standard library's ``tomllib``); its rows
+are checked by :mod:`heldout.book.ledger`.  This module only reads it, so that code which
+needs an article's printed number (:func:`article_value`) does not import the ledger's
+checks.
+
+Examples
+--------
+>>> article_value("hoeffding-size")
+36152
+>>> claim("bound-exact").article
+'002'
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+__all__ = ["DATA_FILE", "Article", "Claim", "article_value", "articles", "claim", "claims"]
+
+#: The data file of claims, inside the package.
+DATA_FILE = "claims.toml"
+
+
+@dataclass(frozen=True)
+class Article:
+    """One source article: its key (``"000"``...), file name, title and a short name."""
+
+    key: str
+    file: str
+    title: str
+    short: str
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a source article, as the data file states it.
+
+    Attributes
+    ----------
+    id : str
+        Stable identifier of the row (also the key of :func:`article_value`).
+    article : str
+        Key of the article (``"000"`` to ``"004"``).
+    where : str
+        Where in the article the claim is made.
+    claim : str
+        The claim in the book's words (MyST: dollar-delimited math is typeset).
+    kind : str
+        ``number``, ``formula`` or ``verbal``.
+    printed : str
+        The article's value or statement, as printed (a short fragment).
+    value : float, int or None
+        The printed number (numbers only; percentages as fractions).
+    check : str
+        Name of the check function that evaluates the claim.
+    args : dict
+        Its arguments (the article's inputs); a string ``"@id"`` stands for
+        ``article_value("id")``.
+    rule : str
+        When a number counts as reproduced (see :func:`parse_rule`); ``"holds"``
+        for formulas and verbal claims.
+    expected : str
+        The status the book expects (one of :data:`STATUSES`).
+    severity : str
+        One of :data:`SEVERITIES` for a row that differs or does not hold, else ``""``.
+    reason : str
+        Why, in one sentence.
+    chapter : str
+        The notebook that checks the claim.
+    label : str
+        The MyST label of the section that checks it (on the section's heading).
+    show : str
+        Optional template for the book's value (``str.format`` fields from the
+        check's extra values).
+    """
+
+    id: str
+    article: str
+    where: str
+    claim: str
+    kind: str
+    printed: str
+    value: float | int | None
+    check: str
+    args: Mapping[str, Any]
+    rule: str
+    expected: str
+    severity: str
+    reason: str
+    chapter: str
+    label: str
+    show: str = ""
+
+
+_CLAIM_FIELDS = {
+    "id",
+    "article",
+    "where",
+    "claim",
+    "kind",
+    "printed",
+    "value",
+    "check",
+    "args",
+    "rule",
+    "expected",
+    "severity",
+    "reason",
+    "chapter",
+    "label",
+    "show",
+}
+_REQUIRED = _CLAIM_FIELDS - {"value", "args", "severity", "show"}
+
+
+@functools.cache
+def _load() -> tuple[dict[str, Article], tuple[Claim, ...]]:
+    text = resources.files("heldout.book").joinpath(DATA_FILE).read_text(encoding="utf-8")
+    data = tomllib.loads(text)
+    arts = {
+        key: Article(key, a["file"], a["title"], a["short"]) for key, a in data["articles"].items()
+    }
+    out = []
+    for entry in data["claim"]:
+        unknown = set(entry) - _CLAIM_FIELDS
+        missing = _REQUIRED - set(entry)
+        if unknown or missing:
+            raise ValueError(
+                f"{DATA_FILE}: claim {entry.get('id', '?')!r} has unknown fields "
+                f"{sorted(unknown)} or lacks {sorted(missing)}"
+            )
+        out.append(
+            Claim(
+                id=entry["id"],
+                article=entry["article"],
+                where=entry["where"],
+                claim=entry["claim"],
+                kind=entry["kind"],
+                printed=entry["printed"],
+                value=entry.get("value"),
+                check=entry["check"],
+                args=dict(entry.get("args", {})),
+                rule=entry["rule"],
+                expected=entry["expected"],
+                severity=entry.get("severity", ""),
+                reason=entry["reason"],
+                chapter=entry["chapter"],
+                label=entry["label"],
+                show=entry.get("show", ""),
+            )
+        )
+    return arts, tuple(out)
+
+
+def articles() -> dict[str, Article]:
+    """The five source articles, by key."""
+    return dict(_load()[0])
+
+
+def claims() -> tuple[Claim, ...]:
+    """Every claim of the data file, in its order."""
+    return _load()[1]
+
+
+@functools.cache
+def _by_id() -> dict[str, Claim]:
+    return {c.id: c for c in claims()}
+
+
+def claim(key: str) -> Claim:
+    """The claim with identifier ``key``.
+
+    Raises
+    ------
+    ValueError
+        If no claim has that identifier.
+    """
+    try:
+        return _by_id()[key]
+    except (KeyError, TypeError):
+        raise ValueError(f"key must name a ledger row, got {key!r}") from None
+
+
+def article_value(key: str) -> float | int:
+    """The number an article prints, as typed once in the data file.
+
+    Percentages are fractions (the article's "97.38%" is 0.9738).  Chapters and
+    :data:`heldout.book.mnist.models.ARTICLE_RESULTS` read the articles' numbers here
+    instead of typing them again.
+
+    Parameters
+    ----------
+    key : str
+        The identifier of a ``number`` row of the ledger.
+
+    Returns
+    -------
+    float or int
+
+    Raises
+    ------
+    ValueError
+        If ``key`` names no row, or a row that states no number.
+
+    Examples
+    --------
+    >>> article_value("hoeffding-size")
+    36152
+    >>> article_value("mnist-acc-svc_rbf")
+    0.9738
+    """
+    c = claim(key)
+    if c.value is None or isinstance(c.value, bool):
+        raise ValueError(f"key must name a row that states a number, got {key!r} ({c.kind})")
+    return c.value

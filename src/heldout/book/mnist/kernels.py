@@ -1,0 +1,473 @@
+"""libsvm's kernel matrices computed with BLAS, and kernel SVMs fitted on them.
+
+scikit-learn's ``SVC`` hands its data to libsvm :cite:`chang2011libsvm`, which works out
+every kernel value it needs on its own, one dot product of two 784-pixel digits at a
+time, on one thread, and keeps only the most recent columns (200 MB by default).  On
+33,600 MNIST digits that is most of the minute or two each kernel SVM takes.
+
+The same numbers come out of one matrix product.  For the two kernels of the
+article :cite:`validation_size`, with :math:`\\gamma` scikit-learn's
+``gamma="scale"`` (:func:`svm_gamma`):
+
+.. math::
+
+   K_{\\text{rbf}}(x, z) = \\exp\\!\\bigl(-\\gamma\\,(\\lVert x\\rVert^2 + \\lVert z\\rVert^2
+   - 2\\,x\\cdot z)\\bigr), \\qquad
+   K_{\\text{poly}}(x, z) = (\\gamma\\, x\\cdot z + c_0)^d ,
+
+and all the dot products :math:`x_i\\cdot x_j` are one product :math:`X X^\\top`, which
+BLAS computes at close to the machine's peak.  :func:`kernel_matrix` builds the matrix
+in blocks of rows, applying the kernel to each block while it is fresh, with the
+operations in libsvm's order: the powers by repeated squaring as libsvm's ``powi``
+does, the RBF exponent as ``-gamma * (sum of squares - 2 * dot)``.
+
+**Exactness.**  MNIST pixels are integers 0..255, so every dot product and squared
+norm is an integer below :math:`2^{53}` and floating-point sums of them are exact in
+any order: BLAS's dot products equal libsvm's bit for bit.  The polynomial kernel is
+then identical (same multiplications in the same order); the RBF kernel can differ
+only where NumPy's ``exp`` and the C library's ``exp`` round differently, by one unit
+in the last place.  The fitted SVMs give the same predictions as ``SVC(kernel=...)``
+(checked in the tests and on the full data by ``benchmarks/bench_mnist.py``).  For
+non-integer data the kernels agree to rounding error.
+
+Columns that are zero in every row of ``B`` are dropped before the product (they add
+exact zeros to every dot product); on MNIST that is about 80 of the 784 pixels.
+
+The price is memory: the training kernel is an ``n x n`` matrix of float64, 9 GB for
+33,600 digits (:func:`kernel_bytes`).  Two kernels of the same data can share one Gram
+matrix of dot products (:func:`gram_matrix`, int32 for MNIST: 4.5 GB), computed once
+from its upper triangle.  :func:`fit_kernel_svm` does the work; the
+experiment of :mod:`heldout.book.mnist.models` falls back to libsvm's own kernel when the
+machine has too little free memory.
+
+One practical note.  NumPy computes ``A @ A.T`` with the BLAS routine ``syrk``; the
+OpenBLAS 0.3.31 bundled with NumPy crashed (segmentation fault) on that call for 20,000
+rows or more with two threads on our machine, so :func:`kernel_matrix` always
+multiplies by a separate transposed copy (``gemm``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from heldout._checks import as_count, as_positive
+
+KERNELS = ("rbf", "poly")
+
+#: Bytes of float64 per block when a kernel matrix is made from a Gram matrix.
+BLOCK_BYTES = 2**21
+
+
+def cache_rows(n_cols: int) -> int:
+    """Rows of ``n_cols`` float64 values that make a block of about :data:`BLOCK_BYTES`.
+
+    Examples
+    --------
+    >>> cache_rows(33_600), cache_rows(10)
+    (7, 26214)
+    """
+    n_cols = int(as_count(n_cols, "n_cols", minimum=1))
+    return max(1, BLOCK_BYTES // (8 * n_cols))
+
+
+def svm_gamma(X) -> float:
+    """scikit-learn's ``gamma="scale"``: :math:`1 / (p \\cdot \\operatorname{Var}(X))`.
+
+    ``p`` is the number of columns and the variance is that of all entries of ``X``
+    taken together (``X.var()`` on the float64 array, as ``SVC.fit`` computes it);
+    1.0 when that variance is 0.
+
+    Examples
+    --------
+    >>> svm_gamma([[0, 2], [2, 0]])
+    0.5
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.size == 0:
+        raise ValueError(f"X must be a non-empty 2-d array (rows x features), got shape {X.shape}")
+    var = X.var()
+    return float(1.0 / (X.shape[1] * var)) if var != 0 else 1.0
+
+
+def kernel_bytes(n_rows: int, n_cols: int) -> int:
+    """Bytes of an ``n_rows x n_cols`` float64 kernel matrix (``8 * n_rows * n_cols``)."""
+    return 8 * int(as_count(n_rows, "n_rows")) * int(as_count(n_cols, "n_cols"))
+
+
+def _powi(base: np.ndarray, times: int) -> np.ndarray:
+    """``base ** times`` by repeated squaring, in libsvm's order (``powi`` in svm.cpp)."""
+    tmp = base.copy()
+    ret = np.ones_like(base)
+    t = times
+    while t > 0:
+        if t % 2 == 1:
+            ret *= tmp
+        tmp *= tmp
+        t //= 2
+    return ret
+
+
+def kernel_matrix(
+    A,
+    B,
+    kernel: str = "rbf",
+    *,
+    gamma: float | None = None,
+    degree: int = 3,
+    coef0: float = 0.0,
+    block_rows: int = 1024,
+    out: np.ndarray | None = None,
+    threads: int = 1,
+) -> np.ndarray:
+    """Kernel values between the rows of ``A`` and the rows of ``B``, as libsvm computes them.
+
+    .. math::
+
+       K_{ij} = \\exp(-\\gamma(\\lVert a_i\\rVert^2 + \\lVert b_j\\rVert^2 - 2 a_i\\cdot b_j))
+       \\quad\\text{(rbf)}, \\qquad
+       K_{ij} = (\\gamma\\, a_i\\cdot b_j + c_0)^d \\quad\\text{(poly)}
+
+    (libsvm's definitions :cite:`chang2011libsvm`), with all dot products from one
+    BLAS matrix product, computed ``block_rows`` rows at a time.
+
+    Parameters
+    ----------
+    A : array_like, shape (m, p)
+    B : array_like, shape (n, p)
+    kernel : {"rbf", "poly"}
+    gamma : float, optional
+        Default: :func:`svm_gamma` of ``B`` (scikit-learn's ``gamma="scale"`` when
+        ``B`` is the training set).
+    degree : int
+        Degree of the polynomial kernel (default 3).
+    coef0 : float
+        Constant of the polynomial kernel (default 0, as scikit-learn's).
+    block_rows : int
+        Rows of ``A`` per matrix product (memory of the temporaries: a few blocks).
+    out : ndarray of float64, shape (m, n), optional
+        Where to write the result (for example a preallocated matrix).
+    threads : int
+        Blocks computed side by side by this many threads, each with single-threaded
+        BLAS (see :func:`blocks_in_threads`); the values do not depend on it.
+
+    Returns
+    -------
+    ndarray of float64, shape (m, n)
+
+    Examples
+    --------
+    >>> A = [[1, 0], [0, 2]]
+    >>> kernel_matrix(A, A, "poly", gamma=0.5, degree=2).tolist()
+    [[0.25, 0.0], [0.0, 4.0]]
+    """
+    degree, block_rows = _kernel_args(kernel, degree, block_rows)
+    threads = _threads_arg(threads)
+    A = np.asarray(A, dtype=np.float64)
+    B = np.asarray(B, dtype=np.float64)
+    if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1]:
+        raise ValueError(
+            f"A and B must be 2-d with the same number of columns, got shapes {A.shape} and {B.shape}"
+        )
+    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(B))):
+        raise ValueError("A and B must hold finite numbers (no NaN or infinity)")
+    gamma = svm_gamma(B) if gamma is None else float(as_positive(gamma, "gamma"))
+    cols = np.flatnonzero(B.any(axis=0))  # zero in every row of B: adds exact zeros
+    Bt = np.ascontiguousarray(B[:, cols].T)  # a separate copy: gemm, never syrk
+    Ac = A[:, cols]
+    if kernel == "rbf":
+        sq_a = np.einsum("ij,ij->i", A, A)
+        sq_b = np.einsum("ij,ij->i", B, B)
+    else:
+        sq_a = sq_b = None
+
+    def dots(rows, blk):
+        np.matmul(Ac[rows], Bt, out=blk)
+
+    shape = (A.shape[0], B.shape[0])
+    return _fill_kernel(
+        shape, out, block_rows, dots, kernel, gamma, degree, coef0, sq_a, sq_b, threads
+    )
+
+
+def _kernel_args(kernel: str, degree, block_rows) -> tuple[int, int]:
+    """Check the arguments every kernel function shares; return ``(degree, block_rows)``."""
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {', '.join(KERNELS)}, got {kernel!r}")
+    return (
+        int(as_count(degree, "degree", minimum=1)),
+        int(as_count(block_rows, "block_rows", minimum=1)),
+    )
+
+
+def _threads_arg(threads) -> int:
+    return int(as_count(threads, "threads", minimum=1))
+
+
+def blocks_in_threads(work, blocks, threads: int = 1) -> None:
+    """Call ``work(block)`` for every block, on ``threads`` threads side by side.
+
+    With more than one thread, BLAS is limited to one thread per call for the
+    duration (through threadpoolctl; the limit is process-wide), so that the threads
+    do not each start a full set of BLAS threads.  numpy releases the interpreter
+    lock in matrix products and in element-wise operations on large arrays, so the
+    blocks do run in parallel.  The blocks must write to disjoint memory; the results
+    are then the same whatever the thread count.  Blocks are handed out in the order
+    given, so list the expensive ones first.
+
+    Examples
+    --------
+    >>> out = np.zeros(6)
+    >>> def work(i):
+    ...     out[i] = i * i
+    >>> blocks_in_threads(work, range(6), threads=2)
+    >>> out.tolist()
+    [0.0, 1.0, 4.0, 9.0, 16.0, 25.0]
+    """
+    threads = _threads_arg(threads)
+    blocks = list(blocks)
+    if threads == 1 or len(blocks) <= 1:
+        for b in blocks:
+            work(b)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_limits
+
+    with (
+        threadpool_limits(limits=1, user_api="blas"),
+        ThreadPoolExecutor(max_workers=threads, thread_name_prefix="heldout-block") as pool,
+    ):
+        for fut in [pool.submit(work, b) for b in blocks]:
+            fut.result()
+
+
+def _fill_kernel(shape, out, block_rows, dots, kernel, gamma, degree, coef0, sq_a, sq_b, threads=1):
+    """Fill ``out`` (allocated when None) ``block_rows`` rows at a time.
+
+    ``dots(rows, blk)`` writes the dot products of those rows into ``blk``; the kernel
+    is then applied to the block in place, while it is fresh in the cache.  Blocks go
+    to ``threads`` threads (:func:`blocks_in_threads`).
+    """
+    if out is None:
+        out = np.empty(shape)
+    elif out.shape != shape or out.dtype != np.float64 or not out.flags.c_contiguous:
+        raise ValueError(f"out must be a C-contiguous float64 array of shape {shape}")
+
+    def work(start):
+        rows = slice(start, min(start + block_rows, shape[0]))
+        blk = out[rows]
+        dots(rows, blk)
+        _apply_kernel(blk, kernel, gamma, degree, coef0, sq_a, sq_b, rows)
+
+    blocks_in_threads(work, range(0, shape[0], block_rows), threads)
+    return out
+
+
+def _apply_kernel(blk, kernel, gamma, degree, coef0, sq_a, sq_b, rows):
+    """Turn a block of dot products into kernel values in place, in libsvm's order."""
+    if kernel == "rbf":
+        blk *= -2.0
+        blk += sq_a[rows, None]
+        blk += sq_b[None, :]
+        blk *= -gamma
+        np.exp(blk, out=blk)
+    else:
+        blk *= gamma
+        if coef0 != 0.0:
+            blk += coef0
+        blk[...] = _powi(blk, degree)
+
+
+def _gram_dtype(X: np.ndarray) -> np.dtype:
+    """Smallest dtype holding every dot product of the rows of ``X`` exactly."""
+    if X.size == 0 or not np.array_equal(X, np.rint(X)):
+        return np.dtype(np.float64)
+    bound = float(np.abs(X).max()) ** 2 * X.shape[1]
+    if bound < 2**31:
+        return np.dtype(np.int32)
+    return np.dtype(np.int64) if bound < 2**53 else np.dtype(np.float64)
+
+
+def gram_bytes(X) -> int:
+    """Bytes of :func:`gram_matrix` of ``X`` (4 per entry for MNIST pixels: int32)."""
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-d (rows x features), got shape {X.shape}")
+    return X.shape[0] ** 2 * _gram_dtype(X).itemsize
+
+
+def gram_matrix(X, *, block_rows: int = 1024, threads: int = 1) -> np.ndarray:
+    """All dot products :math:`G = X X^\\top` of the rows of ``X``, exact for integer data.
+
+    Computed in blocks of rows from the upper triangle only (half the work of the full
+    product), the lower triangle copied across.  Integer data whose dot products fit
+    in 31 bits (MNIST: at most :math:`784 \\cdot 255^2`) is stored as int32, half the
+    memory of float64; every entry is exact.  Other data: int64 or float64.
+    ``threads`` threads compute the blocks side by side (:func:`blocks_in_threads`);
+    the matrix does not depend on it.
+
+    Returns
+    -------
+    ndarray, shape (n, n)
+
+    Examples
+    --------
+    >>> gram_matrix([[1, 2], [3, 4], [0, 1]]).tolist()
+    [[5, 11, 2], [11, 25, 4], [2, 4, 1]]
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] == 0:
+        raise ValueError(f"X must be a non-empty 2-d array, got shape {X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X must hold finite numbers (no NaN or infinity)")
+    block_rows = int(as_count(block_rows, "block_rows", minimum=1))
+    threads = _threads_arg(threads)
+    n = X.shape[0]
+    cols = np.flatnonzero(X.any(axis=0))
+    Xc = np.ascontiguousarray(X[:, cols])
+    XcT = np.ascontiguousarray(Xc.T)  # a separate copy: gemm, never syrk
+    G = np.empty((n, n), dtype=_gram_dtype(X))
+    starts = range(0, n, block_rows)  # the first blocks hold the most work
+
+    def upper(r0):
+        r1 = min(r0 + block_rows, n)
+        G[r0:r1, r0:] = Xc[r0:r1] @ XcT[:, r0:]  # exact integers: the cast loses nothing
+
+    def lower(r0):
+        r1 = min(r0 + block_rows, n)
+        G[r0:r1, :r0] = G[:r0, r0:r1].T
+
+    blocks_in_threads(upper, starts, threads)
+    blocks_in_threads(lower, reversed(starts), threads)
+    return G
+
+
+def kernel_from_gram(
+    G,
+    kernel: str = "rbf",
+    *,
+    gamma: float,
+    degree: int = 3,
+    coef0: float = 0.0,
+    block_rows: int | None = None,
+    out: np.ndarray | None = None,
+    threads: int = 1,
+) -> np.ndarray:
+    """The square kernel matrix of a training set from its Gram matrix (:func:`gram_matrix`).
+
+    Same values as ``kernel_matrix(X, X, ...)``: the squared norms are the diagonal
+    of ``G``.  One Gram matrix serves several kernels; ``threads`` as in
+    :func:`kernel_matrix`.  The default ``block_rows`` keeps a block at about
+    :data:`BLOCK_BYTES` of float64, so that the few element-wise passes of the kernel
+    run in the processor's cache rather than in memory (several times faster for the
+    polynomial kernel on MNIST than blocks of 1,024 rows).
+
+    Examples
+    --------
+    >>> X = [[1, 0], [0, 2]]
+    >>> bool(np.array_equal(kernel_from_gram(gram_matrix(X), "rbf", gamma=0.5),
+    ...                     kernel_matrix(X, X, "rbf", gamma=0.5)))
+    True
+    """
+    G = np.asarray(G)
+    if G.ndim != 2 or G.shape[0] != G.shape[1]:
+        raise ValueError(f"G must be a square matrix, got shape {G.shape}")
+    if block_rows is None:
+        block_rows = cache_rows(G.shape[1])
+    degree, block_rows = _kernel_args(kernel, degree, block_rows)
+    threads = _threads_arg(threads)
+    gamma = float(as_positive(gamma, "gamma"))
+    sq = np.diagonal(G).astype(np.float64)
+
+    def dots(rows, blk):
+        blk[...] = G[rows]
+
+    return _fill_kernel(
+        G.shape, out, block_rows, dots, kernel, gamma, degree, coef0, sq, sq, threads
+    )
+
+
+def fit_kernel_svm(
+    X,
+    y,
+    predict_sets=(),
+    kernel: str = "rbf",
+    *,
+    degree: int = 3,
+    C: float = 1.0,
+    block_rows: int | None = None,
+    gram: np.ndarray | None = None,
+    threads: int = 1,
+):
+    """Fit ``SVC(kernel=kernel, gamma="scale")`` through a precomputed kernel matrix.
+
+    Builds the training kernel with :func:`kernel_matrix`, fits
+    ``SVC(kernel="precomputed", C=C)`` on it (libsvm's solver on the same numbers),
+    frees it, then predicts each array of ``predict_sets`` from its kernel against the
+    support vectors only (the other columns are never read by libsvm and stay 0).
+
+    Parameters
+    ----------
+    X : array_like, shape (n, p)
+        Training rows.
+    y : array_like, shape (n,)
+        Training labels.
+    predict_sets : sequence of array_like, each of shape (m_k, p)
+        Rows to predict.
+    kernel : {"rbf", "poly"}
+    degree : int
+        Degree of the polynomial kernel.
+    C : float
+        Regularisation (scikit-learn's default 1.0).
+    block_rows : int, optional
+        Rows per block of the kernel matrices (default: 1,024 where they come from a
+        matrix product, and :func:`cache_rows` where they come from ``gram``).
+    gram : ndarray, optional
+        :func:`gram_matrix` of ``X``, to share one Gram matrix between several kernels.
+    threads : int
+        Threads for the kernel matrices (:func:`kernel_matrix`); libsvm's solver and
+        its predictions run on one thread whatever this is.
+
+    Returns
+    -------
+    predictions : list of ndarray
+        One per array of ``predict_sets``.
+    fit_seconds, predict_seconds : float
+        Wall times, kernel matrices included.
+    n_support : int
+        Number of support vectors.
+    """
+    from sklearn.svm import SVC
+
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    if X.ndim != 2 or y.shape != (X.shape[0],):
+        raise ValueError(
+            f"X must be 2-d and y hold one label per row, got shapes {X.shape} and {y.shape}"
+        )
+    gamma = svm_gamma(X)
+    kw = {"gamma": gamma, "degree": degree, "threads": threads}
+    rows = 1024 if block_rows is None else block_rows  # matrix products: big blocks
+    t0 = time.perf_counter()
+    if gram is None:
+        K = kernel_matrix(X, X, kernel, block_rows=rows, **kw)
+    else:
+        if np.shape(gram) != (X.shape[0], X.shape[0]):
+            raise ValueError(
+                f"gram must have shape {(X.shape[0], X.shape[0])}, got {np.shape(gram)}"
+            )
+        K = kernel_from_gram(gram, kernel, block_rows=block_rows, **kw)
+    model = SVC(kernel="precomputed", C=C).fit(K, y)
+    del K
+    t1 = time.perf_counter()
+    sv = model.support_
+    preds = []
+    for A in predict_sets:
+        A = np.asarray(A, dtype=np.float64)
+        full = np.zeros((A.shape[0], X.shape[0]))
+        full[:, sv] = kernel_matrix(A, X[sv], kernel, block_rows=rows, **kw)
+        preds.append(model.predict(full))
+        del full
+    return preds, t1 - t0, time.perf_counter() - t1, int(sv.size)

@@ -1,0 +1,92 @@
+"""Several models scored on one test set.
+
+Per-item correctness (``predictions``), paired tests, intervals and sizes for two models
+on the same items (``paired``), every pair with an adjustment for multiplicity
+(``multiple``), two models' accuracies from counts (``compare``), and which model can be
+the best (``best``: the best set, the paired P(best)).
+
+Every public function and result class of the wing is importable from here
+(``from heldout.comparison import best_set``); each module is imported the first time one
+of its names is used, so ``import heldout.comparison`` costs nothing.
+
+Examples
+--------
+>>> import heldout.comparison as w
+>>> callable(w.best_set)
+True
+"""
+
+from __future__ import annotations
+
+from heldout._lazy import attach
+
+#: Public name -> the module of this wing that defines it.
+WHERE = {
+    "BestBounds": "compare",
+    "BestSet": "best",
+    "DiffInterval": "paired",
+    "Disagreements": "paired",
+    "EquivalenceTest": "paired",
+    "FalseClaims": "best",
+    "MonteCarlo": "compare",
+    "NoninferiorityTest": "paired",
+    "PairedBest": "best",
+    "PairedSize": "paired",
+    "Pairs": "multiple",
+    "PatternProbs": "best",
+    "Patterns": "predictions",
+    "PickBest": "best",
+    "PickBestSize": "best",
+    "PickSize": "paired",
+    "Predictions": "predictions",
+    "SimulatedPower": "compare",
+    "adjust": "multiple",
+    "all_pairs": "multiple",
+    "as_correct": "predictions",
+    "benjamini_hochberg": "multiple",
+    "best_bounds": "compare",
+    "best_set": "best",
+    "bonferroni": "multiple",
+    "chi2_test": "compare",
+    "correctness": "predictions",
+    "diff_coverage": "paired",
+    "diff_interval": "paired",
+    "disagreements": "paired",
+    "equivalence_test": "paired",
+    "false_claims": "best",
+    "first_at_least": "paired",
+    "fisher_test": "compare",
+    "holm": "multiple",
+    "mc_draws_needed": "compare",
+    "mcnemar_exact": "paired",
+    "mcnemar_power": "paired",
+    "noninferiority_test": "paired",
+    "paired_cell_probs": "compare",
+    "paired_prob_better": "compare",
+    "paired_size": "paired",
+    "pairwise_prob_better": "compare",
+    "pattern_counts": "predictions",
+    "pick_best_paired": "best",
+    "pick_best_probability": "compare",
+    "pick_best_size_paired": "best",
+    "pick_probability": "paired",
+    "pick_size": "paired",
+    "prob_best": "compare",
+    "prob_best_mc": "compare",
+    "prob_best_paired": "best",
+    "prob_better": "compare",
+    "prob_better_mc": "compare",
+    "prob_greater_beta": "compare",
+    "read_predictions": "predictions",
+    "required_size": "compare",
+    "required_size_exact": "compare",
+    "required_size_paired": "compare",
+    "shared_patterns": "best",
+    "simulate_correct": "best",
+    "simulate_pick_best": "compare",
+    "simulate_power": "compare",
+    "unpaired_size": "paired",
+}
+
+__all__ = sorted(WHERE)
+__getattr__, __dir__ = attach(__name__, WHERE)

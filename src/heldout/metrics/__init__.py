@@ -1,0 +1,89 @@
+"""Beyond accuracy: every metric of a predictions file, with intervals.
+
+Rates on their own denominators (``rates``), F1 and balanced accuracy (``fscore``), the
+AUC (``auc``), proper scores (``scores``), class proportions (``multinomial``), the paired
+bootstrap (``bootstrap``), the test mean squared error (``regression``), result objects
+(``estimate``), reading a predictions file (``prediction_files``) and everything at once
+(``evaluate``).
+
+Every public function and result class of the wing is importable from here
+(``from heldout.metrics import auc_interval``); each module is imported the first time one
+of its names is used, so ``import heldout.metrics`` costs nothing.
+
+Examples
+--------
+>>> import heldout.metrics as w
+>>> callable(w.auc_interval)
+True
+"""
+
+from __future__ import annotations
+
+from heldout._lazy import attach
+
+#: Public name -> the module of this wing that defines it.
+WHERE = {
+    "AUCSize": "auc",
+    "BCaInterval": "bootstrap",
+    "ClassRates": "rates",
+    "Confusion": "rates",
+    "Context": "evaluate",
+    "DeLong": "auc",
+    "Difference": "estimate",
+    "Estimate": "estimate",
+    "MSEInterval": "regression",
+    "MethodCoverage": "regression",
+    "MetricSpec": "evaluate",
+    "Placements": "auc",
+    "Predictions": "prediction_files",
+    "Rates": "rates",
+    "Reliability": "scores",
+    "Residuals": "regression",
+    "SmallSampleWarning": "bootstrap",
+    "accuracy_difference": "rates",
+    "auc_difference": "auc",
+    "auc_interval": "auc",
+    "auc_power_size": "auc",
+    "auc_size": "auc",
+    "auc_variance": "auc",
+    "balanced_accuracy_interval": "fscore",
+    "bca_interval": "bootstrap",
+    "bonferroni_exact": "multinomial",
+    "bootstrap_interval": "bootstrap",
+    "brier_items": "scores",
+    "class_f1": "fscore",
+    "class_rates": "rates",
+    "cluster_bootstrap_interval": "bootstrap",
+    "confusion": "rates",
+    "confusion_matrix": "rates",
+    "delong": "auc",
+    "detect_kind": "evaluate",
+    "effective_size": "auc",
+    "f1_interval": "fscore",
+    "f1_score": "fscore",
+    "forest_plot": "evaluate",
+    "goodman": "multinomial",
+    "log_loss_items": "scores",
+    "macro_interval": "fscore",
+    "metric_entry": "evaluate",
+    "micro_f1_interval": "fscore",
+    "mse": "regression",
+    "mse_coverage": "regression",
+    "mse_interval": "regression",
+    "mse_se": "regression",
+    "pair_entry": "evaluate",
+    "placement_values": "auc",
+    "plot_reliability": "scores",
+    "rate_interval": "rates",
+    "read_predictions": "prediction_files",
+    "reliability": "scores",
+    "sample_residuals": "regression",
+    "score_difference": "scores",
+    "score_interval": "scores",
+    "shortfall": "auc",
+    "simultaneous_interval": "multinomial",
+    "sison_glaz": "multinomial",
+}
+
+__all__ = sorted(WHERE)
+__getattr__, __dir__ = attach(__name__, WHERE)

@@ -1,0 +1,926 @@
+"""Every metric of one or several models on one test set, with intervals and paired tests.
+
+What ``heldout evaluate`` prints.  For each model, each metric gets its value, an
+interval and the method behind it:
+
+===============  ==========================================  ===============================
+metric           two classes                                 several classes
+===============  ==========================================  ===============================
+accuracy         Clopper-Pearson (:mod:`heldout.metrics.rates`)      Clopper-Pearson
+precision        Clopper-Pearson on predicted positives      macro average, delta (logit)
+recall           Clopper-Pearson on actual positives         macro average, delta (logit)
+specificity      Clopper-Pearson on actual negatives         macro average, delta (logit)
+npv              Clopper-Pearson on predicted negatives      --
+f1               exact, via the Jaccard index                macro average, delta (logit)
+auc              ``"auto"`` of :mod:`heldout.metrics.auc` (scores)   --
+brier, log_loss  effective-count gamma interval (scores)     --
+===============  ==========================================  ===============================
+
+and for every pair of models, the paired difference on the same items with its
+test: MOVER on the ``"auto"`` intervals for the AUC
+(:func:`heldout.metrics.auc.auc_difference`), McNemar (exact) with Agresti and Min's
+interval for the accuracy, the paired t for the Brier score and log loss
+(differences of means), and the paired BCa bootstrap (:mod:`heldout.metrics.bootstrap`)
+for the others.  Where the book's simulations show a method failing (too few
+items in the smaller class for the AUC or the proper scores), the entry carries
+a ``warning``.
+
+Clustered items (``clusters``, one cluster id per item).  Every metric that is a
+mean over its own items (accuracy; the Brier score and log loss; recall over the
+actual positives, specificity over the actual negatives, precision over the
+predicted positives, NPV over the predicted negatives) gets the cluster-robust
+interval of :func:`heldout.dependent.clustered.clustered_mean` as its ``low``/``high``, and
+the fields ``se_iid``, ``se_cluster``, ``design_effect``, ``icc``,
+``effective_n`` and ``clusters``, with the independent-item interval kept as
+``iid_low``/``iid_high``/``iid_method``.  The paired differences of the means on
+the same items use :func:`heldout.dependent.clustered.clustered_difference`.  The AUC and
+F1, and the differences of precision and NPV (whose items differ between the
+models), use the cluster bootstrap of
+:func:`heldout.metrics.bootstrap.cluster_bootstrap_interval`, and say so in ``method``.
+With ``strata`` (and optionally the population ``shares`` of the strata), each
+mean also gets a ``stratified`` estimate (:func:`heldout.dependent.strata.stratified_mean`).
+
+A model column holds either predicted labels or, for two classes, scores in
+[0, 1] (predicted probabilities of class 1): whole numbers are read as labels and
+anything else as scores, unless ``kinds`` says otherwise; scores are turned into
+labels at ``threshold`` for the label metrics.
+
+The metrics are entries of :data:`METRICS`, each a :class:`MetricSpec` with a
+function for one model and one for a pair; :func:`evaluate` calls them in turn,
+and :func:`metric_entry` / :func:`pair_entry` turn their results into the printed
+dictionaries, to which a spec may add fields (``extra``, ``warning``).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from heldout._deprecate import level_to_alpha, renamed
+from heldout.metrics.estimate import Difference, Estimate
+
+__all__ = [
+    "AUC_MIN_CLASS",
+    "METRICS",
+    "MAX_CLASSES",
+    "SCORE_MIN_CLASS",
+    "Context",
+    "MetricSpec",
+    "detect_kind",
+    "evaluate",
+    "forest_plot",
+    "metric_entry",
+    "pair_entry",
+]
+
+#: Most classes ``evaluate`` accepts in the label column.
+MAX_CLASSES = 100
+#: Fewer items than this in the smaller class: only the max-variance AUC interval holds.
+AUC_MIN_CLASS = 10
+#: Fewer items than this in the rarer class: the proper scores' intervals are not trusted.
+SCORE_MIN_CLASS = 10
+
+
+@dataclass
+class Context:
+    """What the metric functions see: labels, each model's predictions, settings.
+
+    Built by :func:`evaluate`; a metric's ``single(ctx, model)`` reads it.
+
+    Examples
+    --------
+    >>> ctx = Context(np.array([0, 1, 1]), {"a": np.array([0, 1, 0])}, {}, np.array([0, 1]),
+    ...               alpha=0.05, threshold=0.5, n_resamples=200, seed=1)
+    >>> ctx.binary, ctx.minority
+    (True, 1)
+    """
+
+    y: np.ndarray
+    labels: dict
+    scores: dict
+    classes: np.ndarray
+    alpha: float
+    threshold: float
+    n_resamples: int
+    seed: int | None
+    cache: dict = field(default_factory=dict)
+    clusters: np.ndarray | None = None
+    strata: np.ndarray | None = None
+    shares: dict | None = None
+    correction: str = "CR1"
+
+    @property
+    def binary(self) -> bool:
+        """Two classes, coded 0 and 1."""
+        return self.classes.size <= 2 and set(self.classes.tolist()) <= {0, 1}
+
+    @property
+    def minority(self) -> int:
+        """Items in the smaller class of a binary label column."""
+        n1 = int(np.count_nonzero(self.y == 1))
+        return min(n1, self.y.size - n1)
+
+    def confusion(self, model: str) -> np.ndarray:
+        """Confusion matrix of ``model`` over the classes (cached)."""
+        key = ("cm", model)
+        if key not in self.cache:
+            from heldout.metrics.rates import confusion_matrix
+
+            self.cache[key] = confusion_matrix(self.y, self.labels[model], classes=self.classes)
+        return self.cache[key]
+
+    def delong(self, models: tuple[str, ...]):
+        """DeLong AUCs and covariance of the scored models (computed once for all pairs)."""
+        key = ("delong", models)
+        if key not in self.cache:
+            from heldout.metrics.auc import delong
+
+            self.cache[key] = delong(self.y, np.vstack([self.scores[m] for m in models]))
+        return self.cache[key]
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """One metric of the report.
+
+    Attributes
+    ----------
+    name : str
+        Key in the output.
+    needs_scores : bool
+        Computed only for models given as scores.
+    single : callable
+        ``single(ctx, model) -> Estimate`` (``ValueError`` when undefined).
+    pair : callable
+        ``pair(ctx, a, b) -> Difference``.
+    binary_only : bool
+        Only for two classes.
+    extra : callable, optional
+        ``extra(ctx, model_or_pair, result) -> dict`` of additional fields.
+    items : callable, optional
+        ``items(ctx, model) -> (values, mask)``: for a metric that is a mean, its
+        per-item values and the items it averages over (for clustered intervals).
+    shared_items : bool
+        The two models of a pair average over the same items (so a paired
+        clustered difference of means applies).
+    cluster_metric : str, optional
+        Name for :func:`heldout.metrics.bootstrap.cluster_bootstrap_interval`.
+    warning : callable, optional
+        ``warning(ctx, model_or_pair) -> str or None``.
+
+    Examples
+    --------
+    >>> [spec.name for spec in METRICS][:3]
+    ['accuracy', 'precision', 'recall']
+    """
+
+    name: str
+    needs_scores: bool
+    single: Callable
+    pair: Callable
+    binary_only: bool = False
+    extra: Callable | None = None
+    items: Callable | None = None
+    shared_items: bool = True
+    cluster_metric: str | None = None
+    warning: Callable | None = None
+
+
+# --------------------------------------------------------------------------- singles
+_RATES = {  # numerator (true, predicted) cell, denominator subset, its name
+    "precision": ((1, 1), ("pred", 1), "predicted positives"),
+    "recall": ((1, 1), ("true", 1), "actual positives"),
+    "specificity": ((0, 0), ("true", 0), "actual negatives"),
+    "npv": ((0, 0), ("pred", 0), "predicted negatives"),
+}
+
+
+def _rate(which: str):
+    def single(ctx: Context, model: str) -> Estimate:
+        from heldout.metrics.fscore import macro_interval
+        from heldout.metrics.rates import rate_interval
+
+        cm = ctx.confusion(model)
+        if which == "accuracy":
+            return rate_interval(int(np.trace(cm)), int(cm.sum()), ctx.alpha)
+        if not ctx.binary:
+            return macro_interval(cm, which, ctx.alpha, "logit")
+        (ti, pi), (axis, value), what = _RATES[which]
+        m = int(cm[:, value].sum() if axis == "pred" else cm[value, :].sum())
+        if m == 0:
+            raise ValueError(f"undefined: no {what}")
+        return rate_interval(int(cm[ti, pi]), m, ctx.alpha)
+
+    return single
+
+
+def _rate_items(which: str):
+    """Per-item values of a rate that is a mean over its own subset of items."""
+
+    def items(ctx: Context, model: str):
+        pred, y = ctx.labels[model], ctx.y
+        if which == "accuracy":
+            return (pred == y).astype(float), np.ones(y.size, dtype=bool)
+        (ti, pi), (axis, value), _ = _RATES[which]
+        mask = (pred == value) if axis == "pred" else (y == value)
+        hit = (y == ti) if axis == "pred" else (pred == pi)
+        return hit.astype(float), mask
+
+    return items
+
+
+def _f1(ctx: Context, model: str) -> Estimate:
+    from heldout.metrics.fscore import f1_interval, macro_interval
+
+    cm = ctx.confusion(model)
+    if not ctx.binary:
+        return macro_interval(cm, "f1", ctx.alpha, "logit")
+    fp, fn, tp = cm[0, 1], cm[1, 0], cm[1, 1]
+    if tp + fp + fn == 0:
+        raise ValueError("undefined: no positives and none predicted")
+    return f1_interval(int(tp), int(fp), int(fn), ctx.alpha, "exact")
+
+
+def _auc(ctx: Context, model: str) -> Estimate:
+    from heldout.metrics.auc import _interval
+
+    scored = tuple(ctx.scores)  # one DeLong computation serves every model and pair
+    d = ctx.delong(scored)
+    i = scored.index(model)
+    return _interval(d.auc[i], d.cov[i, i], d.n_positive, d.n_negative, ctx.alpha, "auto")
+
+
+def _auc_warning(ctx: Context, model_or_pair) -> str | None:
+    from heldout.metrics.auc import SHORTFALL_MIN, shortfall
+
+    if ctx.minority < AUC_MIN_CLASS:
+        return (
+            f"{ctx.minority} items in the smaller class, fewer than {AUC_MIN_CLASS}: only the "
+            "wide max-variance interval holds its level here"
+        )
+    if ctx.clusters is None:
+        return None
+    scored = tuple(ctx.scores)
+    d = ctx.delong(scored)
+    names = model_or_pair if isinstance(model_or_pair, tuple) else (model_or_pair,)
+    short = min(float(shortfall(d.auc[scored.index(m)], d.n_positive, d.n_negative)) for m in names)
+    if short < SHORTFALL_MIN:
+        return (
+            f"about {short:.1f} items' worth of misranked pairs, fewer than {SHORTFALL_MIN:g}: "
+            "the cluster bootstrap, like every bootstrap, undercovers with so few"
+        )
+    return None
+
+
+def _score(which: str):
+    def single(ctx: Context, model: str) -> Estimate:
+        from heldout.metrics.scores import score_interval
+
+        return score_interval(ctx.y, ctx.scores[model], which, ctx.alpha, "gamma")
+
+    return single
+
+
+def _score_items(which: str):
+    def items(ctx: Context, model: str):
+        from heldout.metrics.scores import brier_items, log_loss_items
+
+        per_item = brier_items if which == "brier" else log_loss_items
+        return per_item(ctx.y, ctx.scores[model]), np.ones(ctx.y.size, dtype=bool)
+
+    return items
+
+
+def _score_warning(which: str):
+    def warning(ctx: Context, model_or_pair) -> str | None:
+        from heldout.metrics.scores import PAIRED_T_MIN_CLASS
+
+        if isinstance(model_or_pair, tuple):
+            need, what = PAIRED_T_MIN_CLASS[which], "the paired t-interval"
+        else:
+            need, what = SCORE_MIN_CLASS, "the interval"
+        if ctx.minority < need:
+            return (
+                f"{ctx.minority} items in the rarer class, fewer than {need}: {what} of the "
+                f"{which.replace('_', ' ')} undercovers in the book's simulations"
+            )
+        return None
+
+    return warning
+
+
+# --------------------------------------------------------------------------- pairs
+def _boot_pair(name_binary: str, name_multi: str):
+    def pair(ctx: Context, a: str, b: str) -> Difference:
+        from heldout.metrics.bootstrap import bootstrap_interval
+
+        metric = name_binary if ctx.binary else name_multi
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return bootstrap_interval(
+                metric,
+                ctx.y,
+                ctx.labels[a],
+                ctx.labels[b],
+                alpha=ctx.alpha,
+                n_resamples=ctx.n_resamples,
+                seed=ctx.seed,
+            )
+
+    return pair
+
+
+def _accuracy_pair(ctx: Context, a: str, b: str) -> Difference:
+    from heldout.metrics.rates import accuracy_difference
+
+    return accuracy_difference(ctx.y, ctx.labels[a], ctx.labels[b], ctx.alpha)
+
+
+def _auc_pair(ctx: Context, a: str, b: str) -> Difference:
+    from heldout.metrics.auc import _difference
+
+    scored = tuple(ctx.scores)
+    return _difference(ctx.delong(scored), scored.index(a), scored.index(b), ctx.alpha, "mover")
+
+
+def _score_pair(which: str):
+    def pair(ctx: Context, a: str, b: str) -> Difference:
+        from heldout.metrics.scores import score_difference
+
+        return score_difference(ctx.y, ctx.scores[a], ctx.scores[b], which, ctx.alpha)
+
+    return pair
+
+
+#: The metrics of the report, in output order.
+METRICS: tuple[MetricSpec, ...] = (
+    MetricSpec("accuracy", False, _rate("accuracy"), _accuracy_pair, items=_rate_items("accuracy")),
+    MetricSpec(
+        "precision",
+        False,
+        _rate("precision"),
+        _boot_pair("precision", "macro_precision"),
+        items=_rate_items("precision"),
+        shared_items=False,
+        cluster_metric="precision",
+    ),
+    MetricSpec(
+        "recall",
+        False,
+        _rate("recall"),
+        _boot_pair("recall", "macro_recall"),
+        items=_rate_items("recall"),
+    ),
+    MetricSpec(
+        "specificity",
+        False,
+        _rate("specificity"),
+        _boot_pair("specificity", "macro_specificity"),
+        items=_rate_items("specificity"),
+    ),
+    MetricSpec(
+        "npv",
+        False,
+        _rate("npv"),
+        _boot_pair("npv", "npv"),
+        binary_only=True,
+        items=_rate_items("npv"),
+        shared_items=False,
+        cluster_metric="npv",
+    ),
+    MetricSpec("f1", False, _f1, _boot_pair("f1", "macro_f1"), cluster_metric="f1"),
+    MetricSpec(
+        "auc",
+        True,
+        _auc,
+        _auc_pair,
+        binary_only=True,
+        cluster_metric="auc",
+        warning=_auc_warning,
+    ),
+    MetricSpec(
+        "brier",
+        True,
+        _score("brier"),
+        _score_pair("brier"),
+        binary_only=True,
+        items=_score_items("brier"),
+        warning=_score_warning("brier"),
+    ),
+    MetricSpec(
+        "log_loss",
+        True,
+        _score("log_loss"),
+        _score_pair("log_loss"),
+        binary_only=True,
+        items=_score_items("log_loss"),
+        warning=_score_warning("log_loss"),
+    ),
+)
+
+
+# --------------------------------------------------------------------------- clustered items
+def _rounded(x):
+    return None if x is None else float(x)
+
+
+def _cluster_fields(r) -> dict:
+    """The clustered fields of a :class:`heldout.dependent.clustered.ClusteredMean`."""
+    return {
+        "se_iid": float(r.se_iid),
+        "se_cluster": float(r.se_cluster),
+        "design_effect": _rounded(r.design_effect),
+        "icc": _rounded(r.icc),
+        "effective_n": _rounded(r.effective_n),
+        "clusters": int(r.clusters),
+    }
+
+
+def _stratified(ctx: Context, values: np.ndarray, mask: np.ndarray) -> dict:
+    from heldout.dependent.strata import stratified_mean
+
+    clusters = None if ctx.clusters is None else ctx.clusters[mask]
+    try:
+        s = stratified_mean(
+            values[mask], ctx.strata[mask], ctx.shares, clusters=clusters, alpha=ctx.alpha
+        )
+    except ValueError as exc:
+        return {"value": None, "note": str(exc)}
+    return {
+        "value": s.estimate,
+        "low": s.low,
+        "high": s.high,
+        "se": s.se,
+        "method": f"stratified-{s.method}",
+        "strata": {
+            str(k): {"n": int(n), "mean": float(m), "share": float(w)}
+            for k, n, m, w in zip(s.strata, s.sizes, s.means, s.shares, strict=True)
+        },
+    }
+
+
+def _clustered_single(ctx: Context, spec: MetricSpec, model: str, iid: Estimate):
+    """The clustered result of one model's metric: (Estimate, extra fields) or None."""
+    extra: dict = {}
+    if spec.items is not None and (ctx.binary or spec.name == "accuracy"):
+        values, mask = spec.items(ctx, model)
+        if ctx.strata is not None:
+            extra["stratified"] = _stratified(ctx, values, mask)
+        if ctx.clusters is None:
+            return None, extra
+        from heldout.dependent.clustered import clustered_mean
+
+        r = clustered_mean(
+            values[mask], ctx.clusters[mask], alpha=ctx.alpha, correction=ctx.correction
+        )
+        est = Estimate(
+            r.estimate,
+            r.low,
+            r.high,
+            method=f"clustered-{r.method} ({r.correction}, {r.clusters} clusters)",
+            se=r.se_cluster,
+            n=int(mask.sum()),
+            alpha=ctx.alpha,
+        )
+        return est, {**_cluster_fields(r), **extra}
+    if ctx.clusters is None:
+        return None, extra
+    if spec.cluster_metric is None or not ctx.binary:
+        return None, {"cluster_note": "no clustered interval for this metric"}
+    from heldout.metrics.bootstrap import cluster_bootstrap_interval
+
+    pred = ctx.scores[model] if spec.name == "auc" else ctx.labels[model]
+    est = cluster_bootstrap_interval(
+        spec.cluster_metric,
+        ctx.y,
+        pred,
+        clusters=ctx.clusters,
+        alpha=ctx.alpha,
+        n_resamples=ctx.n_resamples,
+        seed=ctx.seed,
+    )
+    return est, {"se_iid": _rounded(iid.se), "se_cluster": est.se, "clusters": _n_clusters(ctx)}
+
+
+def _n_clusters(ctx: Context) -> int:
+    return int(np.unique(ctx.clusters).size)
+
+
+def _clustered_pair(ctx: Context, spec: MetricSpec, a: str, b: str):
+    """The clustered paired difference: (Difference, extra fields) or (None, note)."""
+    from scipy import stats
+
+    if spec.items is not None and spec.shared_items and (ctx.binary or spec.name == "accuracy"):
+        from heldout.dependent.clustered import clustered_difference
+
+        va, mask = spec.items(ctx, a)
+        vb, _ = spec.items(ctx, b)
+        r = clustered_difference(
+            va[mask], vb[mask], ctx.clusters[mask], alpha=ctx.alpha, correction=ctx.correction
+        )
+        t = r.estimate / r.se_cluster if r.se_cluster > 0 else math.copysign(math.inf, r.estimate)
+        if r.se_cluster == 0 and r.estimate == 0:
+            t, p = 0.0, 1.0
+        else:
+            p = float(2 * stats.t.sf(abs(t), r.df))
+        d = Difference(
+            r.estimate,
+            r.low,
+            r.high,
+            p_value=p,
+            method=f"clustered-{r.method} ({r.correction}, {r.clusters} clusters)",
+            se=r.se_cluster,
+            statistic=t,
+            n=int(mask.sum()),
+            alpha=ctx.alpha,
+        )
+        return d, _cluster_fields(r)
+    if spec.cluster_metric is None or not ctx.binary:
+        return None, {"cluster_note": "no clustered interval for this metric"}
+    from heldout.metrics.bootstrap import cluster_bootstrap_interval
+
+    pa, pb = (
+        (ctx.scores if spec.name == "auc" else ctx.labels)[a],
+        (ctx.scores if spec.name == "auc" else ctx.labels)[b],
+    )
+    d = cluster_bootstrap_interval(
+        spec.cluster_metric,
+        ctx.y,
+        pa,
+        pb,
+        clusters=ctx.clusters,
+        alpha=ctx.alpha,
+        n_resamples=ctx.n_resamples,
+        seed=ctx.seed,
+    )
+    return d, {"se_cluster": d.se, "clusters": _n_clusters(ctx)}
+
+
+# --------------------------------------------------------------------------- entries
+def _num(x) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def metric_entry(result: Estimate | None, note: str = "", **extra) -> dict:
+    """The printed form of one metric of one model: ``value``, ``low``, ``high``, ``method``.
+
+    Examples
+    --------
+    >>> metric_entry(Estimate(0.8, 0.7, 0.9, method="wilson", n=100))
+    {'value': 0.8, 'low': 0.7, 'high': 0.9, 'method': 'wilson', 'n': 100}
+    >>> metric_entry(None, "no positives")["method"]
+    'no positives'
+    """
+    if not isinstance(note, str):
+        raise ValueError(f"note must be a text, got {note!r}")
+    if result is None:
+        return {"value": None, "low": None, "high": None, "method": note, **extra}
+    if not isinstance(result, Estimate):
+        raise ValueError(f"result must be an Estimate or None, got {result!r}")
+    out = {
+        "value": _num(result.value),
+        "low": _num(result.low),
+        "high": _num(result.high),
+        "method": result.method,
+        "n": int(result.n),
+    }
+    out.update(extra)
+    return out
+
+
+def pair_entry(result: Difference | None, note: str = "", **extra) -> dict:
+    """The printed form of a paired difference: ``value`` (A - B), ``low``, ``high``, ``p_value``, ``method``.
+
+    Examples
+    --------
+    >>> pair_entry(None, "needs scores")
+    {'value': None, 'low': None, 'high': None, 'p_value': None, 'method': 'needs scores'}
+    """
+    if not isinstance(note, str):
+        raise ValueError(f"note must be a text, got {note!r}")
+    if result is None:
+        return {"value": None, "low": None, "high": None, "p_value": None, "method": note, **extra}
+    if not isinstance(result, Difference):
+        raise ValueError(f"result must be a Difference or None, got {result!r}")
+    out = {
+        "value": _num(result.value),
+        "low": _num(result.low),
+        "high": _num(result.high),
+        "p_value": _num(result.p_value),
+        "method": result.method,
+    }
+    out.update(extra)
+    return out
+
+
+def _single_entry(ctx: Context, spec: MetricSpec, name: str) -> dict:
+    try:
+        result = spec.single(ctx, name)
+    except ValueError as exc:
+        return metric_entry(None, str(exc))
+    extra = spec.extra(ctx, name, result) if spec.extra else {}
+    if ctx.clusters is not None or ctx.strata is not None:
+        try:
+            clustered, fields = _clustered_single(ctx, spec, name, result)
+        except ValueError as exc:
+            clustered, fields = None, {"cluster_note": str(exc)}
+        extra.update(fields)
+        if clustered is not None:
+            extra.update(
+                iid_low=_num(result.low), iid_high=_num(result.high), iid_method=result.method
+            )
+            result = clustered
+    note = spec.warning(ctx, name) if spec.warning else None
+    if note:
+        extra["warning"] = note
+    return metric_entry(result, **extra)
+
+
+def _pair_entry(ctx: Context, spec: MetricSpec, a: str, b: str) -> dict:
+    try:
+        result = spec.pair(ctx, a, b)
+    except ValueError as exc:
+        return pair_entry(None, str(exc))
+    extra = spec.extra(ctx, (a, b), result) if spec.extra else {}
+    if ctx.clusters is not None:
+        try:
+            clustered, fields = _clustered_pair(ctx, spec, a, b)
+        except ValueError as exc:
+            clustered, fields = None, {"cluster_note": str(exc)}
+        extra.update(fields)
+        if clustered is not None:
+            extra.update(
+                iid_low=_num(result.low),
+                iid_high=_num(result.high),
+                iid_p_value=_num(result.p_value),
+                iid_method=result.method,
+            )
+            result = clustered
+    note = spec.warning(ctx, (a, b)) if spec.warning else None
+    if note:
+        extra["warning"] = note
+    return pair_entry(result, **extra)
+
+
+# --------------------------------------------------------------------------- kinds
+def detect_kind(values: np.ndarray) -> str:
+    """``"labels"`` when every value is a whole number, else ``"scores"``.
+
+    Examples
+    --------
+    >>> detect_kind(np.array([0.0, 1.0, 1.0])), detect_kind(np.array([0.2, 0.9]))
+    ('labels', 'scores')
+    """
+    from heldout import _inputs
+
+    v = _inputs.scores(values, "values")
+    return "labels" if np.all(v == np.round(v)) else "scores"
+
+
+def _classes(y: np.ndarray) -> np.ndarray:
+    if np.any(y != np.round(y)):
+        raise ValueError("the label column must hold whole numbers (class labels such as 0 and 1)")
+    classes = np.unique(y).astype(np.int64)
+    if classes.size > MAX_CLASSES:
+        raise ValueError(f"the label column holds {classes.size} classes, more than {MAX_CLASSES}")
+    return classes
+
+
+def _groups(values, name: str, n: int) -> np.ndarray | None:
+    if values is None:
+        return None
+    arr = np.asarray(values)
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise ValueError(
+            f"{name} must have one label per item: got shape {arr.shape} for {n} items"
+        )
+    return arr
+
+
+@renamed(level=("alpha", level_to_alpha))
+def evaluate(
+    y,
+    predictions: dict,
+    *,
+    alpha: float = 0.05,
+    kinds: dict | str | None = None,
+    threshold: float = 0.5,
+    n_resamples: int = 2000,
+    seed: int | None = None,
+    clusters=None,
+    strata=None,
+    shares: dict | None = None,
+    correction: str = "CR1",
+) -> dict:
+    """Every metric of every model with intervals, and paired differences of every pair.
+
+    Parameters
+    ----------
+    y : array_like
+        True labels (0/1 for two classes; whole numbers for several).
+    predictions : dict
+        ``{model name: column}``: predicted labels, or scores in [0, 1] for two classes.
+    alpha : float, default 0.05
+        Every interval has confidence ``1 - alpha`` (``level=`` is a deprecated way of
+        giving ``1 - alpha``).
+    kinds : dict or str, optional
+        ``"labels"`` or ``"scores"`` for every model, or per model; default:
+        detected (:func:`detect_kind`).
+    threshold : float, default 0.5
+        Scores at or above it are predicted positive.
+    n_resamples : int, default 2000
+        Resamples of the paired (and cluster) bootstrap.
+    seed : int, optional
+        Seed of the bootstrap.
+    clusters : array_like, optional
+        Cluster id of each item: clustered intervals (see the module notes).
+    strata : array_like, optional
+        Stratum of each item: a stratified estimate of every mean.
+    shares : dict, optional
+        Population share of each stratum (default: the test set's own mix).
+    correction : {"CR1", "CR0"}
+        Small-sample factor of the cluster-robust variance.
+
+    Returns
+    -------
+    dict
+        ``n``, ``alpha``, ``level`` (``1 - alpha``), ``classes``, ``models`` (per model: ``kind``,
+        ``kind_source``, ``metrics``) and ``pairs`` (per pair: ``a``, ``b``,
+        ``metrics``), ready for JSON; with ``clusters`` also ``clusters`` (their
+        number).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(7)
+    >>> y = (rng.random(500) < 0.3).astype(int)
+    >>> a = np.clip(0.3 + 0.4 * y + rng.normal(0, 0.2, 500), 0, 1)
+    >>> r = evaluate(y, {"a": a, "b": (a > 0.6).astype(int)}, seed=1)
+    >>> sorted(r["models"]["a"]["metrics"]), r["models"]["b"]["kind"]
+    (['accuracy', 'auc', 'brier', 'f1', 'log_loss', 'npv', 'precision', 'recall', 'specificity'], 'labels')
+    >>> r["pairs"][0]["metrics"]["accuracy"]["method"]
+    'agresti-min, mcnemar-exact'
+    >>> g = np.repeat(np.arange(50), 10)
+    >>> r = evaluate(y, {"a": a}, clusters=g, seed=1)
+    >>> acc = r["models"]["a"]["metrics"]["accuracy"]
+    >>> acc["method"], acc["clusters"]
+    ('clustered-wilson (CR1, 50 clusters)', 50)
+    """
+    from heldout import _inputs
+    from heldout._checks import as_probability
+
+    a_ = float(as_probability(alpha, "alpha"))
+    th = float(as_probability(threshold, "threshold"))
+    if not isinstance(predictions, dict) or not predictions:
+        raise ValueError("predictions must be a dict holding at least one model's column")
+    if correction not in ("CR1", "CR0"):
+        raise ValueError(f"correction must be 'CR1' or 'CR0', got {correction!r}")
+    yy = _inputs.scores(y, "labels")
+    classes = _classes(yy)
+    if classes.size < 2:
+        raise ValueError(
+            f"the label column holds a single class ({classes[0]}); nothing to measure"
+        )
+    cl = _groups(clusters, "clusters", yy.size)
+    st = _groups(strata, "strata", yy.size)
+    if shares is not None and st is None:
+        raise ValueError("shares need strata (one stratum label per item)")
+    if st is not None:
+        from heldout.dependent.strata import stratified_mean
+
+        stratified_mean(yy, st, shares)  # the shares fit the strata (else a ValueError)
+    if cl is not None:
+        from heldout.dependent.clustered import cluster_codes
+
+        cluster_codes(cl, yy.size)  # at least two clusters, no missing ids
+    y_int = yy.astype(np.int64)
+    labels, scores, report = {}, {}, {}
+    for name, column in predictions.items():
+        col = _inputs.scores(column, f"model {name!r}", yy.size)
+        given = kinds if isinstance(kinds, str) else (kinds or {}).get(name)
+        kind = given or detect_kind(col)
+        if kind not in ("labels", "scores"):
+            raise ValueError(
+                f"the kind of model {name!r} must be 'labels' or 'scores', got {kind!r}"
+            )
+        if kind == "scores":
+            if classes.size > 2 or not set(classes.tolist()) <= {0, 1}:
+                raise ValueError(
+                    f"model {name!r} holds scores, which need labels 0 and 1; "
+                    f"the label column holds {classes.size} classes"
+                )
+            if np.any((col < 0) | (col > 1)):
+                raise ValueError(
+                    f"model {name!r} holds scores outside [0, 1]; give probabilities of class 1"
+                )
+            scores[name] = col
+            labels[name] = (col >= th).astype(np.int64)
+        else:
+            if np.any(col != np.round(col)):
+                raise ValueError(f"model {name!r} is read as labels but holds fractions")
+            labels[name] = col.astype(np.int64)
+        report[name] = {"kind": kind, "kind_source": "given" if given else "detected"}
+    all_classes = np.union1d(classes, np.unique(np.concatenate(list(labels.values()))))
+    if all_classes.size > MAX_CLASSES:
+        raise ValueError(f"the labels and predictions hold more than {MAX_CLASSES} classes")
+    ctx = Context(
+        y_int,
+        labels,
+        scores,
+        all_classes,
+        a_,
+        th,
+        n_resamples,
+        seed,
+        clusters=cl,
+        strata=st,
+        shares=shares,
+        correction=correction,
+    )
+    for name in predictions:
+        metrics = {}
+        for spec in METRICS:
+            if (spec.needs_scores and name not in scores) or (spec.binary_only and not ctx.binary):
+                continue
+            metrics[spec.name] = _single_entry(ctx, spec, name)
+        report[name]["metrics"] = metrics
+    pairs = []
+    names = list(predictions)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            metrics = {}
+            for spec in METRICS:
+                if spec.binary_only and not ctx.binary:
+                    continue
+                if spec.needs_scores and not (a in scores and b in scores):
+                    continue
+                metrics[spec.name] = _pair_entry(ctx, spec, a, b)
+            pairs.append({"a": a, "b": b, "metrics": metrics})
+    out = {
+        "n": int(yy.size),
+        "alpha": a_,
+        "level": 1.0 - a_,
+        "classes": [int(c) for c in ctx.classes],
+        "models": report,
+        "pairs": pairs,
+    }
+    if cl is not None:
+        out["clusters"] = _n_clusters(ctx)
+    return out
+
+
+# --------------------------------------------------------------------------- plot
+def forest_plot(report: dict, path=None):
+    """A forest plot of every metric of every model with its interval.
+
+    One row per metric, one marker per model (value, with its interval as a
+    horizontal bar).  Written to ``path`` (PNG) when given; returns the
+    matplotlib ``Figure`` (drawn without pyplot, so it works without a display).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(7)
+    >>> y = (rng.random(200) < 0.4).astype(int)
+    >>> report = evaluate(y, {"a": np.where(rng.random(200) < 0.9, y, 1 - y)}, n_resamples=200, seed=1)
+    >>> fig = forest_plot(report)
+    >>> fig.axes[0].get_xlabel()
+    'value with its 95 % interval'
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    models = list(report["models"])
+    rows = []
+    for name in (spec.name for spec in METRICS):
+        if any(name in report["models"][m]["metrics"] for m in models):
+            rows.append(name)
+    height = 1.0 + 0.45 * len(rows) * max(1, len(models)) ** 0.5
+    fig = Figure(figsize=(7.5, height))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    step = 0.7 / max(len(models), 1)
+    colours = [f"C{i % 10}" for i in range(len(models))]
+    for r, metric in enumerate(rows):
+        for i, m in enumerate(models):
+            e = report["models"][m]["metrics"].get(metric)
+            if not e or e["value"] is None:
+                continue
+            y = r - 0.35 + step * (i + 0.5)
+            ax.plot([e["low"], e["high"]], [y, y], color=colours[i], lw=2)
+            ax.plot([e["value"]], [y], "o", color=colours[i], ms=4, label=m if r == 0 else None)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels(rows)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"value with its {100 * report['level']:g} % interval")
+    ax.set_title(f"{report['n']:,} items")
+    ax.grid(True, axis="x", alpha=0.3)
+    if models:
+        ax.legend(loc="best", fontsize=8, frameon=False)
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=120)
+    return fig

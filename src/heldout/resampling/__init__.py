@@ -1,0 +1,68 @@
+"""No fresh test set: cross-validation and a holdout used too often.
+
+Tests comparing two learners on per-fold scores (``cv``), the paired per-fold scores
+themselves (``cv_scores``), naive and nested cross-validation intervals (``cv_interval``),
+the simulations behind them (``cv_simulation``), and adaptive reuse of a holdout: the
+Ladder, Thresholdout (``reuse``).
+
+Every public function and result class of the wing is importable from here
+(``from heldout.resampling import corrected_t``); each module is imported the first time one
+of its names is used, so ``import heldout.resampling`` costs nothing.
+
+Examples
+--------
+>>> import heldout.resampling as w
+>>> callable(w.corrected_t)
+True
+"""
+
+from __future__ import annotations
+
+from heldout._lazy import attach
+
+#: Public name -> the module of this wing that defines it.
+WHERE = {
+    "AttackResult": "reuse",
+    "BudgetExhausted": "reuse",
+    "CVInterval": "cv_interval",
+    "CVTest": "cv",
+    "CoverageSimulation": "cv_interval",
+    "Ladder": "reuse",
+    "LadderResult": "reuse",
+    "PairedScores": "cv_scores",
+    "SplitCorrect": "cv_scores",
+    "SplitPredictions": "cv_scores",
+    "TestSimulation": "cv_simulation",
+    "Thresholdout": "reuse",
+    "ThresholdoutResult": "reuse",
+    "TwoViews": "cv_simulation",
+    "attack_expected_accuracy": "reuse",
+    "boosting_attack": "reuse",
+    "compare": "cv",
+    "corrected_t": "cv",
+    "fit": "cv_scores",
+    "fit_predict": "cv_scores",
+    "five_by_two_f": "cv",
+    "five_by_two_t": "cv",
+    "ladder": "reuse",
+    "ladder_error_bound": "reuse",
+    "ladder_transcripts": "reuse",
+    "mcnemar_split": "cv",
+    "naive_cv_interval": "cv_interval",
+    "naive_error_bound": "reuse",
+    "naive_t": "cv",
+    "nested_cv_interval": "cv_interval",
+    "paired_scores": "cv_scores",
+    "predict_splits": "cv_scores",
+    "queries_supported": "reuse",
+    "simulate_coverage": "cv_interval",
+    "simulate_tests": "cv_simulation",
+    "single_thread": "cv_scores",
+    "split_correct": "cv_scores",
+    "splits": "cv_scores",
+    "thresholdout": "reuse",
+    "winner_bias": "reuse",
+}
+
+__all__ = sorted(WHERE)
+__getattr__, __dir__ = attach(__name__, WHERE)

@@ -1,0 +1,308 @@
+"""``heldout evaluate`` and ``heldout size auc``: output keys, values, bad files, stdin."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sklearn.metrics import f1_score, log_loss, precision_score, roc_auc_score
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.proportion import proportion_confint
+
+from heldout.cli import main
+from heldout.metrics import auc as A
+
+
+def _write(path, header, rows):
+    with open(path, "w") as fh:
+        fh.write(",".join(header) + "\n")
+        for r in rows:
+            fh.write(",".join(str(v) for v in r) + "\n")
+    return str(path)
+
+
+@pytest.fixture()
+def scored(tmp_path):
+    rng = np.random.default_rng(1)
+    n = 600
+    y = (rng.random(n) < 0.3).astype(int)
+    a = np.round(1 / (1 + np.exp(-(rng.normal(size=n) + 1.5 * y - 1))), 4)
+    b = np.round(1 / (1 + np.exp(-(rng.normal(size=n) + 1.0 * y - 1))), 4)
+    path = _write(tmp_path / "pred.csv", ["label", "model_a", "model_b"], zip(y, a, b, strict=True))
+    return path, y, a, b
+
+
+def _json(capsys, *argv):
+    assert main([*argv, "--json"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1
+    return json.loads(out[0])
+
+
+def test_evaluate_scores_keys_and_values(scored, capsys):
+    path, y, a, b = scored
+    res = _json(capsys, "evaluate", path)
+    assert res["n"] == 600
+    ma = res["models"]["model_a"]
+    assert ma["kind"] == "scores" and ma["kind_source"] == "detected"
+    keys = [
+        "accuracy",
+        "precision",
+        "recall",
+        "specificity",
+        "npv",
+        "f1",
+        "auc",
+        "brier",
+        "log_loss",
+    ]
+    assert list(ma["metrics"]) == keys
+    for entry in ma["metrics"].values():
+        assert {"value", "low", "high", "method"} <= set(entry)
+        assert entry["low"] <= entry["value"] <= entry["high"]
+    pred = (a >= 0.5).astype(int)
+    assert ma["metrics"]["auc"]["value"] == pytest.approx(roc_auc_score(y, a))
+    assert ma["metrics"]["f1"]["value"] == pytest.approx(f1_score(y, pred))
+    assert ma["metrics"]["log_loss"]["value"] == pytest.approx(log_loss(y, a))
+    tp, fp = np.sum(pred & y), np.sum(pred & (1 - y))
+    lo, hi = proportion_confint(tp, tp + fp, method="beta")
+    prec = ma["metrics"]["precision"]
+    assert prec["value"] == pytest.approx(precision_score(y, pred))
+    assert (prec["low"], prec["high"]) == pytest.approx((lo, hi))
+    assert prec["n"] == tp + fp
+    (pair,) = res["pairs"]
+    assert (pair["a"], pair["b"]) == ("model_a", "model_b")
+    assert list(pair["metrics"]) == keys
+    d = A.auc_difference(y, a, b)
+    assert pair["metrics"]["auc"]["p_value"] == pytest.approx(d.p_value)
+    assert (pair["metrics"]["auc"]["low"], pair["metrics"]["auc"]["high"]) == pytest.approx(
+        (d.low, d.high)
+    )
+    assert pair["metrics"]["auc"]["method"].startswith("mover")
+    assert ma["metrics"]["auc"]["method"] == A.auc_interval(y, a).method
+    assert ma["metrics"]["brier"]["method"] == "brier-gamma"
+    pb = (b >= 0.5).astype(int)
+    ra, rb = pred == y, pb == y
+    table = [[np.sum(ra & rb), np.sum(ra & ~rb)], [np.sum(~ra & rb), np.sum(~ra & ~rb)]]
+    assert pair["metrics"]["accuracy"]["p_value"] == pytest.approx(
+        mcnemar(table, exact=True).pvalue
+    )
+    assert pair["metrics"]["f1"]["method"] == "bootstrap-bca"
+    assert pair["metrics"]["brier"]["method"] == "brier-paired-t"
+
+
+def test_evaluate_labels_forced_level_and_plot(scored, tmp_path, capsys):
+    path, y, a, _ = scored
+    out = tmp_path / "forest.png"
+    res = _json(capsys, "evaluate", path, "--plot", str(out))
+    assert res["plot"] == str(out)
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["evaluate", path, "--labels"]) == 2  # scores cannot be read as labels
+    assert "holds fractions" in capsys.readouterr().err
+    res = _json(capsys, "evaluate", path, "--scores", "--level", "0.9")
+    assert res["level"] == 0.9 and res["models"]["model_a"]["kind_source"] == "given"
+    e = A.auc_interval(y, a, alpha=0.1)
+    assert res["models"]["model_a"]["metrics"]["auc"]["low"] == pytest.approx(e.low)
+
+
+def test_evaluate_reads_labels_multiclass_and_other_label_name(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 3, 300)
+    p1 = np.where(rng.random(300) < 0.8, y, rng.integers(0, 3, 300))
+    p2 = np.where(rng.random(300) < 0.7, y, rng.integers(0, 3, 300))
+    path = _write(tmp_path / "m.csv", ["truth", "m1", "m2"], zip(y, p1, p2, strict=True))
+    res = _json(capsys, "evaluate", path, "--label", "truth")
+    m1 = res["models"]["m1"]
+    assert m1["kind"] == "labels" and "auc" not in m1["metrics"]
+    assert m1["metrics"]["f1"]["value"] == pytest.approx(f1_score(y, p1, average="macro"))
+    assert m1["metrics"]["f1"]["method"] == "macro-f1-logit"
+    assert res["pairs"][0]["metrics"]["f1"]["method"] == "bootstrap-bca"
+
+
+def test_evaluate_plain_table(scored, capsys):
+    path, *_ = scored
+    assert main(["evaluate", path]) == 0
+    text = capsys.readouterr().out
+    assert "model_a auc" in text and "scores (detected)" in text and "auto (" in text
+
+
+def test_evaluate_from_stdin(scored):
+    path, y, a, _ = scored
+    with open(path, "rb") as fh:
+        data = fh.read()
+    proc = subprocess.run(
+        [sys.executable, "-m", "heldout", "evaluate", "-", "--json"],
+        input=data,
+        capture_output=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads(proc.stdout)
+    assert res["models"]["model_a"]["metrics"]["auc"]["value"] == pytest.approx(roc_auc_score(y, a))
+
+
+def test_undefined_precision_is_reported_not_fatal(tmp_path, capsys):
+    path = _write(tmp_path / "u.csv", ["label", "m"], [(1, 0), (0, 0), (1, 0), (0, 0)])
+    res = _json(capsys, "evaluate", path)
+    p = res["models"]["m"]["metrics"]["precision"]
+    assert p["value"] is None and "no predicted positives" in p["method"]
+
+
+@pytest.mark.parametrize(
+    "content, word",
+    [
+        ("", "empty"),
+        ("label,a\n", "no data rows"),
+        ("y,a\n1,0.3\n0,0.2\n", "no column named 'label'"),
+        ("label\n1\n0\n", "no model column"),
+        ("label,a\n1,0.3\n0,abc\n", "line 3"),
+        ("label,a\n1,0.3\n0,0.2,5\n", "line 3 has 3 fields"),
+        ("label,a\n1,0.3\n0,nan\n", "NaN"),
+        ("label,a\n1,0.3\n1,0.2\n", "single class"),
+        ("label,a\n1,0.3\n0,1.7\n", "outside \\[0, 1\\]"),
+        ("label,a\n2,0.3\n0,0.2\n1,0.5\n", "need labels 0 and 1"),
+        ("label,label\n1,0\n", "repeats"),
+    ],
+)
+def test_bad_files_one_line_exit_2(tmp_path, capsys, content, word):
+    path = tmp_path / "bad.csv"
+    path.write_text(content)
+    assert main(["evaluate", str(path), "--json"]) == 2
+    err = capsys.readouterr()
+    assert err.out == ""
+    lines = err.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("heldout: error:")
+    import re
+
+    assert re.search(word, lines[0]), lines[0]
+
+
+def test_missing_file_and_parquet_without_pyarrow(tmp_path, capsys):
+    assert main(["evaluate", str(tmp_path / "nope.csv")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    pq = tmp_path / "p.parquet"
+    pq.write_bytes(b"PAR1")
+    assert main(["evaluate", str(pq)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and ("pyarrow" in err or "Parquet" in err)
+
+
+def test_parquet_when_pyarrow_is_installed(scored, tmp_path, capsys):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    _, y, a, b = scored
+    table = pa.table({"label": y, "model_a": a, "model_b": b})
+    pq.write_table(table, tmp_path / "p.parquet")
+    res = _json(capsys, "evaluate", str(tmp_path / "p.parquet"))
+    assert res["models"]["model_a"]["metrics"]["auc"]["value"] == pytest.approx(roc_auc_score(y, a))
+
+
+def test_size_auc(capsys):
+    res = _json(
+        capsys, "size", "auc", "--auc", "0.85", "--half-width", "0.03", "--prevalence", "0.2"
+    )
+    s = A.auc_size(0.85, 0.03, 0.2)
+    assert (res["n"], res["n_positive"], res["n_negative"]) == (s.n, s.n_positive, s.n_negative)
+    assert res["n"] == res["n_positive"] + res["n_negative"] and res["interval"] == "auto"
+    # every method of auc_interval can be sized; another name is one line on stderr
+    base = ["size", "auc", "--auc", "0.9", "--half-width", "0.05", "--prevalence", "0.2"]
+    for m in A.AUC_INTERVAL_METHODS:
+        assert (
+            _json(capsys, *base, "--interval", m)["n"] == A.auc_size(0.9, 0.05, 0.2, interval=m).n
+        )
+    assert main([*base, "--interval", "exact", "--json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "interval must be one of" in err
+    res = _json(
+        capsys,
+        "size",
+        "auc",
+        "--auc",
+        "0.85",
+        "--half-width",
+        "0.03",
+        "--prevalence",
+        "0.2",
+        "--interval",
+        "wald",
+    )
+    assert res["n"] == A.auc_size(0.85, 0.03, 0.2, interval="wald").n == 1340
+    res = _json(
+        capsys,
+        "size",
+        "auc",
+        "--auc",
+        "0.8",
+        "--power",
+        "0.9",
+        "--prevalence",
+        "0.3",
+        "--null-auc",
+        "0.7",
+        "--method",
+        "binormal",
+    )
+    assert (
+        res["n_positive"]
+        == A.auc_power_size(0.8, 0.3, 0.7, power=0.9, method="binormal").n_positive
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["size", "auc", "--auc", "0.85", "--prevalence", "0.2", "--json"],
+        ["size", "auc", "--auc", "1.2", "--half-width", "0.03", "--prevalence", "0.2", "--json"],
+        ["size", "auc", "--auc", "0.85", "--half-width", "0.03", "--prevalence", "0", "--json"],
+        ["size", "auc", "--auc", "0.85", "--half-width", "-1", "--prevalence", "0.2", "--json"],
+    ],
+)
+def test_size_auc_bad_input(capsys, argv):
+    assert main(argv) == 2
+    err = capsys.readouterr()
+    assert err.out == "" and len(err.err.strip().splitlines()) == 1
+
+
+def test_module_level_imports_stay_light():
+    code = (
+        "import sys, heldout.cli.evaluate, heldout.cli.auc; "
+        "print(any(m.startswith(('scipy.stats', 'pandas', 'sklearn')) for m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_read_predictions_in_blocks(tmp_path, monkeypatch):
+    from heldout.metrics import prediction_files as P
+
+    monkeypatch.setattr(P, "_BLOCK", 64)  # many blocks, lines split across reads
+    rng = np.random.default_rng(3)
+    rows = [(int(rng.random() < 0.5), round(float(rng.random()), 6)) for _ in range(500)]
+    path = _write(tmp_path / "blk.csv", ["label", "s"], rows)
+    p = P.read_predictions(path)
+    np.testing.assert_allclose(p.models["s"], [r[1] for r in rows])
+    with open(path, "rb") as fh:
+        stream = io.BytesIO(fh.read())
+    cols, names, groups = P._read_csv(stream, "x", "label", None)
+    assert groups == {}
+    np.testing.assert_allclose(cols[1], [r[1] for r in rows])
+    assert names == ["s"]
+
+
+def test_evaluate_needs_no_extras(scored):
+    """The whole command runs on the core dependencies (no scikit-learn, pandas, statsmodels)."""
+    path, *_ = scored
+    code = (
+        "import sys; from heldout.cli import main; "
+        f"rc = main(['evaluate', {path!r}, '--json', '--plot', {path + '.png'!r}]); "
+        "heavy = [m for m in sys.modules if m.split('.')[0] in "
+        "('sklearn', 'pandas', 'statsmodels', 'tensorflow', 'xgboost')]; "
+        "sys.stderr.write(repr(heavy)); sys.exit(rc)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0 and proc.stderr.strip() == "[]", proc.stderr
