@@ -90,3 +90,34 @@ def test_cli_works_without_extras(core_env):
         )
         assert res.returncode == 0, res.stderr
     assert sys.executable  # the test ran under the project interpreter
+
+
+LIBRARY_WINGS = ("accuracy", "comparison", "dependent", "sequential", "metrics", "resampling")
+
+
+def test_every_library_wing_imports_with_the_core_alone(core_env):
+    """Every module of every library wing imports, and runs, with numpy, scipy, matplotlib only."""
+    code = (
+        "import importlib, pkgutil, sys\n"
+        "import heldout\n"
+        f"wings = {LIBRARY_WINGS!r}\n"
+        "names = []\n"
+        "for w in wings:\n"
+        "    pkg = importlib.import_module('heldout.' + w)\n"
+        "    names += [i.name for i in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.')]\n"
+        "for n in names:\n"
+        "    importlib.import_module(n)\n"
+        "heavy = sorted(m for m in ('sklearn', 'pandas', 'tensorflow', 'xgboost', 'statsmodels',"
+        " 'heldout.book') if m in sys.modules)\n"
+        "from heldout.metrics import auc_interval\n"
+        "from heldout.accuracy import exact_upper\n"
+        "print(len(names), heavy, round(exact_upper(38, 100), 4),"
+        " round(auc_interval([0, 0, 1, 1, 0, 1], [0.1, 0.4, 0.35, 0.8, 0.2, 0.9]).value, 4))\n"
+    )
+    out = subprocess.run(
+        [core_env / "bin" / "python", "-c", code], capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr
+    count, rest = out.stdout.split(" ", 1)
+    assert int(count) >= 40
+    assert rest.strip() == "[] 0.4668 0.8889"
