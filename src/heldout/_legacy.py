@@ -22,7 +22,6 @@ Examples
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import sys
 import types
@@ -100,7 +99,9 @@ def _warn(old: str, new: str) -> None:
     warnings.warn(f"{old} is deprecated: import {new}", DeprecationWarning, stacklevel=3)
 
 
-class _Loader(importlib.abc.Loader):
+class _Loader:
+    """Loads an old path as the module at its new one (a plain class: importlib.abc is slow to import)."""
+
     def create_module(self, spec):
         short = spec.name.removeprefix("heldout.")
         new = new_name(short)
@@ -123,7 +124,7 @@ class _Loader(importlib.abc.Loader):
             module.__spec__ = original
 
 
-class LegacyFinder(importlib.abc.MetaPathFinder):
+class LegacyFinder:
     """Find ``heldout.<old>`` for every old name in :data:`MOVED`."""
 
     def find_spec(self, fullname, path=None, target=None):
