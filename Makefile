@@ -20,7 +20,7 @@ export HELDOUT_CACHE_DIR ?= $(CURDIR)/_build/.heldout-cache
 JB_STRICT := build . -W -n --keep-going
 
 .PHONY: help venv book test lint unit quickbook browser bench clean distclean lab
-.PHONY: pdf quickpdf tex rerun
+.PHONY: pdf quickpdf tex rerun rref
 
 help:
 	@echo "make book   build the whole book (full experiments) into _build/html"
@@ -59,7 +59,20 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks notebooks
 	$(BIN)/ruff format --check src tests benchmarks
 
-unit: $(STAMP)
+# R and pROC are an independent reference for the AUC, partial AUC and ROC methods
+# (tests/metrics compare with them); Debian's packages, installed when missing.
+R_PACKAGES := r-base-core r-cran-proc
+
+rref:
+	@if command -v dpkg-query >/dev/null; then \
+	  missing=; for p in $(R_PACKAGES); do \
+	    [ "$$(dpkg-query -W -f='$${db:Status-Status}' $$p 2>/dev/null)" = installed ] || missing="$$missing $$p"; done; \
+	  if [ -n "$$missing" ]; then echo "installing R and pROC (about 2 minutes):$$missing"; \
+	    $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y -qq --no-install-recommends $$missing >/dev/null; fi; \
+	else command -v Rscript >/dev/null || echo "Rscript missing: the tests against pROC are skipped"; fi
+
+unit: $(STAMP) rref
 	$(BIN)/python -m pytest -q --doctest-modules tests src/heldout
 
 # Every chapter executed in the quick profile by a strict build (a failing cell or a
