@@ -64,12 +64,12 @@ class Claim:
         Its arguments (the article's inputs); a string ``"@id"`` stands for
         ``article_value("id")``.
     rule : str
-        When a number counts as reproduced (see :func:`parse_rule`); ``"holds"``
+        When a number counts as reproduced (see :func:`heldout.book.ledger.parse_rule`); ``"holds"``
         for formulas and verbal claims.
     expected : str
-        The status the book expects (one of :data:`STATUSES`).
+        The status the book expects (one of :data:`heldout.book.ledger.STATUSES`).
     severity : str
-        One of :data:`SEVERITIES` for a row that differs or does not hold, else ``""``.
+        One of :data:`heldout.book.ledger.SEVERITIES` for a row that differs or does not hold, else ``""``.
     reason : str
         Why, in one sentence.
     chapter : str

@@ -6,13 +6,13 @@ interval and the method behind it:
 ===============  ==========================================  ===============================
 metric           two classes                                 several classes
 ===============  ==========================================  ===============================
-accuracy         Clopper-Pearson (:mod:`heldout.metrics.rates`)      Clopper-Pearson
+accuracy         Clopper-Pearson (``rates``)                 Clopper-Pearson
 precision        Clopper-Pearson on predicted positives      macro average, delta (logit)
 recall           Clopper-Pearson on actual positives         macro average, delta (logit)
 specificity      Clopper-Pearson on actual negatives         macro average, delta (logit)
 npv              Clopper-Pearson on predicted negatives      --
 f1               exact, via the Jaccard index                macro average, delta (logit)
-auc              ``"auto"`` of :mod:`heldout.metrics.auc` (scores)   --
+auc              ``"auto"`` of ``auc`` (scores)              --
 brier, log_loss  effective-count gamma interval (scores)     --
 ===============  ==========================================  ===============================
 
