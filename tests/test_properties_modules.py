@@ -223,6 +223,18 @@ SPECS = {
                           "keys": A(st.just(["n", "k"]), "array")},
     ),
     "book.chapter.style": Spec(chapter.style, {}, corrupt=False, examples=2),
+    "book.chapter.coverage_tolerance": Spec(
+        chapter.coverage_tolerance, {"reps": A(count1, "count"), "alpha": A(alpha, "prob")},
+        lambda r, v: r[0] >= 0 and r[1] >= max(2 * r[0], 0.005) - 1e-15 and r[2] >= r[1],
+    ),
+    "book.chapter.coverage_verdict": Spec(
+        chapter.coverage_verdict, {"coverage": A(prob_c, "prob", accepts=(0.0, 1.0)), "reps": A(count1, "count"), "alpha": A(alpha, "prob")},
+        lambda r, v: r in chapter.COVERAGE_VERDICTS,
+    ),
+    "book.chapter.level_verdict": Spec(
+        chapter.level_verdict, {"rate": A(prob_c, "prob", accepts=(0.0, 1.0)), "reps": A(count1, "count"), "alpha": A(alpha, "prob")},
+        lambda r, v: r in chapter.LEVEL_VERDICTS,
+    ),
     # ------------------------------------------------------------------ config
     "config.pick": Spec(config.pick, {"full": A(st.integers(), "array"), "quick_value": A(st.integers(), "array")}),
     "config.quick": Spec(config.quick, {}, examples=2),
