@@ -282,6 +282,20 @@ def test_betting_is_markedly_narrower_than_hoeffding_from_the_hundreds(p, most):
     assert ratio[9] > 1.0
 
 
+def test_betting_is_not_the_narrowest_everywhere():
+    # what the docstring of heldout.sequential.confidence states was measured (issue 25)
+    for p in (0.5, 0.8, 0.95):
+        w = mean_widths(p, n=3000, reps=100, seed=5)
+        ratio = w["betting"] / w["mixture"]
+        assert 1.2 < ratio[9] < 2.4  # 10 labels: betting clearly wider
+        assert ratio[29] > 1.15  # still wider at 30
+        assert 0.85 < ratio[99:300].min() and ratio[99:300].max() < 1.06  # close at 100-300
+        if p < 0.9:
+            assert ratio[2999] > 1.05  # the mixture narrower again at 3,000
+        else:
+            assert ratio[999:].max() < 1.0  # betting narrower at 0.95 from 1,000 on
+
+
 def test_betting_is_narrower_than_empirical_bernstein():
     for p in (0.5, 0.9):
         w = mean_widths(p, n=1000)

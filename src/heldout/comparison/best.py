@@ -169,11 +169,16 @@ def best_set(
     largest of the statistics against the truly best models to exceed a quantile
     computed over a set that contains them (:cite:`romano2005`).  With two models the
     sign-flip distribution is exactly McNemar's (the lagging model's p-value is the exact
-    two-sided McNemar p-value: with two equal models both are "best"); with more models it
-    is exact when the models are exchangeable on each item under equality, and otherwise
-    correct as the number of disagreements grows (uncentred flips overstate the spread of
-    pairs that differ, which errs on the safe side).  ``tests/test_best.py`` checks the
-    error rate by simulation -- equal and unequal models, exchangeable and
+    two-sided McNemar p-value: with two equal models both are "best").  With three or more
+    models it is *not* exact, even when the models are exchangeable: flipping the sign of
+    an item's whole vector of differences is not a symmetry of the null distribution (an
+    item right for models 2 and 3 and wrong for model 1 gives a difference vector whose
+    sign flip no item can produce), so there is no exactness argument.  It is
+    correct asymptotically, as the number of disagreements grows (uncentred flips
+    overstate the spread of pairs that differ, which errs on the safe side), and its level
+    is established by simulation.  ``tests/comparison/test_best.py``
+    (``test_best_set_keeps_the_best_with_probability_1_minus_alpha``,
+    ``test_best_set_with_non_exchangeable_correlation``) checks the error rate -- equal and unequal models, exchangeable and
     non-exchangeable correlation, small test sets, few disagreements: it stays at or
     below ``alpha`` within simulation error, and is conservative when disagreements are
     few, as exact discrete tests are.  Ties at the top are allowed: all tied best models
