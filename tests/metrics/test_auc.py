@@ -410,3 +410,36 @@ def test_power_size_gives_the_power_in_simulation():
 def test_bad_input_raises_value_error_naming_it(call, word):
     with pytest.raises(ValueError, match=word):
         call()
+
+
+def test_obuchowski_size_by_an_independent_computation():
+    # issue 25: with the paper's 1.414 in place of sqrt(2) the book's example needed 326
+    # positives; with sqrt(2) it is 325.  Independent: Obuchowski's V by hand, and for the
+    # Wald interval the closed form n1 = ceil(z^2 n1 V / h^2) (n1 V does not depend on n1
+    # when n0 = kappa n1 exactly)
+    a = math.sqrt(2) * stats.norm.ppf(0.85)
+    kappa = 4.0
+    n1_v = 0.0099 * math.exp(-(a**2) / 2) * ((5 * a**2 + 8) + (a**2 + 8) / kappa)
+    z = stats.norm.ppf(0.975)
+    assert A.auc_variance(0.85, 300, 1200, "obuchowski") == pytest.approx(n1_v / 300, rel=1e-12)
+    wald = A.auc_size(0.85, 0.03, 0.2, method="obuchowski", interval="wald")
+    assert wald.n_positive == math.ceil(z**2 * n1_v / 0.03**2)
+    assert A.auc_size(0.85, 0.03, 0.2, method="obuchowski").n_positive == 325
+
+
+def test_wald_auc_interval_is_clipped_to_the_unit_interval():
+    # issue 25: AUC 0.975 with DeLong's variance gave an upper end of about 1.028; pROC's
+    # ci.auc clips to [0, 1].  Independent: DeLong's variance from its structural components
+    rng = np.random.default_rng(3)
+    y = np.r_[np.ones(20, bool), np.zeros(20, bool)]
+    s = np.r_[rng.normal(2.8, 1, 20), rng.normal(0, 1, 20)]
+    est = A.auc_interval(y, s, method="wald")
+    pos, neg = s[y], s[~y]
+    psi = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
+    auc = psi.mean()
+    var = psi.mean(axis=1).var(ddof=1) / 20 + psi.mean(axis=0).var(ddof=1) / 20
+    z = stats.norm.ppf(0.975)
+    assert auc == pytest.approx(roc_auc_score(y, s))
+    assert auc + z * math.sqrt(var) > 1  # the unclipped end passes 1
+    assert est.high == 1.0
+    assert est.low == pytest.approx(max(0.0, auc - z * math.sqrt(var)), rel=1e-12)
