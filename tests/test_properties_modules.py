@@ -845,6 +845,19 @@ SPECS = {
         prediction_files.read_predictions, {"source": A(PATHS, "array"), "label": _choice(["label", "nope"]),
                                             "models": A(st.sampled_from([None, ["a"], ["a", "b"], ["nope"]]), "array")},
     ),
+    "metrics.prediction_files.column_kind": Spec(
+        prediction_files.column_kind, {"values": A(st.lists(st.sampled_from([0.0, 1.0, 0.3, 2.0, -1.5]), min_size=1, max_size=10).map(np.array), "array")},
+        lambda r, v: r in ("labels", "probabilities", "scores"),
+    ),
+    "metrics.prediction_files.label_warning": Spec(
+        prediction_files.label_warning, {"values": A(st.lists(st.integers(0, 20), min_size=1, max_size=40).map(lambda x: np.array(x, float)), "array"),
+                                         "classes": A(st.just(np.array([0, 1])), "array")},
+        lambda r, v: r is None or r.startswith("read as labels"), corrupt=False,
+    ),
+    "metrics.evaluate.auc_best_set": Spec(
+        evaluate.auc_best_set, {"auc": A(st.just(np.array([0.9, 0.8, 0.88])), "array"), "cov": A(st.just(np.diag([1e-4, 2e-4, 1e-4])), "array")},
+        lambda r, v: len(r[1]) == 3 and all(0 < p <= 1 for p in r[1]), kwargs={"draws": 500, "seed": 1}, corrupt=False, examples=2,
+    ),
     "metrics.evaluate.detect_kind": Spec(evaluate.detect_kind, {"values": A(st.lists(st.sampled_from([0.0, 1.0, 0.3, 2.0]), min_size=1, max_size=10).map(np.array), "array")}),
     "metrics.evaluate.evaluate": Spec(
         evaluate.evaluate, {"y": A(zero_ones(4, 40), "array"),
