@@ -129,10 +129,13 @@ def test_logit_and_wald_interval_formulas():
     assert e.high == pytest.approx(lo * math.exp(half) / (1 + lo * math.exp(half)), rel=1e-12)
     w = A.auc_interval(y, s[0], method="wald")
     assert w.high - w.value == pytest.approx(z * math.sqrt(d.cov), rel=1e-12)
-    # near 1 the Wald interval passes 1, the logit one does not
+    # near 1 the unclipped Wald interval would pass 1: it is clipped (as pROC), the logit
+    # one stays below 1 by construction
     y2 = np.r_[np.ones(20, bool), np.zeros(20, bool)]
     s2 = np.r_[np.linspace(0.5, 3, 20), np.linspace(-3, 0.6, 20)]
-    assert A.auc_interval(y2, s2, method="wald").high > 1
+    d2 = A.delong(y2, s2)
+    assert d2.auc + z * math.sqrt(d2.cov) > 1
+    assert A.auc_interval(y2, s2, method="wald").high == 1.0
     assert A.auc_interval(y2, s2, method="logit").high < 1
 
 
