@@ -454,7 +454,9 @@ def _untuned_test_sets(setting, reps, rng):
         n1, n0, mu, h = 80, 320, 2.33, 0.03
         pos = rng.normal(mu, 1, (reps, n1))
         neg = rng.normal(0, 1, (reps, n0)) + 12.0 * (rng.random((reps, n0)) < h)
-        truth = (1 - h) * stats.norm.cdf(mu / math.sqrt(2)) + h * stats.norm.cdf((mu - 12) / math.sqrt(2))
+        truth = (1 - h) * stats.norm.cdf(mu / math.sqrt(2)) + h * stats.norm.cdf(
+            (mu - 12) / math.sqrt(2)
+        )
     elif setting == "ties":  # binormal scores rounded to a grid of 0.5: many ties
         n1, n0, mu = 90, 210, 1.47
         pos = np.round(2 * rng.normal(mu, 1, (reps, n1))) / 2
