@@ -2,9 +2,13 @@
 
 FILE is a CSV file with a header row (Parquet when ``pyarrow`` is installed; ``-``
 reads CSV from standard input): a label column (``label``, or ``--label NAME``)
-and one column per model holding predicted labels or, for two classes, scores in
-[0, 1].  Whole-number columns are read as labels and the others as scores, unless
-``--scores`` or ``--labels`` says so; the output says which was used.  See
+and one column per model holding predicted labels or, for two classes, probabilities
+of class 1 or any real scores.  Whole-number columns are read as labels, other values
+in [0, 1] as probabilities and anything else as scores, unless ``--scores [COLS]`` or
+``--labels [COLS]`` says so; the output names the kind of every column and warns when a
+whole-number column looks like something else.  With several models the pairs'
+p-values are adjusted within each metric by Holm's method (``--adjust``) and the best
+sets for the accuracy and the AUC are printed.  See
 :mod:`heldout.metrics.evaluate` for the metrics and their methods.
 
 ``--cluster COLUMN`` names a column of cluster ids (any text): every metric that is
@@ -154,10 +158,11 @@ def register(top, size) -> None:
         epilog=(
             "example: heldout evaluate predictions.csv --json\n"
             "FILE has a header row, a label column and one column per model (predicted labels,\n"
-            "or scores in [0, 1] for two classes). Each metric gets value, low, high and method;\n"
+            "probabilities or scores). Each metric gets value, low, high and method;\n"
             "'pairs' holds the paired difference of every two models with its test (MOVER for\n"
             "the AUC, McNemar for accuracy, paired t for Brier and log loss, BCa bootstrap\n"
-            "otherwise). With --cluster COLUMN: clustered intervals, se_iid, se_cluster,\n"
+            "otherwise), p-values adjusted by Holm within each metric (--adjust), and the best\n"
+            "sets for accuracy and AUC. With --cluster COLUMN: clustered intervals, se_iid, se_cluster,\n"
             "design_effect, icc and effective_n for every mean; a cluster bootstrap for AUC, F1."
         ),
     )

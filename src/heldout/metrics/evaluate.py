@@ -40,10 +40,18 @@ models), use the cluster bootstrap of
 With ``strata`` (and optionally the population ``shares`` of the strata), each
 mean also gets a ``stratified`` estimate (:func:`heldout.dependent.strata.stratified_mean`).
 
-A model column holds either predicted labels or, for two classes, scores in
-[0, 1] (predicted probabilities of class 1): whole numbers are read as labels and
-anything else as scores, unless ``kinds`` says otherwise; scores are turned into
-labels at ``threshold`` for the label metrics.
+A model column holds predicted labels or, for two classes, predicted probabilities of
+class 1 or any real scores (:func:`heldout.metrics.prediction_files.column_kind`): whole
+numbers are read as labels, other values in [0, 1] as probabilities, anything else as
+scores, unless ``kinds`` says otherwise; the output names the kind of every column, and a
+whole-number column whose values are not classes of the label column (or are many) gets a
+``warning``.  Scores serve the AUC (only their order matters); the Brier score and log
+loss need probabilities and are refused for other scores.  Probabilities and scores are
+turned into labels at ``threshold`` for the label metrics.
+
+With several models the pairs' p-values are adjusted within each metric's family of
+pairs (``adjust``, Holm by default) and the best sets for the accuracy and the AUC are
+reported (:func:`auc_best_set`).
 
 The metrics are entries of :data:`METRICS`, each a :class:`MetricSpec` with a
 function for one model and one for a pair; :func:`evaluate` calls them in turn,
