@@ -223,6 +223,18 @@ SPECS = {
                           "keys": A(st.just(["n", "k"]), "array")},
     ),
     "book.chapter.style": Spec(chapter.style, {}, corrupt=False, examples=2),
+    "book.chapter.coverage_tolerance": Spec(
+        chapter.coverage_tolerance, {"reps": A(count1, "count"), "alpha": A(alpha, "prob")},
+        lambda r, v: r[0] >= 0 and r[1] >= max(2 * r[0], 0.005) - 1e-15 and r[2] >= r[1],
+    ),
+    "book.chapter.coverage_verdict": Spec(
+        chapter.coverage_verdict, {"coverage": A(prob_c, "prob", accepts=(0.0, 1.0)), "reps": A(count1, "count"), "alpha": A(alpha, "prob")},
+        lambda r, v: r in chapter.COVERAGE_VERDICTS,
+    ),
+    "book.chapter.level_verdict": Spec(
+        chapter.level_verdict, {"rate": A(prob_c, "prob", accepts=(0.0, 1.0)), "reps": A(count1, "count"), "alpha": A(alpha, "prob")},
+        lambda r, v: r in chapter.LEVEL_VERDICTS,
+    ),
     # ------------------------------------------------------------------ config
     "config.pick": Spec(config.pick, {"full": A(st.integers(), "array"), "quick_value": A(st.integers(), "array")}),
     "config.quick": Spec(config.quick, {}, examples=2),
@@ -832,6 +844,19 @@ SPECS = {
     "metrics.prediction_files.read_predictions": Spec(
         prediction_files.read_predictions, {"source": A(PATHS, "array"), "label": _choice(["label", "nope"]),
                                             "models": A(st.sampled_from([None, ["a"], ["a", "b"], ["nope"]]), "array")},
+    ),
+    "metrics.prediction_files.column_kind": Spec(
+        prediction_files.column_kind, {"values": A(st.lists(st.sampled_from([0.0, 1.0, 0.3, 2.0, -1.5]), min_size=1, max_size=10).map(np.array), "array")},
+        lambda r, v: r in ("labels", "probabilities", "scores"),
+    ),
+    "metrics.prediction_files.label_warning": Spec(
+        prediction_files.label_warning, {"values": A(st.lists(st.integers(0, 20), min_size=1, max_size=40).map(lambda x: np.array(x, float)), "array"),
+                                         "classes": A(st.just(np.array([0, 1])), "array")},
+        lambda r, v: r is None or r.startswith("read as labels"), corrupt=False,
+    ),
+    "metrics.evaluate.auc_best_set": Spec(
+        evaluate.auc_best_set, {"auc": A(st.just(np.array([0.9, 0.8, 0.88])), "array"), "cov": A(st.just(np.diag([1e-4, 2e-4, 1e-4])), "array")},
+        lambda r, v: len(r[1]) == 3 and all(0 < p <= 1 for p in r[1]), kwargs={"draws": 500, "seed": 1}, corrupt=False, examples=2,
     ),
     "metrics.evaluate.detect_kind": Spec(evaluate.detect_kind, {"values": A(st.lists(st.sampled_from([0.0, 1.0, 0.3, 2.0]), min_size=1, max_size=10).map(np.array), "array")}),
     "metrics.evaluate.evaluate": Spec(

@@ -1,9 +1,11 @@
 """Tests of heldout.book.chapter (chapter plumbing) and heldout._result (result objects)."""
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from heldout._result import Result, extra
 from heldout.book import chapter
@@ -118,3 +120,85 @@ def test_table_alignment_per_column():
         chapter.table([[1, "a"]], columns=["n", "t"], align="lrr")
     with pytest.raises(ValueError, match="align"):
         chapter.table([[1, "a"]], columns=["n", "t"], align="xx")
+
+
+# ---------------------------------------------------------------------------
+# The one coverage rule (issue 25), boundaries computed by hand
+# ---------------------------------------------------------------------------
+
+
+def test_coverage_verdict_boundaries_by_hand():
+    from heldout.book.chapter import coverage_tolerance, coverage_verdict, level_verdict
+
+    # R = 1,900 at alpha 0.05: se = sqrt(0.0475 / 1900) = 0.005 exactly, so the band is
+    # [0.94, 0.96] (2 se = 0.01 on both sides)
+    se, lo, hi = coverage_tolerance(1900, 0.05)
+    assert (se, lo, hi) == pytest.approx((0.005, 0.01, 0.01))
+    assert coverage_verdict(0.94, 1900) == "holds"
+    assert coverage_verdict(0.9399, 1900) == "undercovers"
+    assert coverage_verdict(0.96, 1900) == "holds"
+    assert coverage_verdict(0.9601, 1900) == "conservative"
+    # R = 100,000: 2 se = 0.00138, so the floors govern: [0.945, 0.96]
+    assert coverage_verdict(0.9451, 100_000) == "holds"
+    assert coverage_verdict(0.9449, 100_000) == "undercovers"
+    assert coverage_verdict(0.9599, 100_000) == "holds"
+    assert coverage_verdict(0.9601, 100_000) == "conservative"
+    # R = 400 at alpha 0.05: 2 se = 2 sqrt(0.0475 / 400) = 0.02179...
+    two_se = 2 * math.sqrt(0.05 * 0.95 / 400)
+    assert coverage_verdict(0.95 - two_se + 1e-4, 400) == "holds"
+    assert coverage_verdict(0.95 - two_se - 1e-4, 400) == "undercovers"
+    # alpha 0.1, R = 900: se = 0.01, band [0.88, 0.92]
+    assert coverage_verdict([0.879, 0.88, 0.92, 0.921], 900, alpha=0.1).tolist() == [
+        "undercovers",
+        "holds",
+        "holds",
+        "conservative",
+    ]
+    # the issue's cases: 92.0 % and 93.2 % at 95 % with 2,000 reps undercover; 99.6 % is
+    # conservative
+    assert coverage_verdict([0.920, 0.932, 0.996], 2000).tolist() == [
+        "undercovers",
+        "undercovers",
+        "conservative",
+    ]
+    # vectorised over reps too
+    assert coverage_verdict(0.935, [100, 10_000]).tolist() == ["holds", "undercovers"]
+    # the level version mirrors it: exceeding alpha is the broken promise
+    assert [level_verdict(r, 1900) for r in (0.06, 0.0601, 0.04, 0.0399)] == [
+        "holds its level",
+        "exceeds its level",
+        "holds its level",
+        "conservative",
+    ]
+    # 1 - coverage gives the mirror word
+    mirror = dict(zip(chapter.COVERAGE_VERDICTS, chapter.LEVEL_VERDICTS, strict=True))
+    for c in np.linspace(0.9, 1.0, 41):
+        assert level_verdict(1 - c, 500) == mirror[coverage_verdict(c, 500)]
+
+
+def test_coverage_verdict_refuses_bad_input():
+    from heldout.book.chapter import coverage_verdict, level_verdict
+
+    with pytest.raises(ValueError, match="coverage"):
+        coverage_verdict(1.2, 100)
+    with pytest.raises(ValueError, match="reps"):
+        coverage_verdict(0.95, 0)
+    with pytest.raises(ValueError, match="alpha"):
+        level_verdict(0.05, 100, alpha=1.5)
+
+
+def test_coverage_verdict_false_alarm_of_a_correct_method():
+    # simulated: a method that covers exactly 95 % is called "undercovers" about 2.3 % of
+    # the time and "conservative" about 2.3 % (the 2 se band) with R = 2,000
+    from heldout.book.chapter import coverage_verdict
+
+    rng = np.random.default_rng(0)
+    cov = rng.binomial(2000, 0.95, size=20_000) / 2000
+    words = coverage_verdict(cov, 2000)
+    under = np.mean(words == "undercovers")
+    cons = np.mean(words == "conservative")
+    exact_under = stats.binom.cdf(
+        np.ceil(2000 * (0.95 - 2 * math.sqrt(0.0475 / 2000))) - 1, 2000, 0.95
+    )
+    assert under == pytest.approx(exact_under, abs=0.005)
+    assert 0.01 < under < 0.04 and 0.01 < cons < 0.04

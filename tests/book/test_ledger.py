@@ -327,10 +327,10 @@ INDEPENDENT = {
             4200 - _article_count("mnist-acc-svc_rbf", 4200),
         )
     ),
-    "mnist-two-sd": lambda: (
+    "mnist-two-sd": lambda: (  # in the article's own error bar: one score's
         (_article_count("mnist-acc-cnn_test", 4200) - _article_count("mnist-acc-cnn", 4200))
         / 4200
-        / math.hypot(_mnist_sd("mnist-acc-cnn", 4200), _mnist_sd("mnist-acc-cnn_test", 4200))
+        / _mnist_sd("mnist-acc-cnn", 4200)
     ),
     "accept-gap": lambda: float(Fraction(83, 100) - Fraction(80, 100)),
     "accept-68": lambda: float(mp.erf(1 / mp.sqrt(2))),
@@ -435,6 +435,50 @@ def test_mse_claims_by_closed_forms(rows):
     assert mom["var"] == pytest.approx(2 * (n + 2 * lam), rel=1e-12)
     # Laplace(0, b): E r^4 = 24 b^4, E r^2 = 2 b^2, so Var(r^2) = 20 b^4 against 2 s^4 = 8 b^4
     assert ledger._normal_theory_laplace(1.0).extra["ratio"] == pytest.approx(2.5, rel=1e-12)
+
+
+def _extra(key: str) -> dict:
+    """The evidence fields of a row's check, its ``@id`` arguments resolved."""
+    c = ledger.claim(key)
+    args = {
+        k: ledger.article_value(v[1:]) if isinstance(v, str) and v.startswith("@") else v
+        for k, v in c.args.items()
+    }
+    return ledger._CHECKS[c.check].func(**args).extra
+
+
+def test_issue25_rows_by_independent_computations(rows):
+    # bound-program-1000: with a long table the program returns the bound for k - 1 = 259
+    ev = _extra("bound-program-1000")
+    assert ev["long_table"] == pytest.approx(_mp_invert(259, 1000, "0.05"), rel=1e-9)
+    assert ev["fixed"] == pytest.approx(_mp_invert(260, 1000, "0.05"), rel=1e-9)
+    assert round(ev["fixed"], 6) == 0.283823
+    # mse-more-accurate: (1 + 2 MSE)/(s^2 + 2 B^2) with s = 0.5, B = 0.3: 1.68 / 0.43
+    ev = _extra("mse-more-accurate")
+    assert ev["ratio"] == pytest.approx(Fraction(168, 43), rel=1e-12)
+    assert round(ev["ratio"], 1) == 3.9
+    # mnist-two-sd: 2.13 of one score's error bar, 1.60 of the difference's
+    assert rows["mnist-two-sd"].book == pytest.approx(2.13, abs=0.005)
+    assert _extra("mnist-two-sd")["diff_sd"] == pytest.approx(1.60, abs=0.005)
+    # compare-paired-test: Fisher by the hypergeometric tail, McNemar by statsmodels
+    from scipy import stats
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    ev = _extra("compare-paired-test")
+    fisher = stats.hypergeom(2000, 1915, 1000).cdf(950)  # A's correct among 1,915 correct
+    assert ev["fisher"] == pytest.approx(fisher, rel=1e-9)
+    assert ev["mcnemar"] == pytest.approx(mcnemar([[945, 5], [20, 30]], exact=True).pvalue)
+    # split-same-rate: sqrt(1.6)/(sqrt(1.6) + sqrt(79)) of the rows, c/m^2 equal
+    f = math.sqrt(1.6) / (math.sqrt(1.6) + math.sqrt(79))
+    assert _extra("split-same-rate")["fraction"] == pytest.approx(f, rel=1e-12)
+    assert 1.6 / (f * 1e4) ** 2 == pytest.approx(79 / ((1 - f) * 1e4) ** 2, rel=1e-12)
+    # hoeffding-collar-clip: the gap is -2 log2(1 - mu) at mu = 0.01
+    gap = _extra("hoeffding-collar-clip")["gap"]
+    assert gap == pytest.approx(-2 * math.log2(0.99), rel=1e-9)
+    # lost-seen-optimistic: p = 0.8 * 1 + 0.2 * 0.9
+    assert _extra("lost-seen-optimistic")["p"] == pytest.approx(0.98, rel=1e-12)
+    # succession: 97 / 102
+    assert _extra("succession")["mean"] == pytest.approx(97 / 102, rel=1e-12)
 
 
 def test_winner_bias_against_a_simulation():

@@ -204,6 +204,23 @@ def test_compare_predictions_json_against_independent_computations(tmp_path, cap
     assert sum(res["prob_best"].values()) == pytest.approx(1.0)
 
 
+def test_compare_predictions_one_disagreement_is_not_a_certain_winner(tmp_path, capsys):
+    # issue 25: 1,000 items, A errs once, B never: McNemar's p = 1, both in the best set,
+    # and P(best) must not be [0, 1]; the default prior gives P(Beta(1/2, 3/2) > 1/2) to A
+    rows = ["label,A,B"] + [f"1,{0 if i == 0 else 1},1" for i in range(1000)]
+    path = _csv(tmp_path, "\n".join(rows) + "\n")
+    res = _json(capsys, "compare", "--predictions", path)
+    (pair,) = res["pairs"]
+    assert pair["p_value"] == pytest.approx(1.0)
+    assert sorted(res["best_set"]) == ["A", "B"]
+    assert res["prob_best"]["A"] == pytest.approx(stats.beta(0.5, 1.5).sf(0.5), abs=0.01)
+    assert 0.05 < res["prob_best"]["A"] < res["prob_best"]["B"] < 0.95
+    assert main(["compare", "--predictions", path]) == 0
+    table = capsys.readouterr().out.split("pairs:")[0]
+    shown = [float(m) for m in re.findall(r"\]\s+([01]\.\d{4})\s+(?:yes|no)", table)]
+    assert len(shown) == 2 and all(0.05 < v < 0.95 for v in shown)
+
+
 def test_compare_predictions_stdin_and_table(tmp_path):
     run = [sys.executable, "-m", "heldout", "compare", "--predictions", "-"]
     out = subprocess.run([*run, "--json"], input=CSV, capture_output=True, text=True, timeout=300)

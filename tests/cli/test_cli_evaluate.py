@@ -48,7 +48,7 @@ def test_evaluate_scores_keys_and_values(scored, capsys):
     res = _json(capsys, "evaluate", path)
     assert res["n"] == 600
     ma = res["models"]["model_a"]
-    assert ma["kind"] == "scores" and ma["kind_source"] == "detected"
+    assert ma["kind"] == "probabilities" and ma["kind_source"] == "detected"
     keys = [
         "accuracy",
         "precision",
@@ -127,7 +127,9 @@ def test_evaluate_plain_table(scored, capsys):
     path, *_ = scored
     assert main(["evaluate", path]) == 0
     text = capsys.readouterr().out
-    assert "model_a auc" in text and "scores (detected)" in text and "auto (" in text
+    assert "model_a auc" in text and "probabilities (detected)" in text and "auto (" in text
+    assert "adjusted within each metric's family of pairs by holm" in text
+    assert "best set, accuracy" in text and "best set, auc" in text
 
 
 def test_evaluate_from_stdin(scored):
@@ -163,7 +165,6 @@ def test_undefined_precision_is_reported_not_fatal(tmp_path, capsys):
         ("label,a\n1,0.3\n0,0.2,5\n", "line 3 has 3 fields"),
         ("label,a\n1,0.3\n0,nan\n", "NaN"),
         ("label,a\n1,0.3\n1,0.2\n", "single class"),
-        ("label,a\n1,0.3\n0,1.7\n", "outside \\[0, 1\\]"),
         ("label,a\n2,0.3\n0,0.2\n1,0.5\n", "need labels 0 and 1"),
         ("label,label\n1,0\n", "repeats"),
     ],
@@ -306,3 +307,131 @@ def test_evaluate_needs_no_extras(scored):
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert proc.returncode == 0 and proc.stderr.strip() == "[]", proc.stderr
+
+
+# --------------------------------------------------------------------------- issue 25
+def _several(tmp_path):
+    rng = np.random.default_rng(11)
+    n = 1500
+    y = (rng.random(n) < 0.35).astype(int)
+    cols = {}
+    for name, sep in (("m1", 1.6), ("m2", 1.5), ("m3", 1.0), ("m4", 0.9)):
+        cols[name] = np.round(1 / (1 + np.exp(-(rng.normal(size=n) + sep * y - 1))), 4)
+    path = _write(tmp_path / "four.csv", ["label", *cols], zip(y, *cols.values(), strict=True))
+    return path, y, cols
+
+
+def test_evaluate_adjusts_p_values_within_each_metric_by_holm(tmp_path, capsys):
+    from statsmodels.stats.multitest import multipletests
+
+    path, y, cols = _several(tmp_path)
+    res = _json(capsys, "evaluate", path, "--resamples", "200", "--seed", "1")
+    assert res["adjust"] == "holm" and len(res["pairs"]) == 6
+    for metric in ("accuracy", "auc", "brier", "log_loss", "f1"):
+        raw = [pair["metrics"][metric]["p_value"] for pair in res["pairs"]]
+        adjusted = [pair["metrics"][metric]["p_adjusted"] for pair in res["pairs"]]
+        assert adjusted == pytest.approx(multipletests(raw, method="holm")[1], abs=1e-12)
+        assert all(pair["metrics"][metric]["adjust"] == "holm" for pair in res["pairs"])
+    res = _json(capsys, "evaluate", path, "--resamples", "200", "--adjust", "bonferroni")
+    raw = [pair["metrics"]["auc"]["p_value"] for pair in res["pairs"]]
+    assert [pair["metrics"]["auc"]["p_adjusted"] for pair in res["pairs"]] == pytest.approx(
+        multipletests(raw, method="bonferroni")[1], abs=1e-12
+    )
+    from heldout.metrics.evaluate import evaluate
+
+    with pytest.raises(ValueError, match="adjust"):
+        evaluate(y, {"a": cols["m1"], "b": cols["m2"]}, adjust="sidak")
+
+
+def test_evaluate_reports_the_best_sets(tmp_path, capsys):
+    from heldout.comparison.best import best_set
+
+    path, y, cols = _several(tmp_path)
+    res = _json(capsys, "evaluate", path, "--resamples", "200", "--seed", "3")
+    names = list(cols)
+    correct = np.column_stack([(cols[m] >= 0.5).astype(int) == y for m in names])
+    want = [names[j] for j in best_set(correct, draws=10_000, seed=3).models]
+    assert res["best"]["accuracy"]["models"] == want
+    auc = {m: roc_auc_score(y, cols[m]) for m in names}
+    leader = max(auc, key=auc.get)
+    assert leader in res["best"]["auc"]["models"]
+    assert "m4" not in res["best"]["auc"]["models"]  # far behind (AUC about 0.07 lower)
+
+
+def test_auc_best_set_with_two_models_is_delongs_two_sided_test():
+    # two models: the lagging model's adjusted p-value is DeLong's two-sided p-value
+    from scipy import stats as st
+
+    from heldout.metrics.evaluate import auc_best_set
+
+    rng = np.random.default_rng(5)
+    y = np.r_[np.ones(120, bool), np.zeros(240, bool)]
+    s1 = rng.normal(size=360) + 1.2 * y
+    s2 = 0.6 * s1 + 0.8 * rng.normal(size=360) + 0.3 * y
+
+    def placements(s):
+        pos, neg = s[y], s[~y]
+        psi = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
+        return psi.mean(), psi.mean(axis=1), psi.mean(axis=0)
+
+    (a1, v10_1, v01_1), (a2, v10_2, v01_2) = placements(s1), placements(s2)
+    cov = np.cov([v10_1, v10_2]) / 120 + np.cov([v01_1, v01_2]) / 240
+    z = (a1 - a2) / np.sqrt(cov[0, 0] + cov[1, 1] - 2 * cov[0, 1])
+    p_delong = 2 * st.norm.sf(abs(z))
+    in_set, p = auc_best_set([a1, a2], cov, draws=40_000, seed=2)
+    lag = int(a1 > a2)  # index of the lagging model
+    assert p[lag] == pytest.approx(
+        p_delong, abs=4 * np.sqrt(p_delong * (1 - p_delong) / 40_000) + 1e-3
+    )
+    # the leader: P(N(0, 1) >= -|z|), made monotone (never below the laggard's)
+    assert p[1 - lag] == pytest.approx(st.norm.cdf(abs(z)), abs=0.01) and in_set[1 - lag]
+
+
+def test_evaluate_names_column_kinds_and_accepts_raw_scores(tmp_path, capsys):
+    rng = np.random.default_rng(4)
+    n = 400
+    y = (rng.random(n) < 0.4).astype(int)
+    margin = np.round(rng.normal(size=n) + 1.2 * y - 0.5, 4)  # any real numbers
+    grades = rng.integers(1, 6, n)  # 1-5, a whole-number column that is not labels
+    path = _write(
+        tmp_path / "k.csv", ["label", "margin", "grade"], zip(y, margin, grades, strict=True)
+    )
+    res = _json(capsys, "evaluate", path, "--models", "margin", "--resamples", "200")
+    m = res["models"]["margin"]
+    assert m["kind"] == "scores" and m["kind_source"] == "detected"
+    assert m["metrics"]["auc"]["value"] == pytest.approx(roc_auc_score(y, margin))
+    assert m["metrics"]["brier"]["value"] is None
+    assert "needs probabilities" in m["metrics"]["brier"]["method"]
+    # the grades are read as labels, with a warning naming the foreign values
+    res = _json(capsys, "evaluate", path, "--models", "grade", "--resamples", "200")
+    g = res["models"]["grade"]
+    assert g["kind"] == "labels" and "not classes of the label column" in g["warning"]
+    assert main(["evaluate", path, "--models", "grade"]) == 0
+    assert "grade warning" in capsys.readouterr().out
+    # --scores COL reads it as scores: the AUC of the grades
+    res = _json(capsys, "evaluate", path, "--scores", "grade", "--resamples", "200")
+    assert res["models"]["grade"]["kind"] == "scores"
+    assert res["models"]["grade"]["kind_source"] == "given"
+    assert res["models"]["margin"]["kind_source"] == "detected"
+    assert res["models"]["grade"]["metrics"]["auc"]["value"] == pytest.approx(
+        roc_auc_score(y, grades)
+    )
+    assert main(["evaluate", path, "--scores", "nope"]) == 2
+    assert "not a model column" in capsys.readouterr().err
+    assert main(["evaluate", path, "--scores", "grade", "--labels", "grade"]) == 2
+
+
+def test_column_kind_and_label_warning():
+    from heldout.metrics.prediction_files import column_kind, label_warning
+
+    assert column_kind(np.array([0.0, 2.0, 1.0])) == "labels"
+    assert column_kind(np.array([0.0, 0.5, 1.0])) == "probabilities"
+    assert column_kind(np.array([0.0, 0.5, 1.5])) == "scores"
+    classes = np.array([0, 1])
+    assert label_warning(np.array([0.0, 1.0] * 50), classes) is None
+    assert "distinct values" in label_warning(np.arange(12.0) % 2 + np.arange(12.0), np.arange(30))
+    many = np.arange(11.0)  # 11 distinct values: more than 10
+    assert "11 distinct" in label_warning(many, np.arange(11))
+    share = np.repeat(np.arange(6.0), 10)  # 6 values in 60 rows: more than 5 %
+    assert "6 distinct" in label_warning(share, np.arange(6))
+    assert label_warning(np.repeat(np.arange(3.0), 100), np.arange(3)) is None  # 1 %

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import special
+from scipy import special, stats
 
 from heldout.comparison import best as B
 from heldout.comparison import compare as C
@@ -84,7 +84,7 @@ def test_gaussian_multipliers_agree_with_sign_flips_when_disagreements_are_many(
 
 def test_prob_best_paired_with_a_dirichlet_prior():
     correct = B.simulate_correct([0.93, 0.92, 0.90], 500, shared=0.8, seed=10)
-    flat = B.prob_best_paired(correct, draws=50_000, seed=1)
+    flat = B.prob_best_paired(correct, prior=0, draws=50_000, seed=1)
     prior = B.prob_best_paired(correct, prior=0.5, draws=50_000, seed=1)
     assert prior.prob.sum() == pytest.approx(1.0)
     # a little prior mass on all 8 patterns pulls towards a tie, but only a little
@@ -110,10 +110,33 @@ def test_prob_best_paired_two_models_is_exact():
     # Dirichlet(b, c, n - b - c), so P(A best) = P(Beta(b, c) > 1/2) = 1 - I_1/2(b, c)
     correct = B.simulate_correct([0.93, 0.92], 2000, shared=0.8, seed=4)
     b, c = C.disagreements(correct[:, 0], correct[:, 1])
-    res = B.prob_best_paired(correct, draws=200_000, seed=5)
+    res = B.prob_best_paired(correct, prior=0, draws=200_000, seed=5)
     exact = special.betainc(c, b, 0.5)
     assert res.prob[0] == pytest.approx(exact, abs=4 * res.se[0] + 1e-6)
     assert res.prob.sum() == pytest.approx(1.0)
+    # the default prior, 1/2 per pattern with two models: the disagreements' split has
+    # posterior Beta(b + 1/2, c + 1/2)
+    res = B.prob_best_paired(correct, draws=200_000, seed=5)
+    exact = special.betainc(c + 0.5, b + 0.5, 0.5)
+    assert res.prob[0] == pytest.approx(exact, abs=4 * res.se[0] + 1e-6)
+
+
+def test_prob_best_paired_one_disagreement_is_not_certainty():
+    # issue 25: 1,000 items, A errs once, B never.  The Bayesian bootstrap says
+    # P(B best) = 1 exactly; the default prior gives P(A best) = P(Beta(1/2, 3/2) > 1/2)
+    correct = np.ones((1000, 2), dtype=bool)
+    correct[0, 0] = False
+    assert B.prob_best_paired(correct, prior=0, draws=2000).prob.tolist() == [0.0, 1.0]
+    res = B.prob_best_paired(correct, draws=200_000, seed=2)
+    exact = stats.beta(0.5, 1.5).sf(0.5)  # about 0.18
+    assert res.prob[0] == pytest.approx(exact, abs=4 * res.se[0])
+    assert 0.1 < res.prob[0] < 0.3
+    # three models, the third equal to B: the prior keeps every entry strictly inside (0, 1)
+    three = np.column_stack([correct, correct[:, 1]])
+    res3 = B.prob_best_paired(three, draws=100_000, seed=3)
+    assert np.all((res3.prob > 0.05) & (res3.prob < 0.95))
+    # by symmetry the two identical perfect models share the rest equally
+    assert res3.prob[1] == pytest.approx(res3.prob[2], abs=4 * res3.se[1] * np.sqrt(2))
 
 
 def test_prob_best_paired_is_more_decisive_than_independent_posteriors():
@@ -124,7 +147,9 @@ def test_prob_best_paired_is_more_decisive_than_independent_posteriors():
     assert paired[leader] > independent[leader]
     # a model identical to another shares the wins
     twin = np.column_stack([correct[:, 0], correct[:, 0]])
-    assert B.prob_best_paired(twin, draws=1000).prob.tolist() == [0.5, 0.5]
+    assert B.prob_best_paired(twin, prior=0, draws=1000).prob.tolist() == [0.5, 0.5]
+    res = B.prob_best_paired(twin, draws=100_000, seed=1)
+    assert res.prob[0] == pytest.approx(0.5, abs=4 * res.se[0])
 
 
 def test_shared_patterns_match_the_chapter_generator():

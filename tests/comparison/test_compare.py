@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import threading
 
 import mpmath as mp
@@ -509,3 +510,36 @@ def test_pick_best_probability_large_n_no_cancellation():
     exact = C.pick_best_probability(p, g, n, 30)
     sim = C.simulate_pick_best([p] + [p - g] * 30, n, reps=20_000, seed=3)
     assert abs(sim - exact) < 4 * np.sqrt(exact * (1 - exact) / 20_000) + 1e-4
+
+
+def test_required_size_has_no_floating_point_off_by_one():
+    # issue 25: 64^2 * 0.96 * 0.04 / 0.01^2 = 1,572,864 exactly (rational arithmetic)
+    from fractions import Fraction
+
+    exact = Fraction(64**2) * Fraction(96, 100) * Fraction(4, 100) / Fraction(1, 100) ** 2
+    assert exact.denominator == 1
+    assert C.required_size(0.96, 0.01, 64) == int(exact) == 1_572_864
+    for m in (1, 2, 4, 8, 16, 32, 64):
+        want = math.ceil(Fraction(m**2) * Fraction(96, 100) * Fraction(4, 100) * 10_000)
+        assert C.required_size(0.96, 0.01, m) == want
+
+
+def test_required_size_exact_64_rivals_against_mpmath():
+    # the smallest N whose pick probability reaches 0.95, with 64 rivals at 0.95 and the
+    # best at 0.96: the same sum as pick_best_probability, in 30-digit arithmetic
+    mp.mp.dps = 30
+
+    def pick(n, m=64):
+        p, q = mp.mpf("0.96"), mp.mpf("0.95")
+        total, below = mp.mpf(0), mp.mpf(0)
+        for k in range(n + 1):
+            px = mp.binomial(n, k) * p**k * (1 - p) ** (n - k)
+            g = mp.binomial(n, k) * q**k * (1 - q) ** (n - k)
+            if g > 0:
+                total += px * ((below + g) ** (m + 1) - below ** (m + 1)) / ((m + 1) * g)
+            below += g
+        return total
+
+    n = C.required_size_exact(0.96, 0.01, 64)
+    assert pick(n - 1) < mp.mpf("0.95") <= pick(n)
+    assert n == 7494  # issue 25 said 7,495: the 30-digit sum says 7,494 reaches 0.95

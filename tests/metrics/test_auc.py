@@ -129,10 +129,13 @@ def test_logit_and_wald_interval_formulas():
     assert e.high == pytest.approx(lo * math.exp(half) / (1 + lo * math.exp(half)), rel=1e-12)
     w = A.auc_interval(y, s[0], method="wald")
     assert w.high - w.value == pytest.approx(z * math.sqrt(d.cov), rel=1e-12)
-    # near 1 the Wald interval passes 1, the logit one does not
+    # near 1 the unclipped Wald interval would pass 1: it is clipped (as pROC), the logit
+    # one stays below 1 by construction
     y2 = np.r_[np.ones(20, bool), np.zeros(20, bool)]
     s2 = np.r_[np.linspace(0.5, 3, 20), np.linspace(-3, 0.6, 20)]
-    assert A.auc_interval(y2, s2, method="wald").high > 1
+    d2 = A.delong(y2, s2)
+    assert d2.auc + z * math.sqrt(d2.cov) > 1
+    assert A.auc_interval(y2, s2, method="wald").high == 1.0
     assert A.auc_interval(y2, s2, method="logit").high < 1
 
 
@@ -410,3 +413,84 @@ def test_power_size_gives_the_power_in_simulation():
 def test_bad_input_raises_value_error_naming_it(call, word):
     with pytest.raises(ValueError, match=word):
         call()
+
+
+def test_obuchowski_size_by_an_independent_computation():
+    # issue 25: with the paper's 1.414 in place of sqrt(2) the book's example needed 326
+    # positives; with sqrt(2) it is 325.  Independent: Obuchowski's V by hand, and for the
+    # Wald interval the closed form n1 = ceil(z^2 n1 V / h^2) (n1 V does not depend on n1
+    # when n0 = kappa n1 exactly)
+    a = math.sqrt(2) * stats.norm.ppf(0.85)
+    kappa = 4.0
+    n1_v = 0.0099 * math.exp(-(a**2) / 2) * ((5 * a**2 + 8) + (a**2 + 8) / kappa)
+    z = stats.norm.ppf(0.975)
+    assert A.auc_variance(0.85, 300, 1200, "obuchowski") == pytest.approx(n1_v / 300, rel=1e-12)
+    wald = A.auc_size(0.85, 0.03, 0.2, method="obuchowski", interval="wald")
+    assert wald.n_positive == math.ceil(z**2 * n1_v / 0.03**2)
+    assert A.auc_size(0.85, 0.03, 0.2, method="obuchowski").n_positive == 325
+
+
+def test_wald_auc_interval_is_clipped_to_the_unit_interval():
+    # issue 25: AUC 0.975 with DeLong's variance gave an upper end of about 1.028; pROC's
+    # ci.auc clips to [0, 1].  Independent: DeLong's variance from its structural components
+    rng = np.random.default_rng(3)
+    y = np.r_[np.ones(20, bool), np.zeros(20, bool)]
+    s = np.r_[rng.normal(2.8, 1, 20), rng.normal(0, 1, 20)]
+    est = A.auc_interval(y, s, method="wald")
+    pos, neg = s[y], s[~y]
+    psi = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
+    auc = psi.mean()
+    var = psi.mean(axis=1).var(ddof=1) / 20 + psi.mean(axis=0).var(ddof=1) / 20
+    z = stats.norm.ppf(0.975)
+    assert auc == pytest.approx(roc_auc_score(y, s))
+    assert auc + z * math.sqrt(var) > 1  # the unclipped end passes 1
+    assert est.high == 1.0
+    assert est.low == pytest.approx(max(0.0, auc - z * math.sqrt(var)), rel=1e-12)
+
+
+def _untuned_test_sets(setting, reps, rng):
+    """Test sets of a setting the auto thresholds were not tuned on, and the true AUC."""
+    if setting == "hard-negatives":  # 3 % of the negatives score far above every positive
+        n1, n0, mu, h = 80, 320, 2.33, 0.03
+        pos = rng.normal(mu, 1, (reps, n1))
+        neg = rng.normal(0, 1, (reps, n0)) + 12.0 * (rng.random((reps, n0)) < h)
+        truth = (1 - h) * stats.norm.cdf(mu / math.sqrt(2)) + h * stats.norm.cdf(
+            (mu - 12) / math.sqrt(2)
+        )
+    elif setting == "ties":  # binormal scores rounded to a grid of 0.5: many ties
+        n1, n0, mu = 90, 210, 1.47
+        pos = np.round(2 * rng.normal(mu, 1, (reps, n1))) / 2
+        neg = np.round(2 * rng.normal(0, 1, (reps, n0))) / 2
+        grid = np.arange(-8, 12.5, 0.5)  # cell probabilities of the rounded scores
+        cell = lambda m: stats.norm.cdf(grid + 0.25, m) - stats.norm.cdf(grid - 0.25, m)  # noqa: E731
+        p1, p0 = cell(mu), cell(0.0)
+        truth = float(np.sum(p1 * (np.cumsum(p0) - p0)) + 0.5 * np.sum(p1 * p0))
+    else:  # AUC near 1
+        n1, n0 = (100, 900) if setting == "near-one" else (30, 970)
+        a = 0.995 if setting == "near-one" else 0.999
+        mu = math.sqrt(2) * stats.norm.ppf(a)
+        pos = rng.normal(mu, 1, (reps, n1))
+        neg = rng.normal(0, 1, (reps, n0))
+        truth = a
+    return n1, n0, pos, neg, truth
+
+
+@pytest.mark.parametrize("setting", ["hard-negatives", "ties", "near-one", "near-one-rare"])
+def test_auto_on_settings_it_was_not_tuned_on(setting):
+    """issue 25: SHORTFALL_MIN and CLASS_MIN checked where they were not chosen.
+
+    1,000 test sets per setting; verdict by the book's rule (coverage_verdict): "holds"
+    or "conservative" passes (the rule's 2 s.e. at R = 1,000 is 0.0138).
+    """
+    from heldout.book.chapter import coverage_verdict
+
+    reps = 1000
+    rng = np.random.default_rng(25)
+    n1, n0, pos, neg, truth = _untuned_test_sets(setting, reps, rng)
+    y = np.r_[np.ones(n1, bool), np.zeros(n0, bool)]
+    hits = 0
+    for r in range(reps):
+        e = A.auc_interval(y, np.r_[pos[r], neg[r]])
+        hits += e.low <= truth <= e.high
+    cov = hits / reps
+    assert coverage_verdict(cov, reps) in ("holds", "conservative"), (setting, cov, truth)

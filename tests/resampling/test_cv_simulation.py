@@ -113,3 +113,17 @@ def test_bad_input(kw, name):
 def test_bad_problem(kw, name):
     with pytest.raises(ValueError, match=name):
         TwoViews(**kw)
+
+
+def test_default_repetitions_make_the_verdict_stable_and_the_se_is_printed(null_sim):
+    # issue 25: the default is sized for the book's rule (2 se <= 0.01 at alpha 0.05)
+    import inspect
+
+    default = inspect.signature(simulate_tests).parameters["reps"].default
+    assert 2 * math.sqrt(0.05 * 0.95 / default) <= 0.01 + 1e-12
+    assert null_sim.level_se == pytest.approx(math.sqrt(0.05 * 0.95 / 400))
+    rows = null_sim.summary()
+    assert [label for label, _, _ in rows] == [TESTS[k][0] for k in null_sim.rejection]
+    for (_, rate, se), key in zip(rows, null_sim.rejection, strict=True):
+        assert rate == null_sim.rejection[key]
+        assert se == pytest.approx(math.sqrt(rate * (1 - rate) / 400))

@@ -250,3 +250,19 @@ def test_old_keywords_of_the_bounds_still_work():
         assert reuse.queries_supported(4000, epsilon=0.05) == reuse.queries_supported(
             4000, tolerance=0.05
         )
+
+
+def test_naive_guarantee_is_of_order_2n_eps2_over_log_n():
+    # issue 25: the guarantee covers about 2 n eps^2 / ln(n + 1) adaptive queries, not
+    # n eps^2.  Independent: the largest k with the bound <= eps, by a direct scan
+    n, eps, delta = 100_000, 0.05, 0.05
+
+    def bound(k):
+        return math.sqrt(((k - 1) * math.log(n + 1) + math.log(2 * k / delta)) / (2 * n))
+
+    k = 1
+    while bound(k + 1) <= eps:
+        k += 1
+    assert reuse.queries_supported(n, eps, delta) == k == 43
+    assert k == pytest.approx(2 * n * eps**2 / math.log(n + 1), rel=0.05)
+    assert k < n * eps**2 / 5  # far fewer than n eps^2 = 250

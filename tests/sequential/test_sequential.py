@@ -282,6 +282,20 @@ def test_betting_is_markedly_narrower_than_hoeffding_from_the_hundreds(p, most):
     assert ratio[9] > 1.0
 
 
+def test_betting_is_not_the_narrowest_everywhere():
+    # what the docstring of heldout.sequential.confidence states was measured (issue 25)
+    for p in (0.5, 0.8, 0.95):
+        w = mean_widths(p, n=3000, reps=100, seed=5)
+        ratio = w["betting"] / w["mixture"]
+        assert 1.2 < ratio[9] < 2.4  # 10 labels: betting clearly wider
+        assert ratio[29] > 1.15  # still wider at 30
+        assert 0.85 < ratio[99:300].min() and ratio[99:300].max() < 1.06  # close at 100-300
+        if p < 0.9:
+            assert ratio[2999] > 1.05  # the mixture narrower again at 3,000
+        else:
+            assert ratio[999:].max() < 1.0  # betting narrower at 0.95 from 1,000 on
+
+
 def test_betting_is_narrower_than_empirical_bernstein():
     for p in (0.5, 0.9):
         w = mean_widths(p, n=1000)
@@ -445,3 +459,16 @@ def test_monitor_bad_input():
         ConfidenceMonitor(runs=0)
     with pytest.raises(ValueError, match="b"):
         paired_difference([1, 0], [1, 0, 1])
+
+
+def test_peeking_miss_grows_like_the_log_of_the_looks():
+    # issue 25: 11.0, 29.3 and 41.5 % after 10, 100 and 500 looks (exact dynamic programme),
+    # about 18 points per tenfold increase: logarithmic, far faster than log log
+    miss = fixed_interval_miss(0.8, 500, 10, 0.05)
+    assert [round(100 * miss[i], 1) for i in (9, 99, 499)] == [11.0, 29.3, 41.5]
+    observed = (miss[499] - miss[99]) / (miss[99] - miss[9])  # about 0.67
+    log_ratio = math.log(5) / math.log(10)  # 0.70 if the miss grew like log(looks)
+    labels = 10 * np.array([10, 100, 500])  # log log of the labels: 0.51
+    lnln = np.log(np.log(labels))
+    loglog_ratio = (lnln[2] - lnln[1]) / (lnln[1] - lnln[0])
+    assert abs(observed - log_ratio) < abs(observed - loglog_ratio)

@@ -186,6 +186,34 @@ def test_sprt_error_guarantees():
     assert 0.2 < mid.pass_probability < 0.8
 
 
+def test_sprt_halfway_model_passes_about_a_quarter_of_the_time():
+    # issue 25: "a model at (pi0 + pi1)/2 passes about as often as it fails" is false.
+    # label_until_sure's design: 0.80 against 0.83, alpha 0.01, beta 0.2
+    exact = sprt_operating(0.815, 0.8, 0.83, 0.01, 0.2).pass_probability
+    assert exact == pytest.approx(0.26, abs=0.005)
+    # independent: Wald's approximation where E[z] = 0 is -log B / (log A - log B)
+    log_a, log_b = math.log(0.8 / 0.01), math.log(0.2 / 0.99)
+    assert exact == pytest.approx(-log_b / (log_a - log_b), abs=0.01)
+    # and a simulation of the test itself (10,000 runs of up to 10,000 labels; 4 s.e.)
+    rng = np.random.default_rng(4)
+    p0, p1 = 0.8, 0.83
+    d = math.log(p1 * (1 - p0) / (p0 * (1 - p1)))
+    g = math.log((1 - p0) / (1 - p1))
+    n = np.arange(1, 10_001)
+    passes = decided = 0
+    for _ in range(5):
+        s_n = np.cumsum(rng.random((2000, n.size)) < 0.815, axis=1, dtype=np.int32)
+        llr = s_n * d - n * g
+        up, down = llr >= log_a, llr <= log_b
+        first_up = np.where(up.any(axis=1), up.argmax(axis=1), n.size)
+        first_down = np.where(down.any(axis=1), down.argmax(axis=1), n.size)
+        passes += int(np.sum(first_up < first_down))
+        decided += int(np.sum(np.minimum(first_up, first_down) < n.size))
+    assert decided >= 9990
+    rate = passes / 10_000
+    assert rate == pytest.approx(exact, abs=4 * math.sqrt(exact * (1 - exact) / 10_000))
+
+
 def test_wald_approximations_close_to_exact():
     accuracies = np.array([0.75, 0.8, 0.825, 0.85, 0.9])
     exact = sprt_operating(accuracies, 0.8, 0.85, 0.05, 0.2)

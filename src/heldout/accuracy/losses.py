@@ -3,7 +3,7 @@
 The sizing chapter needs a loss with a *known, finite range*: Hoeffding's
 inequality only applies to bounded measurements.  The plain deviance
 (``-2 log`` of the probability given to the true class) is unbounded, so
-Mount's article (Win-Vector blog, 2021, "What is a Good Test Set Size?")
+The Win-Vector article (Win-Vector LLC, 2021, "What is a Good Test Set Size?")
 collars it: predictions are clipped to the interval ``[mu, 1 - mu]`` before
 the logarithm is taken.
 
@@ -56,7 +56,7 @@ def _check_labels(y) -> np.ndarray:
 def collared_deviance(
     y: ArrayLike, p: ArrayLike, mu: ArrayLike = 0.01, *, base: int | str = 2
 ) -> float | np.ndarray:
-    r"""Collared (Winsorized) deviance of each prediction, as in Mount (2021).
+    r"""Collared (Winsorized) deviance of each prediction, as in Win-Vector LLC (2021).
 
     .. math::
 

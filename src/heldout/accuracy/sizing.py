@@ -21,7 +21,7 @@ same miss probability without simulation (exactly for losses on a lattice, and
 as a guaranteed bracket otherwise), and :func:`binomial_deviation_probability`
 gives it exactly for 0-1 loss.
 
-The Hoeffding size is the one of Mount's article "What is a Good Test Set
+The Hoeffding size is the one of the Win-Vector article "What is a Good Test Set
 Size?" (Win-Vector blog, 2021): ``k >= ln(2/alpha) U^2 / (2 t^2)``.
 """
 
@@ -165,7 +165,7 @@ def hoeffding_size(range_: ArrayLike, tolerance: ArrayLike, alpha: ArrayLike) ->
 
     .. math:: k = \left\lceil \frac{\ln(2/\alpha)\, U^2}{2 t^2} \right\rceil ,
 
-    the formula of Mount (2021), from Hoeffding (1963).  A quotient that
+    the formula of Win-Vector LLC (2021), from Hoeffding (1963).  A quotient that
     floating point puts within a relative ``1e-14`` above an integer is taken
     to be that integer.
 

@@ -1,6 +1,6 @@
 r"""The variational train/test split: how to share ``m`` rows between fitting and testing.
 
-Mount's article (Win-Vector blog, 2021, "What is a Good Test Set Size?", second half)
+The Win-Vector article (Win-Vector LLC, 2021, "What is a Good Test Set Size?", second half)
 models the expected squared *criticism* of the whole fit-then-test procedure as
 
 .. math::
@@ -113,7 +113,7 @@ def optimal_test_fraction(c_test, c_train):
         f_\text{test} = \frac{\sqrt{c_\text{test}}}{\sqrt{c_\text{test}} + \sqrt{c_\text{train}}}
 
     It minimises :math:`c_\text{test}/m_\text{test} + c_\text{train}/m_\text{train} + c_0`
-    over real :math:`m_\text{test} + m_\text{train} = m` (Mount, 2021, "What is a Good Test
+    over real :math:`m_\text{test} + m_\text{train} = m` (Win-Vector LLC, 2021, "What is a Good Test
     Set Size?", the variational answer).  The share does not depend on ``m`` or ``c_0``.
 
     Parameters
@@ -145,7 +145,7 @@ def expected_criticism(m_train, m_test, c_train, c_test, c0=0.0):
         \mathbb{E}[\text{criticism}^2] \approx \frac{c_\text{test}}{m_\text{test}}
             + \frac{c_\text{train}}{m_\text{train}} + c_0
 
-    (Mount, 2021, "What is a Good Test Set Size?").
+    (Win-Vector LLC, 2021, "What is a Good Test Set Size?").
 
     Parameters
     ----------

@@ -10,6 +10,8 @@ that a number reads the same way everywhere and a table renders its math:
 * :func:`table` turns rows (or a pandas ``DataFrame``) into a Markdown table
   that the book renders as MyST, so dollar-delimited math in headers and cells
   is typeset, and that refuses ``NaN`` (a missing value is written as an explicit text).
+* :func:`coverage_verdict` and :func:`level_verdict` are the book's one rule for
+  judging a simulated coverage or rejection rate (stated on the notation page).
 * :func:`style` applies the house figure style (labelled axes, readable at
   page width); :func:`verdict` picks a word from a comparison so that the
   prose follows the numbers.
@@ -28,7 +30,12 @@ import numpy as np
 from heldout._result import Result
 
 __all__ = [
+    "COVERAGE_VERDICTS",
+    "LEVEL_VERDICTS",
     "count",
+    "coverage_tolerance",
+    "coverage_verdict",
+    "level_verdict",
     "num",
     "pct",
     "publish",
@@ -235,6 +242,96 @@ def verdict(condition: bool, if_true: str, if_false: str) -> str:
     'below'
     """
     return if_true if bool(condition) else if_false
+
+
+#: The three words of :func:`coverage_verdict`.
+COVERAGE_VERDICTS = ("holds", "undercovers", "conservative")
+#: The three words of :func:`level_verdict`.
+LEVEL_VERDICTS = ("holds its level", "exceeds its level", "conservative")
+
+_EPS = 1e-12  # rounding slack at the boundaries (they count as "holds")
+
+
+def coverage_tolerance(reps, alpha: float = 0.05) -> tuple[np.ndarray | float, ...]:
+    """Monte Carlo standard error and the two tolerances of the book's verdict rule.
+
+    With ``R`` repetitions of a simulation promised ``1 - alpha``:
+    ``se = sqrt(alpha (1 - alpha) / R)``, ``t_lo = max(2 se, 0.005)`` (on the side where
+    the promise is broken) and ``t_hi = max(2 se, 0.01)`` (on the safe side).  The
+    standard error is that of a binomial share at the promised value (:cite:`morris2019`).
+
+    Examples
+    --------
+    >>> [round(float(v), 4) for v in coverage_tolerance(1900)]
+    [0.005, 0.01, 0.01]
+    """
+    from heldout._checks import as_count, as_probability
+
+    r = as_count(reps, "reps", minimum=1).astype(float)
+    a = as_probability(alpha, "alpha", scalar=True)
+    se = np.sqrt(a * (1 - a) / r)
+    lo, hi = np.maximum(2 * se, 0.005), np.maximum(2 * se, 0.01)
+    if se.ndim == 0:
+        return float(se), float(lo), float(hi)
+    return se, lo, hi
+
+
+def _words(index: np.ndarray, words: tuple[str, ...]):
+    out = np.asarray(words, dtype=object)[index]
+    return str(out) if np.ndim(out) == 0 else out.astype(str)
+
+
+def coverage_verdict(coverage, reps, alpha: float = 0.05):
+    """The book's one verdict on a simulated coverage: "holds", "undercovers", "conservative".
+
+    An interval promised ``1 - alpha`` covered the truth in a share ``coverage`` of ``R``
+    simulated data sets.  With ``se = sqrt(alpha (1 - alpha) / R)``,
+    ``t_lo = max(2 se, 0.005)`` and ``t_hi = max(2 se, 0.01)`` it *holds* when
+    ``1 - alpha - t_lo <= coverage <= 1 - alpha + t_hi``, *undercovers* below that band and
+    is *conservative* above it.  Two standard errors keep a correct method's false alarm
+    near 2.5 % on each side; the floors (half a point below, a point above) keep a huge
+    simulation from calling a practically exact interval wrong.  Vectorised: ``coverage``
+    and ``reps`` broadcast; a scalar input gives a string, an array an array of strings.
+
+    Examples
+    --------
+    >>> coverage_verdict(0.94, 1900), coverage_verdict(0.939, 1900)
+    ('holds', 'undercovers')
+    >>> coverage_verdict([0.92, 0.95, 0.996], 2000).tolist()
+    ['undercovers', 'holds', 'conservative']
+    """
+    from heldout._checks import as_probability
+
+    c = as_probability(coverage, "coverage", closed=True)
+    _, lo, hi = coverage_tolerance(reps, alpha)
+    c, lo, hi = np.broadcast_arrays(c, lo, hi)
+    level = 1 - float(alpha)
+    index = np.where(c < level - lo - _EPS, 1, np.where(c > level + hi + _EPS, 2, 0))
+    return _words(index, COVERAGE_VERDICTS)
+
+
+def level_verdict(rate, reps, alpha: float = 0.05):
+    """The same rule for a test: "holds its level", "exceeds its level", "conservative".
+
+    A test of level ``alpha`` rejected a true null hypothesis in a share ``rate`` of
+    ``R`` simulated data sets.  This is :func:`coverage_verdict` applied to
+    ``1 - rate``: it *holds its level* when ``alpha - t_hi <= rate <= alpha + t_lo``
+    (the tolerances of :func:`coverage_tolerance`), *exceeds its level* above the band
+    and is *conservative* below it.
+
+    Examples
+    --------
+    >>> level_verdict(0.06, 1900), level_verdict(0.061, 1900), level_verdict(0.039, 1900)
+    ('holds its level', 'exceeds its level', 'conservative')
+    """
+    from heldout._checks import as_probability
+
+    r = as_probability(rate, "rate", closed=True)
+    _, lo, hi = coverage_tolerance(reps, alpha)
+    r, lo, hi = np.broadcast_arrays(r, lo, hi)
+    a = float(alpha)
+    index = np.where(r > a + lo + _EPS, 1, np.where(r < a - hi - _EPS, 2, 0))
+    return _words(index, LEVEL_VERDICTS)
 
 
 class _MarkdownTable:

@@ -10,7 +10,7 @@ Examples
 >>> article_value("hoeffding-size")
 36152
 >>> claim("bound-exact").article
-'002'
+'001'
 """
 
 from __future__ import annotations

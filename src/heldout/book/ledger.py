@@ -723,12 +723,16 @@ def _appendix_c(k, m, delta):
 @_check("appendix_c_runs")
 def _appendix_c_runs(k, m, delta):
     """Does the Appendix C program run its own example?"""
+    b = _bounds()
+    fixed = b.appendix_c_bound(k, m, delta, fixed=True)
+    # the printed program with a factorial table long enough for m: its sum still stops
+    # at k - 1, so it returns the exact bound for k - 1 errors
+    long_table = b.appendix_c_bound(k, m, delta, table_size=m + 1)
     try:
-        _bounds().appendix_c_bound(k, m, delta)
+        b.appendix_c_bound(k, m, delta)
     except IndexError:
-        fixed = _bounds().appendix_c_bound(k, m, delta, fixed=True)
-        return _ev(False, fixed=fixed)
-    return _ev(True, fixed=float("nan"))
+        return _ev(False, fixed=fixed, long_table=long_table)
+    return _ev(True, fixed=fixed, long_table=long_table)
 
 
 # --- 002: Hoeffding sizing and the variational split -----------------------------------------
@@ -1412,6 +1416,14 @@ def _gap_in_sd_check(accuracy_a, accuracy_b, n):
     return _ev(diff / math.hypot(sa, sb), one_score=diff / sa)
 
 
+@_check("gap_in_own_sd")
+def _gap_in_own_sd(accuracy_a, accuracy_b, n):
+    """Test-minus-validation gap in the article's own error bar (one score's), and in the
+    standard error of the difference of two independent scores."""
+    diff, sa, sb = _gap_in_sd(accuracy_a, accuracy_b, n)
+    return _ev(diff / sa, diff_sd=diff / math.hypot(sa, sb))
+
+
 @_check("gap_significant")
 def _gap_significant(accuracy_a, accuracy_b, n, alpha):
     """Two-sided p-value of the gap between two independent scores (normal approximation)."""
@@ -1600,6 +1612,132 @@ def _winner_bias_equal(n, models, accuracy):
     bias = float(_reuse().winner_bias(n, models, accuracy))
     se = math.sqrt(accuracy * (1 - accuracy) / n)
     return _ev(bias > 0, bias=bias, errors=bias / se, models=models, n=n)
+
+
+# --- rows added by the third referee read (issue 25) ----------------------------------------
+@_check("printed_variance_more_accurate")
+def _printed_variance_more_accurate(bias, sd, n, scale):
+    """Is the printed ``2(MSE - B^2)(1 + 2 MSE)/N`` a more accurate variance of the MSE than
+    the sample-variance (CLT) route?  For Gaussian residuals the true variance is
+    ``2 s^2 (s^2 + 2 B^2)/N``, which the CLT route estimates without bias; the printed one
+    is off by a factor that changes with the unit (metres, and ``scale`` times smaller)."""
+    ev = _mse_variance_as_printed(bias, sd, n, scale)
+    r1, r2 = ev.extra["ratio"], ev.extra["ratio_scaled"]
+    return _ev(abs(r1 - 1) < 1e-9 and abs(r2 - 1) < 1e-9, ratio=r1, ratio_scaled=r2)
+
+
+@_check("seen_data_optimistic")
+def _seen_data_optimistic(train_rows, test_rows, train_accuracy, test_accuracy):
+    """Scoring on data the model has seen: the accuracy on the whole data set (training rows
+    included) against the accuracy on the test rows alone, in the article's example."""
+    p = _lost_example(train_rows, test_rows, train_accuracy, test_accuracy)
+    return _ev(p > test_accuracy, p=p, a=test_accuracy, gap=p - test_accuracy)
+
+
+@_check("succession_rule")
+def _succession_rule(successes, failures):
+    """Laplace's rule of succession, ``(s + 1)/(n + 2)``, against the mean of the posterior
+    Beta(s + 1, f + 1) that the article names after it (and the update itself)."""
+    from scipy import stats
+
+    mean = float(stats.beta(successes + 1, failures + 1).mean())
+    laplace = (successes + 1) / (successes + failures + 2)
+    return _ev(abs(mean - laplace) < 1e-12, mean=mean, laplace=laplace)
+
+
+@_check("collar_is_clipping")
+def _collar_is_clipping(mu):
+    """Is the collared deviance the deviance of predictions clipped to ``[mu, 1 - mu]``?  The
+    largest gap between the two over a fine grid of predictions, for either label (bits)."""
+    from heldout.accuracy.losses import collared_deviance
+
+    p = np.linspace(0.0, 1.0, 100_001)
+    clipped = np.clip(p, mu, 1 - mu)
+    gap = 0.0
+    for y in (0, 1):
+        a = collared_deviance(np.full(p.size, y), p, mu)
+        b = -2 * np.log2(np.where(y == 1, clipped, 1 - clipped))
+        gap = max(gap, float(np.max(np.abs(a - b))))
+    top = float(-2 * np.log2(mu))
+    return _ev(gap <= 0.01 * top, gap=gap, top=top)
+
+
+@_check("split_same_rate")
+def _split_same_rate(c_test, c_train, m):
+    """At the variational optimum, does one more row improve the test term and the training
+    term at the same rate?  ``c/m^2`` for each part, at the article's optimum."""
+    from heldout.accuracy.split import optimal_test_fraction
+
+    f = float(optimal_test_fraction(c_test, c_train))
+    m_test, m_train = f * m, (1 - f) * m
+    rate_test, rate_train = c_test / m_test**2, c_train / m_train**2
+    return _ev(abs(rate_test / rate_train - 1) < 1e-9, ratio=rate_test / rate_train, fraction=f)
+
+
+@_check("paired_items_fisher")
+def _paired_items_fisher(correct_a, correct_b, n, a_only, alpha):
+    """Two models scored on the same ``n`` items: Fisher's test on their right/wrong table
+    treats them as ``2n`` independent items; McNemar's exact test uses the items where
+    they disagree (``a_only`` right only for A, the rest of the gap right only for B).
+    The claim holds if the two tests agree on significance."""
+    from scipy import stats
+
+    fisher = float(
+        stats.fisher_exact(
+            [[correct_a, correct_b], [n - correct_a, n - correct_b]], alternative="less"
+        ).pvalue
+    )
+    b_only = correct_b - correct_a + a_only
+    mcnemar = float(stats.binomtest(a_only, a_only + b_only, 0.5).pvalue)
+    return _ev(
+        (fisher < alpha) == (mcnemar < alpha),
+        fisher=fisher,
+        mcnemar=mcnemar,
+        a_only=a_only,
+        b_only=b_only,
+    )
+
+
+@_check("beta_sd_root_n")
+def _beta_sd_root_n(accuracy, sizes):
+    """Posterior sd of Beta(k + 1, N - k + 1) at a fixed observed accuracy: quadrupling
+    ``N`` halves it (ratio of successive sds, for sizes growing by 4)."""
+    from scipy import stats
+
+    sd = []
+    for n in sizes:
+        k = round(accuracy * n)
+        sd.append(float(stats.beta(k + 1, n - k + 1).std()))
+    ratios = [a / b for a, b in zip(sd[:-1], sd[1:], strict=True)]
+    return _ev(all(abs(r - 2) < 0.15 for r in ratios), first=ratios[0], last=ratios[-1])
+
+
+@_check("beta_uniform")
+def _beta_uniform():
+    """Is Beta(1, 1) the uniform distribution on [0, 1]?  Its density and cdf on a grid."""
+    from scipy import stats
+
+    x = np.linspace(0.0, 1.0, 1001)
+    gap = max(
+        float(np.max(np.abs(stats.beta(1, 1).pdf(x[1:-1]) - 1))),
+        float(np.max(np.abs(stats.beta(1, 1).cdf(x) - x))),
+    )
+    return _ev(gap < 1e-12, gap=gap)
+
+
+@_check("least_squares_normal")
+def _least_squares_normal(n, reps, seed):
+    """Does least squares need normal residuals?  The slope of an ordinary least-squares fit
+    with Laplace errors, over ``reps`` simulated data sets: its mean against the truth (1),
+    in Monte Carlo standard errors.  The claim (normality is central) holds if it is biased."""
+    gen = np.random.default_rng(seed)
+    x = np.linspace(-1, 1, n)
+    e = gen.laplace(0, 1, size=(reps, n))
+    y = 1.0 * x + e
+    xc = x - x.mean()
+    slope = (y - y.mean(axis=1, keepdims=True)) @ xc / (xc @ xc)
+    z = (slope.mean() - 1.0) / (slope.std(ddof=1) / math.sqrt(reps))
+    return _ev(abs(z) > 4, z=float(z), mean=float(slope.mean()))
 
 
 # --- 004: acceptance testing -----------------------------------------------------------------

@@ -19,9 +19,11 @@ exactly and count how often each interval covers:
 * several classes: multinomial rows and confusion matrices with given cell shares.
 
 Each function returns a :class:`Coverage` (the share of test sets whose interval
-covered, its Monte Carlo standard error and the mean width).  A method holds its
-promise at a grid point when the coverage is at least the level minus three
-Monte Carlo standard errors (the tolerance of the book's tests).
+covered, its Monte Carlo standard error and the mean width).  Its verdict is the book's
+one rule, :func:`heldout.book.chapter.coverage_verdict`: "holds" within
+``[1 - alpha - t_lo, 1 - alpha + t_hi]`` (``t_lo = max(2 se, 0.005)``,
+``t_hi = max(2 se, 0.01)``, ``se = sqrt(alpha (1 - alpha) / R)``), "undercovers" below,
+"conservative" above.
 """
 
 from __future__ import annotations
@@ -95,9 +97,18 @@ class Coverage(Result):
     level: float = extra(0.95)
 
     @property
+    def verdict(self) -> str:
+        """The book's rule: "holds", "undercovers" or "conservative" (``coverage_verdict``)."""
+        from heldout.book.chapter import coverage_verdict
+
+        if self.reps == 0 or math.isnan(self.coverage):
+            return "undefined"
+        return coverage_verdict(self.coverage, self.reps, 1 - self.level)
+
+    @property
     def holds(self) -> bool:
-        """Coverage at least the level minus three Monte Carlo standard errors."""
-        return bool(self.coverage >= self.level - 3 * self.mcse)
+        """The promise is kept: the verdict is "holds" or "conservative" (not "undercovers")."""
+        return self.verdict in ("holds", "conservative")
 
 
 def _coverage(hit: np.ndarray, width: np.ndarray, truth: float, defined: np.ndarray, alpha: float):
@@ -923,8 +934,8 @@ def macro_f1_coverage(
 
     Examples
     --------
-    >>> macro_f1_coverage("logit", 1000, 5, 0.9, reps=1000, seed=8).holds
-    True
+    >>> macro_f1_coverage("logit", 1000, 5, 0.9, reps=2000, seed=8).verdict
+    'holds'
     """
     from heldout.metrics.fscore import _macro_value_and_gradient, macro_interval
 

@@ -126,7 +126,10 @@ def _table(res: dict) -> str:
             f"{p['p_value']:>9.3g}  {p['p_adjusted']:>9.3g}  {p['diff']:>+8.4f}  "
             f"[{p['diff_low']:+.4f}, {p['diff_high']:+.4f}]"
         )
-    lines.append("(P(best) is the paired posterior; --json prints everything as one object)")
+    lines.append(
+        "(P(best) is the paired posterior, with a Dirichlet prior weighing two items spread "
+        "over the right/wrong patterns; --json prints everything as one object)"
+    )
     return "\n".join(lines)
 
 

@@ -2,9 +2,13 @@
 
 FILE is a CSV file with a header row (Parquet when ``pyarrow`` is installed; ``-``
 reads CSV from standard input): a label column (``label``, or ``--label NAME``)
-and one column per model holding predicted labels or, for two classes, scores in
-[0, 1].  Whole-number columns are read as labels and the others as scores, unless
-``--scores`` or ``--labels`` says so; the output says which was used.  See
+and one column per model holding predicted labels or, for two classes, probabilities
+of class 1 or any real scores.  Whole-number columns are read as labels, other values
+in [0, 1] as probabilities and anything else as scores, unless ``--scores [COLS]`` or
+``--labels [COLS]`` says so; the output names the kind of every column and warns when a
+whole-number column looks like something else.  With several models the pairs'
+p-values are adjusted within each metric by Holm's method (``--adjust``) and the best
+sets for the accuracy and the AUC are printed.  See
 :mod:`heldout.metrics.evaluate` for the metrics and their methods.
 
 ``--cluster COLUMN`` names a column of cluster ids (any text): every metric that is
@@ -21,11 +25,33 @@ import argparse
 
 from heldout.cli import alpha_option, calculator
 
+_ALL = "\0all"  # --scores / --labels given without a column: every model column
 
-def _kinds(args) -> str | None:
-    if args.scores and args.labels:
-        raise ValueError("give at most one of --scores and --labels")
-    return "scores" if args.scores else ("labels" if args.labels else None)
+
+def _kinds(args, names) -> dict | None:
+    """``kinds`` for :func:`evaluate` from ``--scores [COLS]`` and ``--labels [COLS]``."""
+    if args.scores == _ALL and args.labels == _ALL:
+        raise ValueError("give at most one of --scores and --labels without columns")
+    kinds: dict = {}
+    for text, kind, option in (
+        (args.scores, "scores", "--scores"),
+        (args.labels, "labels", "--labels"),
+    ):
+        if text is None or text == _ALL:
+            continue
+        for col in (c.strip() for c in text.split(",")):
+            if col not in names:
+                raise ValueError(
+                    f"{option} names {col!r}, which is not a model column "
+                    f"(the model columns are {', '.join(names)})"
+                )
+            if col in kinds:
+                raise ValueError(f"column {col!r} is named by both --scores and --labels")
+            kinds[col] = kind
+    for text, kind in ((args.scores, "scores"), (args.labels, "labels")):
+        if text == _ALL:
+            kinds = {name: kinds.get(name, kind) for name in names}
+    return kinds or None
 
 
 def _plain_entry(e: dict, fmt: str) -> str:
@@ -34,6 +60,8 @@ def _plain_entry(e: dict, fmt: str) -> str:
         low = "-" if e["low"] is None else fmt.format(e["low"])
         high = "-" if e["high"] is None else fmt.format(e["high"])
         p = f"  p={e['p_value']:.3g}" if e.get("p_value") is not None else ""
+        if e.get("p_adjusted") is not None:
+            p += f" ({e['adjust']}: {e['p_adjusted']:.3g})"
         text = f"{fmt.format(e['value'])}  [{low}, {high}]{p}  {text}"
         if e.get("design_effect") is not None:
             text += f"  deff={e['design_effect']:.2f}"
@@ -47,12 +75,24 @@ def _plain_rows(report: dict) -> dict:
     out: dict = {"n": report["n"], "level": report["level"]}
     for name, model in report["models"].items():
         how = "detected" if model["kind_source"] == "detected" else "as told"
-        out[name] = f"{model['kind']} ({how}); value [low, high] method"
+        out[name] = f"column read as {model['kind']} ({how}); value [low, high] method"
+        if model.get("warning"):
+            out[f"{name} warning"] = model["warning"]
         for metric, e in model["metrics"].items():
             out[f"{name} {metric}"] = _plain_entry(e, "{:.4f}")
+    if report["pairs"]:
+        out["p-values"] = (
+            f"pairs' p-values adjusted within each metric's family of pairs by "
+            f"{report['adjust']} (in brackets)"
+        )
+    for metric, best in report.get("best", {}).items():
+        out[f"best set, {metric}"] = (
+            f"{', '.join(best['models'])} (cannot be ruled out as best at alpha = "
+            f"{1 - report['level']:g}; {best['method']})"
+        )
     for pair in report["pairs"]:
         key = f"{pair['a']} - {pair['b']}"
-        out[key] = "paired difference [low, high] p-value method"
+        out[key] = "paired difference [low, high] p-value (adjusted) method"
         for metric, d in pair["metrics"].items():
             out[f"{key} {metric}"] = _plain_entry(d, "{:+.4f}")
     if "plot" in report:
@@ -83,7 +123,7 @@ def _run(args: argparse.Namespace) -> dict:
         data.y,
         data.models,
         alpha=args.alpha,
-        kinds=_kinds(args),
+        kinds=_kinds(args, list(data.models)),
         threshold=args.threshold,
         n_resamples=args.resamples,
         seed=args.seed,
@@ -91,6 +131,7 @@ def _run(args: argparse.Namespace) -> dict:
         strata=None if args.stratum is None else data.groups[args.stratum],
         shares=shares(args.shares),
         correction=args.correction,
+        adjust=args.adjust,
     )
     head = {"source": data.source, "label": data.label}
     if args.cluster is not None:
@@ -117,18 +158,39 @@ def register(top, size) -> None:
         epilog=(
             "example: heldout evaluate predictions.csv --json\n"
             "FILE has a header row, a label column and one column per model (predicted labels,\n"
-            "or scores in [0, 1] for two classes). Each metric gets value, low, high and method;\n"
+            "probabilities or scores). Each metric gets value, low, high and method;\n"
             "'pairs' holds the paired difference of every two models with its test (MOVER for\n"
             "the AUC, McNemar for accuracy, paired t for Brier and log loss, BCa bootstrap\n"
-            "otherwise). With --cluster COLUMN: clustered intervals, se_iid, se_cluster,\n"
+            "otherwise), p-values adjusted by Holm within each metric (--adjust), and the best\n"
+            "sets for accuracy and AUC. With --cluster COLUMN: clustered intervals, se_iid, se_cluster,\n"
             "design_effect, icc and effective_n for every mean; a cluster bootstrap for AUC, F1."
         ),
     )
     p.add_argument("file", metavar="FILE", help="CSV or Parquet file of predictions; - for stdin")
     p.add_argument("--label", default="label", help="name of the label column (default: label)")
     p.add_argument("--models", default=None, help="comma-separated model columns (default: all)")
-    p.add_argument("--scores", action="store_true", help="read every model column as scores")
-    p.add_argument("--labels", action="store_true", help="read every model column as labels")
+    p.add_argument(
+        "--scores",
+        nargs="?",
+        const=_ALL,
+        default=None,
+        metavar="COLS",
+        help="read these model columns (comma-separated; all when none given) as scores",
+    )
+    p.add_argument(
+        "--labels",
+        nargs="?",
+        const=_ALL,
+        default=None,
+        metavar="COLS",
+        help="read these model columns (comma-separated; all when none given) as labels",
+    )
+    p.add_argument(
+        "--adjust",
+        choices=["holm", "bonferroni", "bh", "none"],
+        default="holm",
+        help="adjustment of the pairs' p-values within each metric (default: holm)",
+    )
     p.add_argument(
         "--threshold", type=float, default=0.5, help="scores >= it count as positive (0.5)"
     )

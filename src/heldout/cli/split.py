@@ -7,7 +7,7 @@ from heldout.cli import calculator, count, real
 _EPILOG = """\
 The share of rows for testing that minimises the modelled squared criticism
   c_test / m_test + c_train / m_train + c_0
-(Mount 2021, "What is a Good Test Set Size?"):
+(Win-Vector LLC 2021, "What is a Good Test Set Size?"):
   test_fraction = sqrt(c_test) / (sqrt(c_test) + sqrt(c_train)).
 With --rows N, also the best whole-row split of N rows.
 

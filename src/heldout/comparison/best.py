@@ -12,8 +12,8 @@ leader was chosen by the same data.
   calibrated by sign-flipping the per-item score differences.  A truly best model is
   left out with probability at most ``alpha``, whatever the correlation between models.
 * :func:`prob_best_paired` -- posterior probability that each model has the highest
-  accuracy, from the right/wrong patterns of the items (Bayesian bootstrap,
-  :cite:`rubin1981`), beside :func:`heldout.comparison.compare.prob_best` which treats the models
+  accuracy, from the right/wrong patterns of the items (a Dirichlet posterior whose
+  default prior gives every pair's disagreements a Jeffreys prior), beside :func:`heldout.comparison.compare.prob_best` which treats the models
   as independent.
 * :func:`false_claims` -- simulates "leader + Holm" and the best set on the same test
   sets, so the failure of the first and the validity of the second can be seen.
@@ -169,11 +169,16 @@ def best_set(
     largest of the statistics against the truly best models to exceed a quantile
     computed over a set that contains them (:cite:`romano2005`).  With two models the
     sign-flip distribution is exactly McNemar's (the lagging model's p-value is the exact
-    two-sided McNemar p-value: with two equal models both are "best"); with more models it
-    is exact when the models are exchangeable on each item under equality, and otherwise
-    correct as the number of disagreements grows (uncentred flips overstate the spread of
-    pairs that differ, which errs on the safe side).  ``tests/test_best.py`` checks the
-    error rate by simulation -- equal and unequal models, exchangeable and
+    two-sided McNemar p-value: with two equal models both are "best").  With three or more
+    models it is *not* exact, even when the models are exchangeable: flipping the sign of
+    an item's whole vector of differences is not a symmetry of the null distribution (an
+    item right for models 2 and 3 and wrong for model 1 gives a difference vector whose
+    sign flip no item can produce), so there is no exactness argument.  It is
+    correct asymptotically, as the number of disagreements grows (uncentred flips
+    overstate the spread of pairs that differ, which errs on the safe side), and its level
+    is established by simulation.  ``tests/comparison/test_best.py``
+    (``test_best_set_keeps_the_best_with_probability_1_minus_alpha``,
+    ``test_best_set_with_non_exchangeable_correlation``) checks the error rate -- equal and unequal models, exchangeable and
     non-exchangeable correlation, small test sets, few disagreements: it stays at or
     below ``alpha`` within simulation error, and is conservative when disagreements are
     few, as exact discrete tests are.  Ties at the top are allowed: all tied best models
@@ -235,17 +240,31 @@ class PairedBest(Result):
     draws: int  #: posterior draws used
 
 
-def prob_best_paired(correct, *, prior: float = 0.0, draws: int = 20_000, seed=None) -> PairedBest:
+def prob_best_paired(
+    correct, *, prior: float | None = None, draws: int = 20_000, seed=None
+) -> PairedBest:
     """``P(model i has the highest accuracy | data)``, using that the models share items.
 
     Model: the items are independent draws from a distribution over the ``2^k``
     right/wrong patterns of the ``k`` models, with unknown probabilities ``pi``; the
     accuracy of model ``i`` is the total probability of the patterns in which it is
-    right.  With a Dirichlet prior, the posterior of ``pi`` is
-    ``Dirichlet(counts + prior)``; ``prior = 0`` (default) is the Bayesian bootstrap
-    (:cite:`rubin1981`): weights only on the patterns seen.  Draws of ``pi`` give draws of
-    all accuracies *jointly*; ``P(i best)`` is the share of draws in which ``i`` is the
-    largest (exact ties, from models that never disagree, are shared equally).
+    right.  With a symmetric Dirichlet prior of concentration ``a`` per pattern, the
+    posterior of ``pi`` is ``Dirichlet(counts + a)``.  Draws of ``pi`` give draws of all
+    accuracies *jointly*; ``P(i best)`` is the share of draws in which ``i`` is the
+    largest (exact ties are shared equally).
+
+    The default prior, ``a = 2^(1-k)`` per pattern, weighs two items in all, spread
+    evenly over the patterns.  Its reason: for any pair of models, the patterns where
+    ``i`` is right and ``j`` wrong then carry ``1/2`` in all, and so do those where ``j``
+    is right and ``i`` wrong, so the share of their disagreements that ``i`` wins has the
+    Jeffreys prior ``Beta(1/2, 1/2)`` -- the same prior the Beta chapter uses for one
+    accuracy -- whatever the number of models (:cite:`jeffreys1946`).  With two models,
+    ``P(A best) = 1 - I_{1/2}(b + 1/2, c + 1/2)`` for ``b`` items only A gets right and
+    ``c`` only B gets right.  ``prior = 0`` is the Bayesian bootstrap (:cite:`rubin1981`):
+    weight only on the patterns seen, the multivariate form of the Haldane prior.  It is
+    improper, and it misleads when disagreements are few: on 1,000 items where A errs
+    once and B never it says ``P(B best) = 1`` exactly, although one disagreement is no
+    evidence (McNemar's p = 1); the default prior gives about ``0.82``.
 
     Why it differs from :func:`heldout.comparison.compare.prob_best`: that function gives each
     accuracy its own, independent Beta posterior, as if each model had its own test set.
@@ -256,8 +275,26 @@ def prob_best_paired(correct, *, prior: float = 0.0, draws: int = 20_000, seed=N
     and the independent value understates how sure the data make us about the leader.
     With few disagreements and a close race, both are near their "coin flip" values.
 
-    Cost: the data enter only through the pattern counts (at most ``2^k`` of them), so a
+    Cost: the data enter only through the pattern counts; a positive prior needs all
+    ``2^k`` patterns (at most 16 models), ``prior = 0`` only the patterns seen, so a
     million items cost no more than a thousand.
+
+    Parameters
+    ----------
+    correct
+        Boolean matrix (n_items, n_models), at least two models.
+    prior
+        Dirichlet concentration per right/wrong pattern; ``None`` (default) means
+        ``2^(1-k)``, ``0`` the Bayesian bootstrap.
+    draws
+        Posterior draws (Monte Carlo).
+    seed
+        Seed or Generator for the draws (default: the book's seed).
+
+    Returns
+    -------
+    PairedBest
+        ``prob`` (sums to 1), its Monte Carlo ``se`` and ``draws``.
 
     Examples
     --------
@@ -265,18 +302,21 @@ def prob_best_paired(correct, *, prior: float = 0.0, draws: int = 20_000, seed=N
     >>> prob_best_paired(correct, seed=0).prob.round(2).tolist()
     [0.94, 0.06, 0.0]
     """
+    c = as_correct(correct)
+    k = c.shape[1]
+    if prior is None:
+        prior = 2.0 ** (1 - k)
     prior = _scalar(prior, "prior")
     if prior < 0:
         raise ValueError(f"prior must be >= 0 (a Dirichlet concentration per pattern), got {prior}")
     draws = _count(draws, "draws", minimum=1)
-    c = as_correct(correct)
-    k = c.shape[1]
     pat = pattern_counts(c)
     x, counts = pat.patterns.astype(float), pat.counts.astype(float)
     if prior > 0:
         if k > 16:
             raise ValueError(
-                "prior > 0 needs all 2^k patterns; use prior=0 with more than 16 models"
+                "prior > 0 needs all 2^k patterns; pass prior=0 (the Bayesian bootstrap) "
+                f"with more than 16 models, got {k} models"
             )
         x = ((np.arange(1 << k)[:, None] >> np.arange(k)) & 1).astype(float)
         full = np.zeros(1 << k)
@@ -287,7 +327,7 @@ def prob_best_paired(correct, *, prior: float = 0.0, draws: int = 20_000, seed=N
     wins = np.zeros(k)
     done = 0
     while done < draws:
-        b = min(_CHUNK * 8, draws - done)
+        b = min(max(1, (1 << 22) // counts.size), _CHUNK * 8, draws - done)
         w = g.standard_gamma(counts, size=(b, counts.size))
         acc = (w @ x) / w.sum(axis=1, keepdims=True)
         top = acc == acc.max(axis=1, keepdims=True)

@@ -642,7 +642,10 @@ def required_size(accuracy, gap, models=1):
             f"gap must be smaller than accuracy, got gap={gap!r}, accuracy={accuracy!r}"
         )
     with np.errstate(over="ignore", divide="ignore"):
-        out = np.ceil(m**2 * p * (1.0 - p) / g**2 - 1e-9)
+        raw = m**2 * p * (1.0 - p) / g**2
+        # ceil with a relative guard: 0.96 * (1 - 0.96) is a hair above 0.0384 in floating
+        # point, which made 64^2 0.96 0.04 / 0.01^2 = 1,572,864 come out as 1,572,865
+        out = np.ceil(raw * (1.0 - 1e-12) - 1e-9)
     if np.any(out >= 2**63):
         raise ValueError("the size overflows: gap is too small")
     out = out.astype(np.int64)

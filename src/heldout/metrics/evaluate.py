@@ -40,10 +40,18 @@ models), use the cluster bootstrap of
 With ``strata`` (and optionally the population ``shares`` of the strata), each
 mean also gets a ``stratified`` estimate (:func:`heldout.dependent.strata.stratified_mean`).
 
-A model column holds either predicted labels or, for two classes, scores in
-[0, 1] (predicted probabilities of class 1): whole numbers are read as labels and
-anything else as scores, unless ``kinds`` says otherwise; scores are turned into
-labels at ``threshold`` for the label metrics.
+A model column holds predicted labels or, for two classes, predicted probabilities of
+class 1 or any real scores (:func:`heldout.metrics.prediction_files.column_kind`): whole
+numbers are read as labels, other values in [0, 1] as probabilities, anything else as
+scores, unless ``kinds`` says otherwise; the output names the kind of every column, and a
+whole-number column whose values are not classes of the label column (or are many) gets a
+``warning``.  Scores serve the AUC (only their order matters); the Brier score and log
+loss need probabilities and are refused for other scores.  Probabilities and scores are
+turned into labels at ``threshold`` for the label metrics.
+
+With several models the pairs' p-values are adjusted within each metric's family of
+pairs (``adjust``, Holm by default) and the best sets for the accuracy and the AUC are
+reported (:func:`auc_best_set`).
 
 The metrics are entries of :data:`METRICS`, each a :class:`MetricSpec` with a
 function for one model and one for a pair; :func:`evaluate` calls them in turn,
@@ -69,6 +77,7 @@ __all__ = [
     "MAX_CLASSES",
     "SCORE_MIN_CLASS",
     "Context",
+    "auc_best_set",
     "MetricSpec",
     "detect_kind",
     "evaluate",
@@ -716,8 +725,17 @@ def evaluate(
     strata=None,
     shares: dict | None = None,
     correction: str = "CR1",
+    adjust: str = "holm",
+    best_draws: int = 10_000,
 ) -> dict:
     """Every metric of every model with intervals, and paired differences of every pair.
+
+    With several models, the p-values of the pairs are adjusted within each metric's
+    family of pairs (``adjust``, Holm's step-down by default :cite:`holm1979`; the method
+    is named in the output), and the models that cannot be ruled out as the best are
+    reported for the accuracy (:func:`heldout.comparison.best.best_set`, sign flips of the
+    paired right/wrong patterns) and for the AUC (:func:`auc_best_set`, the same
+    step-down with normal multipliers drawn with DeLong's covariance).
 
     Parameters
     ----------
@@ -729,8 +747,10 @@ def evaluate(
         Every interval has confidence ``1 - alpha`` (``level=`` is a deprecated way of
         giving ``1 - alpha``).
     kinds : dict or str, optional
-        ``"labels"`` or ``"scores"`` for every model, or per model; default:
-        detected (:func:`detect_kind`).
+        ``"labels"``, ``"probabilities"`` or ``"scores"`` for every model, or per model;
+        default: detected (:func:`heldout.metrics.prediction_files.column_kind`).  Scores
+        may be any real numbers: the AUC uses only their order; the Brier score and log
+        loss need probabilities in [0, 1] and are refused for other scores.
     threshold : float, default 0.5
         Scores at or above it are predicted positive.
     n_resamples : int, default 2000
@@ -745,14 +765,20 @@ def evaluate(
         Population share of each stratum (default: the test set's own mix).
     correction : {"CR1", "CR0"}
         Small-sample factor of the cluster-robust variance.
+    adjust : {"holm", "bonferroni", "bh", "none"}
+        Adjustment of the pairs' p-values within each metric (``p_adjusted``).
+    best_draws : int, default 10,000
+        Draws of the best sets' step-down (sign flips, normal multipliers).
 
     Returns
     -------
     dict
         ``n``, ``alpha``, ``level`` (``1 - alpha``), ``classes``, ``models`` (per model: ``kind``,
-        ``kind_source``, ``metrics``) and ``pairs`` (per pair: ``a``, ``b``,
-        ``metrics``), ready for JSON; with ``clusters`` also ``clusters`` (their
-        number).
+        ``kind_source``, ``metrics``, and ``warning`` when a label column looks like
+        something else) and ``pairs`` (per pair: ``a``, ``b``, ``metrics``, each with
+        ``p_adjusted``), ``adjust`` (the method) and, with several models, ``best``
+        (per metric, accuracy and AUC: ``models``, ``p_values``, ``method``), ready for
+        JSON; with ``clusters`` also ``clusters`` (their number).
 
     Examples
     --------
@@ -799,31 +825,27 @@ def evaluate(
         cluster_codes(cl, yy.size)  # at least two clusters, no missing ids
     y_int = yy.astype(np.int64)
     labels, scores, report = {}, {}, {}
+    from heldout.comparison.multiple import _METHODS as _ADJUST_METHODS
+
+    if adjust not in _ADJUST_METHODS:
+        raise ValueError(f"adjust must be one of {', '.join(_ADJUST_METHODS)}, got {adjust!r}")
+    best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99))
     for name, column in predictions.items():
         col = _inputs.scores(column, f"model {name!r}", yy.size)
-        given = kinds if isinstance(kinds, str) else (kinds or {}).get(name)
-        kind = given or detect_kind(col)
-        if kind not in ("labels", "scores"):
-            raise ValueError(
-                f"the kind of model {name!r} must be 'labels' or 'scores', got {kind!r}"
-            )
-        if kind == "scores":
+        kind, given, note = _column_kind(name, col, kinds, classes)
+        if kind == "labels":
+            labels[name] = col.astype(np.int64)
+        else:
             if classes.size > 2 or not set(classes.tolist()) <= {0, 1}:
                 raise ValueError(
-                    f"model {name!r} holds scores, which need labels 0 and 1; "
+                    f"model {name!r} holds {kind}, which need labels 0 and 1; "
                     f"the label column holds {classes.size} classes"
-                )
-            if np.any((col < 0) | (col > 1)):
-                raise ValueError(
-                    f"model {name!r} holds scores outside [0, 1]; give probabilities of class 1"
                 )
             scores[name] = col
             labels[name] = (col >= th).astype(np.int64)
-        else:
-            if np.any(col != np.round(col)):
-                raise ValueError(f"model {name!r} is read as labels but holds fractions")
-            labels[name] = col.astype(np.int64)
         report[name] = {"kind": kind, "kind_source": "given" if given else "detected"}
+        if note:
+            report[name]["warning"] = f"model {name!r}: {note}"
     all_classes = np.union1d(classes, np.unique(np.concatenate(list(labels.values()))))
     if all_classes.size > MAX_CLASSES:
         raise ValueError(f"the labels and predictions hold more than {MAX_CLASSES} classes")
@@ -846,6 +868,9 @@ def evaluate(
         for spec in METRICS:
             if (spec.needs_scores and name not in scores) or (spec.binary_only and not ctx.binary):
                 continue
+            if spec.name in _PROPER and report[name]["kind"] == "scores":
+                metrics[spec.name] = metric_entry(None, _NOT_PROBABILITIES)
+                continue
             metrics[spec.name] = _single_entry(ctx, spec, name)
         report[name]["metrics"] = metrics
     pairs = []
@@ -858,8 +883,12 @@ def evaluate(
                     continue
                 if spec.needs_scores and not (a in scores and b in scores):
                     continue
+                if spec.name in _PROPER and "scores" in (report[a]["kind"], report[b]["kind"]):
+                    metrics[spec.name] = pair_entry(None, _NOT_PROBABILITIES)
+                    continue
                 metrics[spec.name] = _pair_entry(ctx, spec, a, b)
             pairs.append({"a": a, "b": b, "metrics": metrics})
+    _adjust_pairs(pairs, adjust)
     out = {
         "n": int(yy.size),
         "alpha": a_,
@@ -867,9 +896,136 @@ def evaluate(
         "classes": [int(c) for c in ctx.classes],
         "models": report,
         "pairs": pairs,
+        "adjust": adjust,
     }
+    if len(names) > 1:
+        out["best"] = _best_sets(ctx, names, best_draws)
     if cl is not None:
         out["clusters"] = _n_clusters(ctx)
+    return out
+
+
+# --------------------------------------------------------------------------- kinds, families
+_PROPER = ("brier", "log_loss")
+_NOT_PROBABILITIES = (
+    "needs probabilities in [0, 1]; the column holds scores (the AUC uses their order)"
+)
+
+
+def _column_kind(name, col, kinds, classes):
+    """``(kind, given, warning)`` of one model column (issue 25: name it, warn, accept scores)."""
+    from heldout.metrics.prediction_files import column_kind, label_warning
+
+    given = kinds if isinstance(kinds, str) else (kinds or {}).get(name)
+    detected = column_kind(col)
+    kind = given or detected
+    if kind not in ("labels", "probabilities", "scores"):
+        raise ValueError(
+            f"the kind of model {name!r} must be 'labels', 'probabilities' or 'scores', "
+            f"got {kind!r}"
+        )
+    if kind == "labels" and detected != "labels":
+        raise ValueError(f"model {name!r} is read as labels but holds fractions")
+    if kind == "probabilities" and detected == "scores":
+        raise ValueError(f"model {name!r} is read as probabilities but holds values outside [0, 1]")
+    if kind == "scores" and detected != "scores":
+        kind = "probabilities" if np.all((col >= 0) & (col <= 1)) else "scores"
+    note = label_warning(col, classes) if kind == "labels" else None
+    return kind, given, note
+
+
+def _adjust_pairs(pairs: list, method: str) -> None:
+    """Add ``p_adjusted`` to every pair's entry, adjusted within each metric's family."""
+    from heldout.comparison.multiple import adjust
+
+    metrics = {m for pair in pairs for m in pair["metrics"]}
+    for metric in metrics:
+        entries = [
+            pair["metrics"][metric]
+            for pair in pairs
+            if metric in pair["metrics"] and pair["metrics"][metric].get("p_value") is not None
+        ]
+        if not entries:
+            continue
+        p = adjust(np.array([e["p_value"] for e in entries]), method)
+        for e, q in zip(entries, p, strict=True):
+            e["p_adjusted"] = float(q)
+            e["adjust"] = method
+
+
+def auc_best_set(auc, cov, alpha: float = 0.05, *, draws: int = 10_000, seed=None):
+    """Models that cannot be ruled out as having the highest AUC (step-down, DeLong).
+
+    The step-down best set of :func:`heldout.comparison.best.best_set` with DeLong's
+    estimates (:cite:`delong1988`): rival ``j``'s lead over model ``i`` is
+    ``T_ji = (A_j - A_i) / sqrt(V_jj + V_ii - 2 V_ij)``, the evidence against model ``i``
+    being a best one is ``S_i = max_j T_ji``, and the null distribution of the maxima
+    comes from normal multipliers ``Z ~ N(0, V)`` (:cite:`romano2005`); models are removed
+    in order of ``S_i`` while their monotone adjusted p-value is at most ``alpha``.  Like
+    DeLong's test it is asymptotic; it inherits its trouble with few items in the smaller
+    class.
+
+    Returns
+    -------
+    tuple
+        ``(in_set, p_values)``: booleans and adjusted p-values per model.
+
+    Examples
+    --------
+    >>> in_set, p = auc_best_set([0.9, 0.8, 0.88], np.diag([1e-4, 1e-4, 1e-4]), seed=1)
+    >>> in_set.tolist()
+    [True, False, True]
+    """
+    from heldout.config import rng as make_rng
+
+    a = np.asarray(auc, dtype=float)
+    v = np.asarray(cov, dtype=float)
+    k = a.size
+    var = np.diag(v)[:, None] + np.diag(v)[None, :] - 2 * v
+    se = np.sqrt(np.maximum(var, 0.0))
+    se = np.where(se > 1e-12, se, np.inf)
+    off = ~np.eye(k, dtype=bool)
+
+    def lead(x):  # x (..., k) -> (..., k): max over rivals j of (x_j - x_i) / se_ji
+        t = (x[..., :, None] - x[..., None, :]) / se
+        return np.where(off, t, -np.inf).max(axis=-2)
+
+    stat = lead(a)
+    order = np.argsort(-stat, kind="stable")
+    vals, vecs = np.linalg.eigh(v)
+    root = vecs * np.sqrt(np.maximum(vals, 0.0))
+    z = make_rng(seed).standard_normal((int(draws), k)) @ root.T
+    boot = lead(z)[:, order]
+    tail = np.maximum.accumulate(boot[:, ::-1], axis=1)[:, ::-1]
+    exceed = np.sum(tail >= stat[order] - 1e-12, axis=0)
+    p_sorted = np.maximum.accumulate((1.0 + exceed) / (draws + 1.0))
+    p = np.empty(k)
+    p[order] = np.minimum(p_sorted, 1.0)
+    return p > alpha, p
+
+
+def _best_sets(ctx: Context, names: list, draws: int) -> dict:
+    """The best sets for the accuracy and (scored models) the AUC."""
+    from heldout.comparison.best import best_set
+
+    seed = 0 if ctx.seed is None else ctx.seed
+    out = {}
+    correct = np.column_stack([ctx.labels[m] == ctx.y for m in names])
+    chosen = best_set(correct, ctx.alpha, draws=draws, seed=seed)
+    out["accuracy"] = {
+        "models": [names[int(j)] for j in chosen.models],
+        "p_values": {m: float(chosen.p_values[j]) for j, m in enumerate(names)},
+        "method": "best set: paired sign-flip step-down",
+    }
+    scored = tuple(m for m in names if m in ctx.scores)
+    if ctx.binary and len(scored) > 1 and 0 < ctx.minority:
+        d = ctx.delong(scored)
+        in_set, p = auc_best_set(d.auc, d.cov, ctx.alpha, draws=draws, seed=seed)
+        out["auc"] = {
+            "models": [m for m, keep in zip(scored, in_set, strict=True) if keep],
+            "p_values": {m: float(q) for m, q in zip(scored, p, strict=True)},
+            "method": "best set: DeLong step-down",
+        }
     return out
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Predictions", "read_predictions"]
+__all__ = ["Predictions", "column_kind", "label_warning", "read_predictions"]
 
 _BLOCK = 1 << 24  # bytes of CSV parsed at a time
 _ROW_COL = re.compile(r"at row (\d+), column (\d+)")
@@ -333,4 +333,74 @@ def read_predictions(
             )
     return Predictions(
         columns[0], {m: columns[i + 1] for i, m in enumerate(model_names)}, label, name, found
+    )
+
+
+#: A whole-number column with more distinct values than this is suspicious as labels.
+MANY_CLASSES = 10
+#: ... or with more distinct values than this share of its rows.
+MANY_CLASSES_SHARE = 0.05
+
+
+def column_kind(values: np.ndarray) -> str:
+    """What a model column holds: ``"labels"``, ``"probabilities"`` or ``"scores"``.
+
+    Whole numbers are read as predicted labels; other values in [0, 1] as predicted
+    probabilities of class 1; anything else (any real numbers, such as a margin or a
+    log-odds) as scores, whose order alone is meaningful: they serve the rank metrics
+    (the AUC) but not the proper scores (Brier score, log loss), which need
+    probabilities.  A column of grades 1-5 is whole numbers and so is read as labels:
+    :func:`label_warning` flags such columns.
+
+    Examples
+    --------
+    >>> column_kind(np.array([0.0, 1.0, 1.0])), column_kind(np.array([0.2, 0.9]))
+    ('labels', 'probabilities')
+    >>> column_kind(np.array([-1.5, 0.3, 2.0]))
+    'scores'
+    """
+    from heldout import _inputs
+
+    v = _inputs.scores(values, "values")
+    if np.all(v == np.round(v)):
+        return "labels"
+    if np.all((v >= 0) & (v <= 1)):
+        return "probabilities"
+    return "scores"
+
+
+def label_warning(values: np.ndarray, classes: np.ndarray) -> str | None:
+    """A warning when a whole-number column read as labels looks like something else.
+
+    Two signs: the column holds many distinct values (more than ``MANY_CLASSES``, or more
+    than ``MANY_CLASSES_SHARE`` of its rows and at least three), or values that are not
+    classes of the label column (grades 1-5 against labels 0 and 1).  Returns None when
+    neither is seen.
+
+    Examples
+    --------
+    >>> label_warning(np.array([1.0, 2, 5, 4, 3]), np.array([0, 1]))[:40]
+    'read as labels, but holds 4 values that '
+    >>> label_warning(np.array([0.0, 1, 1, 0]), np.array([0, 1])) is None
+    True
+    """
+    v = np.asarray(values, dtype=float)
+    distinct = np.unique(v)
+    notes = []
+    many = distinct.size > MANY_CLASSES or (
+        distinct.size >= 3 and distinct.size > MANY_CLASSES_SHARE * v.size
+    )
+    foreign = np.setdiff1d(distinct, np.asarray(classes, dtype=float))
+    if foreign.size:
+        shown = ", ".join(f"{x:g}" for x in foreign[:5]) + (", ..." if foreign.size > 5 else "")
+        notes.append(
+            f"holds {foreign.size} values that are not classes of the label column ({shown})"
+        )
+    if many:
+        notes.append(f"has {distinct.size} distinct values")
+    if not notes:
+        return None
+    return (
+        "read as labels, but " + " and ".join(notes) + "; if these are scores, say so "
+        "(--scores COLUMN, or kinds={name: 'scores'})"
     )

@@ -15,8 +15,14 @@ Methods (``method=``):
 
 ``"betting"``
     The hedged-capital betting sequence :cite:`waudbysmith2024betting`
-    (:mod:`heldout.sequential.betting`); the narrowest here for almost every
-    accuracy and size.
+    (:mod:`heldout.sequential.betting`).  Not the narrowest everywhere: measured
+    as the mean width over simulated runs at ``alpha = 0.05``
+    (``tests/sequential/test_sequential.py``), the mixture is narrower over the first
+    few dozen labels (betting 1.3 to 2.1 times as wide at 10 to 30 labels) and, at
+    accuracies 0.5 to 0.8, again beyond about 1,000 labels (by up to 12 % at 3,000);
+    betting is narrower by a few per cent around 100 to 300 labels and, at accuracy
+    0.95, from 300 labels on.  Unlike the mixture it also works for a finite pool and
+    for outcomes in [0, 1] that are not 0/1.
 ``"empirical-bernstein"``
     The predictable-plug-in empirical Bernstein sequence
     :cite:`waudbysmith2024betting` (:mod:`heldout.sequential.closed_form`).

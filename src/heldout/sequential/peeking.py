@@ -4,8 +4,11 @@ Two experiments of the chapter :doc:`/notebooks/label_until_sure`:
 
 * :func:`fixed_interval_miss` — label in batches, recompute a fixed-size
   Clopper-Pearson interval :cite:`clopper1934` after every batch: the chance
-  that it *ever* excludes the true accuracy grows with the number of looks
-  (without bound, by the law of the iterated logarithm, though slowly).  It is
+  that it *ever* excludes the true accuracy grows with the number of looks, towards 1
+  (by the law of the iterated logarithm).  Over the looks a practitioner makes it grows
+  roughly like the logarithm of their number, not the logarithm of the logarithm: at
+  accuracy 0.8, 95 % intervals and 10 labels per look, 11.0 % after 10 looks, 29.3 %
+  after 100 and 41.5 % after 500 (``tests/sequential/test_sequential.py``).  It is
   computed exactly by dynamic programming over the number correct (the counts
   an interval excludes are the two tails at each look), and by simulation.
 * :func:`sequence_miss` — the same question for a confidence sequence

@@ -29,8 +29,12 @@ What the guarantee covers: the probability of passing when
 :math:`\\pi \\le \\pi_0` (at most the rate at :math:`\\pi_0`, the likelihood ratio being
 monotone in :math:`S_n`) and of failing when :math:`\\pi \\ge \\pi_1`, with the
 stopping rule followed as designed.  What it does not cover: accuracies
-between :math:`\\pi_0` and :math:`\\pi_1` (an *indifference zone*: a model at
-:math:`(\\pi_0+\\pi_1)/2` passes or fails about as often), a target chosen after
+between :math:`\\pi_0` and :math:`\\pi_1` (an *indifference zone*, where the
+pass rate slides from about :math:`\\alpha` to about :math:`1-\\beta`; it is not one half
+at the midpoint: with :math:`\\alpha = 0.01`, :math:`\\beta = 0.2`, :math:`\\pi_0 = 0.80`
+and :math:`\\pi_1 = 0.83`, a model at 0.815 passes 26 % of the time, by
+:func:`sprt_operating`, because the pass line lies farther from the start than the fail
+line), a target chosen after
 seeing data, continuing after a decision, or a confidence statement about the
 accuracy itself (the SPRT gives none).  For those, use the confidence-sequence
 rule of :mod:`heldout.sequential.decide`.
