@@ -512,7 +512,7 @@ def _n_clusters(ctx: Context) -> int:
 
 def _clustered_pair(ctx: Context, spec: MetricSpec, a: str, b: str):
     """The clustered paired difference: (Difference, extra fields) or (None, note)."""
-    from scipy import stats
+    from heldout import _dist
 
     if spec.items is not None and spec.shared_items and (ctx.binary or spec.name == "accuracy"):
         from heldout.dependent.clustered import clustered_difference
@@ -526,7 +526,7 @@ def _clustered_pair(ctx: Context, spec: MetricSpec, a: str, b: str):
         if r.se_cluster == 0 and r.estimate == 0:
             t, p = 0.0, 1.0
         else:
-            p = float(2 * stats.t.sf(abs(t), r.df))
+            p = float(2 * _dist.t_sf(abs(t), r.df))
         d = Difference(
             r.estimate,
             r.low,

@@ -39,9 +39,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special, stats
+from scipy import special
 
-from heldout import _inputs
+from heldout import _dist, _inputs
 from heldout._checks import as_flag
 from heldout._result import Result, extra
 from heldout.metrics.estimate import Difference, Estimate
@@ -76,7 +76,7 @@ def _t_interval(values: np.ndarray, alpha: float, axis: int = -1):
     mean = values.mean(axis=axis)
     sd = values.std(axis=axis, ddof=1) if n > 1 else np.zeros_like(mean)
     se = sd / np.sqrt(n)
-    t = stats.t.isf(alpha / 2, max(n - 1, 1))
+    t = _dist.t_isf(alpha / 2, max(n - 1, 1))
     return mean, mean - t * se, mean + t * se, se
 
 
@@ -202,7 +202,7 @@ def score_difference(
     values = _items(score, y, p_a) - _items(score, y, p_b)
     mean, low, high, se = _t_interval(values, a)
     t = float(mean / se) if se > 0 else (0.0 if mean == 0 else float(np.copysign(np.inf, mean)))
-    p = float(2 * stats.t.sf(abs(t), max(values.size - 1, 1))) if se > 0 else float(mean == 0)
+    p = float(2 * _dist.t_sf(abs(t), max(values.size - 1, 1))) if se > 0 else float(mean == 0)
     return Difference(
         float(mean),
         float(low),
