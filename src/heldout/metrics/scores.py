@@ -160,7 +160,11 @@ def score_interval(
     if bootstrap_options:
         raise ValueError(f"options {sorted(bootstrap_options)} apply only to method='bca'")
     a = _inputs.alpha_value(alpha)
-    values = _items(score, y, p)
+    return _interval_of_items(_items(score, y, p), score, a, method)
+
+
+def _interval_of_items(values: np.ndarray, score: str, a: float, method: str) -> Estimate:
+    """:func:`score_interval` from the per-item losses (``"gamma"`` or ``"t"``)."""
     compute = _gamma_interval if method == "gamma" else _t_interval
     mean, low, high, se = compute(values, a)
     return Estimate(
@@ -199,7 +203,11 @@ def score_difference(
     (-0.0074, 0.05)
     """
     a = _inputs.alpha_value(alpha)
-    values = _items(score, y, p_a) - _items(score, y, p_b)
+    return _difference_of_items(_items(score, y, p_a) - _items(score, y, p_b), score, a)
+
+
+def _difference_of_items(values: np.ndarray, score: str, a: float) -> Difference:
+    """:func:`score_difference` from the per-item differences of the losses."""
     mean, low, high, se = _t_interval(values, a)
     t = float(mean / se) if se > 0 else (0.0 if mean == 0 else float(np.copysign(np.inf, mean)))
     p = float(2 * _dist.t_sf(abs(t), max(values.size - 1, 1))) if se > 0 else float(mean == 0)
