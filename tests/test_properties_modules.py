@@ -62,6 +62,7 @@ from heldout.dependent import cluster_sizing, clustered, repeated, strata
 from heldout.metrics import (
     auc,
     bootstrap,
+    engine,
     evaluate,
     fscore,
     multinomial,
@@ -832,6 +833,10 @@ SPECS = {
     "metrics.prediction_files.read_predictions": Spec(
         prediction_files.read_predictions, {"source": A(PATHS, "array"), "label": _choice(["label", "nope"]),
                                             "models": A(st.sampled_from([None, ["a"], ["a", "b"], ["nope"]]), "array")},
+    ),
+    "metrics.engine.evaluate_files": Spec(
+        engine.evaluate_files, {"source": A(PATHS, "array"), "label": _choice(["label", "nope"])},
+        kwargs={"n_resamples": 100, "seed": 1}, examples=6,
     ),
     "metrics.evaluate.detect_kind": Spec(evaluate.detect_kind, {"values": A(st.lists(st.sampled_from([0.0, 1.0, 0.3, 2.0]), min_size=1, max_size=10).map(np.array), "array")}),
     "metrics.evaluate.evaluate": Spec(

@@ -606,8 +606,12 @@ def evaluate_files(
     ...     path = os.path.join(tmp, "log.csv")
     ...     _ = open(path, "w").write("label,a\\n" + "".join(f"{u},{v}\\n" for u, v in zip(y, p)))
     ...     r = evaluate_files(path, n_resamples=200, seed=1)
-    ...     round(r["models"]["a"]["metrics"]["auc"]["value"], 4)
-    0.9203
+    >>> round(r["models"]["a"]["metrics"]["auc"]["value"], 4), r["engine"]
+    (0.9376, 'duckdb')
+    >>> from heldout.metrics.evaluate import evaluate
+    >>> evaluate(y, {"a": p}, n_resamples=200, seed=1)["models"]["a"]["metrics"]["f1"] == (
+    ...     r["models"]["a"]["metrics"]["f1"])
+    True
     """
     from heldout._checks import as_probability
 
@@ -619,6 +623,10 @@ def evaluate_files(
         isinstance(models, str) or not all(isinstance(m, str) for m in models)
     ):
         raise ValueError(f"models must be a list of column names, got {models!r}")
+    if not isinstance(source, str | os.PathLike):
+        raise ValueError(f"source must be a file, a folder or a glob, got {source!r}")
+    if not isinstance(label, str):
+        raise ValueError(f"label must be a column name, got {label!r}")
     files, fmt = _files(source)
     try:
         if engine == "duckdb":
