@@ -335,7 +335,7 @@ def accuracy_difference(
     >>> round(d.value, 2), round(d.low, 3), round(d.high, 3), round(d.p_value, 3)
     (0.3, -0.044, 0.544, 0.25)
     """
-    from heldout.comparison.compare import mcnemar_exact
+    from heldout.comparison.paired import mcnemar_exact
 
     a_ = _inputs.alpha_value(alpha)
     yy = _inputs.class_labels(y, "y")
