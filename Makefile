@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.heldout-installed
-EXTRAS := book,mnist,test
+EXTRAS := book,mnist,large,test
 
 # Keep TensorFlow's log lines out of the rendered pages; no GPU here.
 export TF_ENABLE_ONEDNN_OPTS := 0

@@ -11,11 +11,12 @@ up to a Chernoff horizon (to settle the saw-tooth).  Three ways, in this process
 
 Prints rates and ratios; checks that 2 and 3 give the same sizes; ends with a ``TARGET``
 line (the recurrence at least 100 times the rate of the per-n loop).
-Run: .venv/bin/python benchmarks/bench_acceptance.py
+Run: .venv/bin/python benchmarks/bench_acceptance.py  [--tiny: a few cells, the smoke test]
 """
 
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
@@ -27,6 +28,9 @@ from heldout.accuracy import acceptance as A
 REQUIRED = [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.97, 0.99]
 MARGINS = [0.005, 0.01, 0.02, 0.03, 0.04, 0.05]
 ALPHAS = [0.05, 0.01]
+TINY = "--tiny" in sys.argv
+if TINY:
+    REQUIRED, MARGINS, ALPHAS = [0.8, 0.9], [0.03, 0.05], [0.05]
 
 
 def cells():
@@ -75,7 +79,7 @@ def main() -> None:
     total = int(horizons(p0, d, a)[0].sum())
     print(f"table: {p0.size} cells, {total:,} (cell, n) tail evaluations per full scan")
 
-    rate_loop = loop_rate(p0, d, a)
+    rate_loop = loop_rate(p0, d, a, budget_n=2_000 if TINY else 20_000)
     t_beta, (f_b, s_b, _) = best_of(lambda: vector_betainc(p0, d, a), repeat=2)
     t_rec, (f_r, s_r) = best_of(lambda: A._exact_size_both(p0, d, a), repeat=3)
     assert np.array_equal(f_b, f_r) and np.array_equal(s_b, s_r), "methods disagree"

@@ -17,6 +17,7 @@ it fit in the book's time budget.
 from __future__ import annotations
 
 import math
+import sys
 import time
 
 import numpy as np
@@ -30,6 +31,7 @@ from heldout.dependent.clustered import (
     simulate_coverage,
 )
 
+TINY = "--tiny" in sys.argv  # the smoke test: small sizes
 TARGET_BOOTSTRAP = 20.0  # times faster than the loop
 TARGET_COVERAGE = 20.0
 
@@ -45,7 +47,7 @@ def _timed(func, repeat=3):
 
 def bench_bootstrap() -> float:
     gen = np.random.default_rng(0)
-    g, b = pick(1_000, 300), pick(2_000, 500)
+    g, b = (100, 100) if TINY else (pick(1_000, 300), pick(2_000, 500))
     sizes = gen.integers(1, 40, size=g)
     ids = np.repeat(np.arange(g), sizes)
     y = (gen.random(ids.size) < 0.9).astype(float)
@@ -72,7 +74,7 @@ def bench_bootstrap() -> float:
 
 
 def bench_coverage() -> float:
-    reps, g, m, p, rho = pick(2_000, 400), 50, 10, 0.9, 0.1
+    reps, g, m, p, rho = 100 if TINY else pick(2_000, 400), 50, 10, 0.9, 0.1
     fast_s, fast = _timed(
         lambda: simulate_coverage(p, rho, m, g, reps=reps, n_resamples=None, seed=5)
     )

@@ -27,7 +27,7 @@ By default it uses the first 8,400 of the 42,000 digits (a fifth); ``--quick`` t
 quick profile's 4,200 digits and 2 epochs; ``--full`` all 42,000 (15 to 20 minutes,
 up to 16 GB: run it alone, ``flock /work/locks/mnist-full.lock``).  Usage::
 
-    python benchmarks/bench_mnist.py [--n 8400 | --quick | --full] [--epochs 10]
+    python benchmarks/bench_mnist.py [--n 8400 | --quick | --full | --tiny] [--epochs 10]
 """
 
 from __future__ import annotations
@@ -79,6 +79,9 @@ def main() -> None:
     size.add_argument(
         "--quick", action="store_true", help="the quick profile: 4,200 digits, 2 epochs"
     )
+    size.add_argument(
+        "--tiny", action="store_true", help="600 digits, 1 epoch (about two minutes on 2 cores)"
+    )
     parser.add_argument("--epochs", type=int, default=None, help="epochs (default 10; quick 2)")
     parser.add_argument(
         "--article-tf",
@@ -89,8 +92,10 @@ def main() -> None:
         "for like; eigen: TF_ENABLE_ONEDNN_OPTS=0, as the book's Makefile sets it)",
     )
     args = parser.parse_args()
-    n = 42_000 if args.full else 4_200 if args.quick else args.n
-    epochs = args.epochs if args.epochs is not None else (2 if args.quick else 10)
+    n = 42_000 if args.full else 4_200 if args.quick else 600 if args.tiny else args.n
+    epochs = (
+        args.epochs if args.epochs is not None else (2 if args.quick else 1 if args.tiny else 10)
+    )
     load_before = _load()
     # TensorFlow reads its kernel choice once, at import: import it now, as asked.
     _import_tensorflow_quietly(onednn=args.article_tf == "onednn")

@@ -15,13 +15,24 @@ prints a final ``TARGET`` line (ratios measured in this process, never absolute 
 from __future__ import annotations
 
 import math
+import sys
 import time
 
 import numpy as np
 from scipy import stats
 
 from heldout.accuracy.sizing import binomial_size, hoeffding_size, simulate_deviation
-from heldout.config import pick
+from heldout.config import pick as _pick
+
+TINY = "--tiny" in sys.argv  # the smoke test: small sizes
+
+
+def pick(full, quick_value):
+    """The quick size, smaller still (a tenth) with --tiny."""
+    value = _pick(full, quick_value)
+    if TINY and isinstance(value, int):
+        return max(value // 10, 20)
+    return value
 
 
 def _timed(func, repeat=3):
@@ -112,7 +123,9 @@ def _target(name: str, figure: float, target: float) -> None:
 if __name__ == "__main__":
     _target("hoeffding_size vs a Python loop", bench_hoeffding(), 10)
     _target(
-        "binomial_size worst case vs the plain exact scan", bench_binomial(t=pick(0.04, 0.05)), 5
+        "binomial_size worst case vs the plain exact scan",
+        bench_binomial(t=0.1 if TINY else pick(0.04, 0.05)),
+        5,
     )
     # memory-bound either way: the target is only that blocking costs nothing
     _target("simulate_deviation vs an rng.choice loop", bench_simulation(), 0.9)

@@ -14,6 +14,7 @@ every size.
 
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
@@ -35,12 +36,13 @@ def _rate(func, n_fits: int, repeat: int = 3) -> float:
 def main() -> None:
     pop = sp.logistic_population()
     gen = config.rng()
-    n_sets = config.pick(200, 40)
+    tiny = "--tiny" in sys.argv  # the smoke test: small sizes
+    n_sets = 5 if tiny else config.pick(200, 40)
     print(
         f"{'rows':>6} {'data sets':>9} {'batched fits/s':>15} {'sklearn fits/s':>15} {'ratio':>7} {'max |coef diff|':>16}"
     )
     ratios = []
-    for rows in (100, 400, 1600):
+    for rows in (100, 400) if tiny else (100, 400, 1600):
         X, y = pop.draw(gen, (n_sets, rows))
         coef, _ = sp.fit_logistic_batch(X, y)
         ref = np.array(

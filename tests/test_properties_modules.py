@@ -62,6 +62,7 @@ from heldout.dependent import cluster_sizing, clustered, repeated, strata
 from heldout.metrics import (
     auc,
     bootstrap,
+    engine,
     evaluate,
     fscore,
     multinomial,
@@ -857,6 +858,10 @@ SPECS = {
     "metrics.evaluate.auc_best_set": Spec(
         evaluate.auc_best_set, {"auc": A(st.just(np.array([0.9, 0.8, 0.88])), "array"), "cov": A(st.just(np.diag([1e-4, 2e-4, 1e-4])), "array")},
         lambda r, v: len(r[1]) == 3 and all(0 < p <= 1 for p in r[1]), kwargs={"draws": 500, "seed": 1}, corrupt=False, examples=2,
+    ),
+    "metrics.engine.evaluate_files": Spec(
+        engine.evaluate_files, {"source": A(PATHS, "array"), "label": _choice(["label", "nope"])},
+        kwargs={"n_resamples": 100, "seed": 1}, examples=6,
     ),
     "metrics.evaluate.detect_kind": Spec(evaluate.detect_kind, {"values": A(st.lists(st.sampled_from([0.0, 1.0, 0.3, 2.0]), min_size=1, max_size=10).map(np.array), "array")}),
     "metrics.evaluate.evaluate": Spec(

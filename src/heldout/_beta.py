@@ -13,8 +13,13 @@ point is twice the requested one.  :func:`quantile` therefore
 1. starts from the normal-approximation guess of Abramowitz & Stegun (26.5.22),
 2. takes two Halley steps on ``I_x(a, b)`` (``scipy.special.betainc``, about five times
    faster than ``betaincc`` and than the inverse itself),
-3. *checks the tail at the returned point*: the Newton correction
-   ``(I_x(a, b) - target) / pdf(x)`` must be below ``RTOL`` times ``min(x, 1 - x)``;
+3. *checks the tail at the last iterate*: the Newton correction
+   ``t = (I_x(a, b) - target) / pdf(x)`` must be below ``RTOL`` times ``min(x, 1 - x)``,
+   or its second-order remainder must be: Newton's step from ``x`` leaves an error of
+   about ``|g| t^2 / 2``, ``g = (a - 1)/x - (b - 1)/(1 - x)`` the derivative of the log
+   density, and where ``|g t| <= 1e-3`` and ``|g| t^2 <= RTOL min(x, 1 - x) / 4`` (twice
+   that bound, for the change of ``g`` and of the density over the step) the Halley
+   step from ``x`` is returned without a further evaluation of the tail;
 4. sends every element that fails the check (or that the fast path cannot compute
    accurately: an upper-tail target below ``1e-3`` needs ``betaincc``) to a slow path:
    SciPy's inverse, polished by up to three Halley steps on the accurate tail
@@ -35,6 +40,8 @@ RTOL = 1e-12
 # Below this upper-tail target, 1 - I_x(a, b) loses too many digits: use betaincc.
 _SMALL_TAIL = 1e-3
 _BISECTION_STEPS = 200
+#: Largest ``a + b`` at which :func:`_newton_step` uses the direct log-density.
+_DIRECT_PDF_MAX = 1e7
 
 
 # --------------------------------------------------------------------------- the normal
@@ -251,11 +258,11 @@ def _guess(a, b, z):
 
 
 _LOG_FACTORIALS = None
-_TABLE = 1 << 15
+_TABLE = 1 << 17
 
 
 def _log_beta(a, b):
-    """``log B(a, b)`` for :func:`_newton_step` (NaN where ``a, b > 100``: see there).
+    """``log B(a, b)`` for :func:`_newton_step` (NaN where ``a + b`` is large: see there).
 
     From a table of ``log n!`` when ``a`` and ``b`` are small whole numbers.
     """
@@ -267,14 +274,18 @@ def _log_beta(a, b):
         out = _LOG_FACTORIALS[ai - 1] + _LOG_FACTORIALS[bi - 1] - _LOG_FACTORIALS[ai + bi - 1]
     else:
         out = special.betaln(a, b)
-    return np.where((a > 101.0) & (b > 101.0), np.nan, out)
+    return np.where((a > 101.0) & (b > 101.0) & (a + b > _DIRECT_PDF_MAX), np.nan, out)
 
 
 def _newton_step(am1, bm1, x, err, lbeta):
     """``err / pdf(x)``: the Newton correction of ``I_x(a, b) - target = err``.
 
-    ``lbeta`` is ``log B(a, b)``, or NaN where ``a`` and ``b`` are both above 100: there
-    the direct log-density cancels and :func:`log_beta_pdf` is used.
+    ``lbeta`` is ``log B(a, b)``, or NaN where ``a`` and ``b`` are both above 100 and
+    ``a + b`` above :data:`_DIRECT_PDF_MAX`: there the direct log-density cancels and
+    :func:`log_beta_pdf` is used.  Below it the direct form's absolute error is about
+    ``(a + b) |log x|`` ulps, under ``1e-7`` in the log, so the density (which only
+    scales the correction) is off by less than ``1e-7`` relative: the correction, and
+    the check that it is below ``RTOL``, are unaffected.
     """
     log_pdf = am1 * np.log(x) + bm1 * np.log1p(-x) - lbeta
     big = np.isnan(lbeta)
@@ -287,7 +298,8 @@ def _newton_step(am1, bm1, x, err, lbeta):
 def _halley(am1, bm1, x, t):
     """Halley's step from the Newton correction ``t``, kept inside ``(x / 2, (1 + x) / 2)``."""
     u = t * (am1 / x - bm1 / (1.0 - x))
-    return np.clip(x - t / (1.0 - 0.5 * np.minimum(1.0, u)), 0.5 * x, 0.5 * (1.0 + x))
+    step = x - t / (1.0 - 0.5 * np.minimum(1.0, u))
+    return np.minimum(np.maximum(step, 0.5 * x), 0.5 * (1.0 + x))  # (np.clip is slower)
 
 
 # Residual modes: how the tail at x is evaluated.
@@ -427,6 +439,13 @@ def _small_step(x, t):
     return np.abs(t) <= RTOL * np.minimum(x, 1.0 - x) + 4e-16 * x
 
 
+def _remainder_small(am1, bm1, x, t):
+    """Is the second-order remainder of Newton's step ``x - t`` within ``RTOL / 4``?"""
+    g = np.abs(am1 / x - bm1 / (1.0 - x))
+    gt = g * np.abs(t)
+    return (gt <= 1e-3) & (gt * np.abs(t) <= 0.25 * RTOL * np.minimum(x, 1.0 - x))
+
+
 def _iterate(a, b, q, upper, mode, x):
     """Up to three checked Halley steps from ``x``; returns ``(root, verified)``.
 
@@ -442,8 +461,13 @@ def _iterate(a, b, q, upper, mode, x):
         sa, sb, sq, sam1, sbm1, slb = (v if every else v[todo] for v in (a, b, q, am1, bm1, lbeta))
         x = _halley(sam1, sbm1, x, t)
         t = _newton_step(sam1, sbm1, x, _residual(sa, sb, x, sq, upper, mode), slb)
-        ok = _small_step(x, t)
-        out[todo[ok]] = (x - t)[ok]
+        small = _small_step(x, t)
+        near = ~small & _remainder_small(sam1, sbm1, x, t)
+        out[todo[small]] = (x - t)[small]
+        if near.any():  # Halley's step from x: its error is below the remainder bound
+            u = t[near] * (sam1[near] / x[near] - sbm1[near] / (1.0 - x[near]))
+            out[todo[near]] = x[near] - t[near] / (1.0 - 0.5 * u)
+        ok = small | near
         todo, x, t = todo[~ok], x[~ok], t[~ok]
         if not todo.size:
             break

@@ -181,10 +181,32 @@ def exact_upper(k: ArrayLike, n: ArrayLike, alpha: ArrayLike = 0.05) -> FloatOrA
         out[last] = np.exp(np.log1p(-d_arr[last]) / mf[last])
     inner = (k_arr > 0) & (k_arr < m_arr - 1)
     if np.any(inner):
-        a = kf[inner] + 1.0
-        b = (m_arr[inner] - k_arr[inner]).astype(float)
-        out[inner] = _beta.quantile(a, b, d_arr[inner], upper=True)
+        ki, mi, di = k_arr[inner], m_arr[inner], d_arr[inner]
+        once = _repeated_pairs(ki, mi, di)
+        if once is None:
+            out[inner] = _beta.quantile(ki + 1.0, (mi - ki).astype(float), di, upper=True)
+        else:  # many repeated (k, n): each distinct pair is solved once
+            first, back = once
+            ka, ma = ki[first], mi[first]
+            out[inner] = _beta.quantile(ka + 1.0, (ma - ka).astype(float), di[first], upper=True)[
+                back
+            ]
     return scalar_or_array(np.clip(out, kf / mf, 1.0))
+
+
+def _repeated_pairs(k: np.ndarray, m: np.ndarray, alpha: np.ndarray):
+    """``(first, back)`` with ``k[first][back] == k`` (likewise ``m``) when many pairs repeat.
+
+    Only for one ``alpha`` and sizes small enough that the distinct pairs (about
+    ``max(m)^2 / 2``) are fewer than four times the items; else None.
+    """
+    if k.size < 1000 or alpha.min() != alpha.max():
+        return None
+    top = int(m.max())
+    if top * top > 8 * k.size:
+        return None
+    _, first, back = np.unique(k * (top + 1) + m, return_index=True, return_inverse=True)
+    return first, back.ravel()
 
 
 @renamed(**_OLD)

@@ -17,6 +17,11 @@ a mean gets the cluster-robust interval with ``se_iid``, ``se_cluster``,
 ``--stratum COLUMN`` (with ``--shares A=0.6,B=0.4`` for the population's mix) adds a
 stratified estimate of every mean.  ``heldout clustered`` is the older command for
 the accuracy alone.
+
+``--engine duckdb`` (or ``dask``) evaluates a prediction log larger than memory: FILE
+may then be a folder of Parquet files or a glob, and every metric of a two-class
+report comes from statistics the engine computes out of core
+(:mod:`heldout.metrics.engine`; needs the ``large`` extra).
 """
 
 from __future__ import annotations
@@ -108,6 +113,10 @@ def _run(args: argparse.Namespace) -> dict:
     from heldout.metrics.prediction_files import read_predictions
 
     models = [m.strip() for m in args.models.split(",")] if args.models else None
+    if args.engine is not None:
+        return _run_engine(args, models)
+    if args.memory_limit is not None:
+        raise ValueError("--memory-limit needs --engine duckdb")
     if args.shares is not None and args.stratum is None:
         raise ValueError("--shares needs --stratum COLUMN")
     groups = [c for c in (args.cluster, args.stratum) if c is not None]
@@ -148,6 +157,36 @@ def _run(args: argparse.Namespace) -> dict:
     return report if args.json else _plain_rows(report)
 
 
+def _run_engine(args: argparse.Namespace, models) -> dict:
+    from heldout.metrics.engine import evaluate_files
+    from heldout.metrics.evaluate import forest_plot
+
+    if args.cluster is not None or args.stratum is not None or args.shares is not None:
+        raise ValueError("--cluster, --stratum and --shares are not available with --engine")
+    if args.file == "-":
+        raise ValueError("--engine reads files, not standard input")
+    report = evaluate_files(
+        args.file,
+        label=args.label,
+        models=models,
+        engine=args.engine,
+        alpha=args.alpha,
+        kinds=_kinds(args),
+        threshold=args.threshold,
+        n_resamples=args.resamples,
+        seed=args.seed,
+        memory_limit=args.memory_limit,
+    )
+    report = {"source": args.file, "label": args.label, **report}
+    if args.plot:
+        try:
+            forest_plot(report, args.plot)
+        except OSError as exc:
+            raise ValueError(f"--plot: cannot write {args.plot} ({exc.strerror})") from None
+        report["plot"] = args.plot
+    return report if args.json else _plain_rows(report)
+
+
 def register(top, size) -> None:
     """Add ``heldout evaluate``."""
     p = calculator(
@@ -166,7 +205,11 @@ def register(top, size) -> None:
             "design_effect, icc and effective_n for every mean; a cluster bootstrap for AUC, F1."
         ),
     )
-    p.add_argument("file", metavar="FILE", help="CSV or Parquet file of predictions; - for stdin")
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        help="CSV or Parquet file of predictions; - for stdin; with --engine a folder or glob",
+    )
     p.add_argument("--label", default="label", help="name of the label column (default: label)")
     p.add_argument("--models", default=None, help="comma-separated model columns (default: all)")
     p.add_argument(
@@ -212,4 +255,16 @@ def register(top, size) -> None:
         choices=["CR1", "CR0"],
         default="CR1",
         help="small-sample factor G/(G-1) of the cluster-robust variance, or none",
+    )
+    p.add_argument(
+        "--engine",
+        choices=["duckdb", "dask"],
+        default=None,
+        help="compute out of core (files larger than memory; FILE may be a folder or a glob)",
+    )
+    p.add_argument(
+        "--memory-limit",
+        default=None,
+        metavar="SIZE",
+        help="memory limit of the duckdb engine, e.g. 2GB (it spills to disk beyond)",
     )

@@ -105,6 +105,39 @@ def _max_lead(t: np.ndarray) -> np.ndarray:
     return masked.max(axis=-2)
 
 
+#: Counts below this many items get their fair binomials by counting random bits.
+_BITS_MAX = 2048
+
+
+def _fair_binomial(counts: np.ndarray, b: int, rng) -> np.ndarray:
+    """``b`` draws of Binomial(count, 1/2) for every entry of ``counts`` (R, P): (R, b, P).
+
+    Exact: a count ``c`` below :data:`_BITS_MAX` gets the number of ones among ``c``
+    random bits from the generator (each bit a fair coin; ``ceil(c / 64)`` 64-bit words,
+    the last one masked), several times faster than ``Generator.binomial``, which
+    serves the larger counts.
+    """
+    reps, n_pat = counts.shape
+    flat = counts.ravel()
+    out = np.empty((b, reps * n_pat), dtype=np.int64)  # draws first: no transposed copy
+    words = (flat + 63) // 64
+    for w in np.unique(words[flat < _BITS_MAX]):
+        idx = np.flatnonzero((words == w) & (flat < _BITS_MAX))
+        if w == 0:
+            out[:, idx] = 0
+            continue
+        rest = (flat[idx] - 64 * (w - 1)).astype(np.uint64)  # bits used in the last word
+        last = np.where(rest == 64, np.uint64(2**64 - 1), (np.uint64(1) << rest) - np.uint64(1))
+        bits = rng.bit_generator.random_raw((b, idx.size, w))
+        bits[:, :, -1] &= last
+        ones = np.bitwise_count(bits)
+        out[:, idx] = ones[:, :, 0] if w == 1 else ones.sum(axis=2, dtype=np.int64)
+    big = np.flatnonzero(flat >= _BITS_MAX)
+    if big.size:
+        out[:, big] = rng.binomial(flat[big], 0.5, size=(b, big.size))
+    return out.reshape(b, reps, n_pat).transpose(1, 0, 2)
+
+
 def _best_set_batch(x, counts, alpha, draws, rng, method):
     """Adjusted p-values (R, k) and statistics (R, k) of the step-down best set."""
     x = x.astype(float)
@@ -123,7 +156,7 @@ def _best_set_batch(x, counts, alpha, draws, rng, method):
     while done < draws:
         b = min(_CHUNK, draws - done)
         if method == "signflip":
-            flips = 2.0 * rng.binomial(counts[:, None, :], 0.5, size=(reps, b, counts.shape[1]))
+            flips = 2.0 * _fair_binomial(counts, b, rng)
             flips -= counts[:, None, :]  # sum of the signs of the items of each pattern
             boot = flips @ x  # (R, b, k): sum over items of sign_t x_t
         else:
@@ -156,7 +189,8 @@ def best_set(
     ``D_ji`` random signs over ``sqrt(D_ji)`` and all of them keep the items they share
     -- the correlation between models is reproduced, whatever it is.  For each
     right/wrong pattern the sum of its items' signs is ``2 Binomial(count, 1/2) - count``,
-    so the cost does not grow with the number of items.  Step down: sort the models by
+    so the cost does not grow with the number of items (the binomials of counts below
+    2,048 are drawn as the number of ones among that many random bits).  Step down: sort the models by
     ``S_i``; the ``r``-th gets the p-value ``P*(max over the models not yet removed of
     max_j T*_ji >= S_(r))``, made monotone; a model is removed from the set when its
     p-value is ``<= alpha``.

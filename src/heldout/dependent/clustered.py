@@ -52,8 +52,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
 
+from heldout import _dist
 from heldout._checks import as_count, as_positive, as_probability
 from heldout._result import Result, extra
 
@@ -224,7 +224,7 @@ def _moments(sums, sumsq, sizes, correction: str = "CR1"):
 
 def _interval(mean, var_iid, var_cr, n, g, alpha, method):
     """The interval of ``method`` ("t", "normal" or "wilson"), vectorised over leading axes."""
-    q = stats.norm.isf(alpha / 2) if method == "normal" else stats.t.isf(alpha / 2, g - 1)
+    q = _dist.norm_isf(alpha / 2) if method == "normal" else _dist.t_isf(alpha / 2, g - 1)
     mean, var_iid, var_cr = (np.asarray(v, dtype=float) for v in (mean, var_iid, var_cr))
     if method != "wilson":
         se = np.sqrt(var_cr)

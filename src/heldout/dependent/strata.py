@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
 
+from heldout import _dist
 from heldout._checks import as_count, as_positive, as_probability
 from heldout._result import Result, extra
 
@@ -233,7 +233,7 @@ def stratified_mean(
     terms = w**2 * var_h
     var = float(terms.sum())
     df = float(var**2 / np.sum(terms**2 / dof_h)) if var > 0 else float(np.sum(dof_h))
-    q = stats.norm.isf(a / 2) if method == "normal" else stats.t.isf(a / 2, df)
+    q = _dist.norm_isf(a / 2) if method == "normal" else _dist.t_isf(a / 2, df)
     if method == "wilson":
         n_eff = min(float(y.size), est * (1 - est) / var) if var > 0 else float(y.size)
         low, high = _wilson(est, max(n_eff, 1.0), q)

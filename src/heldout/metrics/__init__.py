@@ -4,7 +4,7 @@ Rates on their own denominators (``rates``), F1 and balanced accuracy (``fscore`
 AUC (``auc``), proper scores (``scores``), class proportions (``multinomial``), the paired
 bootstrap (``bootstrap``), the test mean squared error (``regression``), result objects
 (``estimate``), reading a predictions file (``prediction_files``) and everything at once
-(``evaluate``).
+(``evaluate``), also for files larger than memory through DuckDB or Dask (``engine``).
 
 Every public function and result class of the wing is importable from here
 (``from heldout.metrics import auc_interval``); each module is imported the first time one
@@ -61,6 +61,7 @@ WHERE = {
     "delong": "auc",
     "detect_kind": "evaluate",
     "effective_size": "auc",
+    "evaluate_files": "engine",
     "f1_interval": "fscore",
     "f1_score": "fscore",
     "forest_plot": "evaluate",

@@ -58,9 +58,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special, stats
+from scipy import special
 
-from heldout import _inputs
+from heldout import _dist, _inputs
 from heldout._checks import as_positive, as_probability, scalar_or_array
 from heldout._result import Result, extra
 from heldout.metrics.estimate import Difference, Estimate
@@ -435,7 +435,7 @@ def _interval_arrays(a, var, n1, n0, alpha: float, method: str):
     ``"effective"``, 1 for ``"hull"`` and 2 for ``"max-variance"`` (0 otherwise).
     """
     a, var, n1, n0 = (np.asarray(x, dtype=float) for x in np.broadcast_arrays(a, var, n1, n0))
-    z = np.asarray(stats.norm.isf(np.asarray(alpha) / 2), dtype=float)
+    z = np.asarray(_dist.norm_isf(np.asarray(alpha) / 2), dtype=float)
     se = np.sqrt(np.maximum(var, 0.0))
     branch = np.zeros(a.shape, dtype=np.int8)
     if method == "wald":  # clipped to [0, 1], as pROC's ci.auc does
@@ -726,13 +726,13 @@ def _difference(d: DeLong, i: int, j: int, alpha: float, method: str = "mover") 
     se = math.sqrt(max(va + vb - 2 * cab, 0.0))
     if se > 0:
         z = diff / se
-        p = float(2 * stats.norm.sf(abs(z)))
+        p = float(2 * _dist.norm_sf(abs(z)))
     else:
         z = 0.0 if diff == 0 else math.copysign(math.inf, diff)
         p = 1.0 if diff == 0 else 0.0
     n1, n0 = int(d.n_positive), int(d.n_negative)
     if method == "delong":
-        half = float(stats.norm.isf(alpha / 2)) * se
+        half = float(_dist.norm_isf(alpha / 2)) * se
         # a difference of two AUCs lies in [-1, 1]: the Wald interval is clipped there
         low, high, name = max(diff - half, -1.0), min(diff + half, 1.0), "delong"
     elif se == 0 and diff == 0:  # the two models rank every pair alike: no difference at all

@@ -622,6 +622,34 @@ def bootstrap_interval(
     return Difference(theta, low, high, p_value=p, method=label, n=n, alpha=a_)
 
 
+def _paired_table_interval(
+    metric: str, counts, *, alpha: float, n_resamples: int, seed=None, method: str = "bca"
+) -> Difference:
+    """``bootstrap_interval(metric, y, a, b)`` of a two-class label metric from its counts.
+
+    ``counts[4 y + 2 a + b]`` is the number of items with label ``y`` and predictions
+    ``a``, ``b`` (0/1): the resampling of a label metric depends on the items only
+    through these eight counts, so this gives the same interval (same seed, same draws)
+    without the items, as an engine that only counts (:mod:`heldout.metrics.engine`)
+    needs.  No warnings are raised.
+    """
+    eng = _Counts.__new__(_Counts)
+    eng.name, eng.paired, eng.multi, eng.k, eng.shape = metric, True, False, 2, (2, 2, 2)
+    eng.counts = np.asarray(counts, dtype=np.int64).reshape(8)
+    eng.n = int(eng.counts.sum())
+    a_ = _inputs.alpha_value(alpha)
+    rng = make_rng(seed)
+    theta = eng.estimate()
+    if not math.isfinite(theta):
+        raise ValueError(f"{metric} is undefined on this sample (a zero denominator)")
+    boot = eng.resample(rng, int(n_resamples))
+    jack, weights = eng.jackknife()
+    low, high, z0, acc = bca_interval(theta, boot, jack, a_, weights, method)
+    p = _bca_p_value(boot, z0, acc, method)
+    label = f"bootstrap-{method}"
+    return Difference(theta, low, high, p_value=p, method=label, n=eng.n, alpha=a_)
+
+
 def _check_resamples(n_resamples) -> None:
     if (
         not isinstance(n_resamples, int | np.integer)

@@ -130,8 +130,32 @@ class Context:
     @property
     def minority(self) -> int:
         """Items in the smaller class of a binary label column."""
-        n1 = int(np.count_nonzero(self.y == 1))
+        n1 = int(np.count_nonzero(self.positive))
         return min(n1, self.y.size - n1)
+
+    @property
+    def positive(self) -> np.ndarray:
+        """The labels as booleans (True = class 1), computed once (cached)."""
+        if "positive" not in self.cache:
+            self.cache["positive"] = self.y == 1
+        return self.cache["positive"]
+
+    def predicted_positive(self, model: str) -> np.ndarray:
+        """``model``'s predicted labels as booleans (True = class 1; cached)."""
+        key = ("predicted_positive", model)
+        if key not in self.cache:
+            self.cache[key] = self.labels[model] == 1
+        return self.cache[key]
+
+    def losses(self, which: str, model: str) -> np.ndarray:
+        """Per-item Brier or log loss of a scored model (computed once; cached)."""
+        key = ("losses", which, model)
+        if key not in self.cache:
+            from heldout.metrics.item_losses import brier_items, log_loss_items
+
+            per_item = brier_items if which == "brier" else log_loss_items
+            self.cache[key] = per_item(self.positive, self.scores[model])
+        return self.cache[key]
 
     def confusion(self, model: str) -> np.ndarray:
         """Confusion matrix of ``model`` over the classes (cached)."""
@@ -287,19 +311,17 @@ def _auc_warning(ctx: Context, model_or_pair) -> str | None:
 
 def _score(which: str):
     def single(ctx: Context, model: str) -> Estimate:
-        from heldout.metrics.scores import score_interval
+        from heldout.metrics.scores import _interval_of_items
 
-        return score_interval(ctx.y, ctx.scores[model], which, ctx.alpha, "gamma")
+        # score_interval(y, p, which, alpha, "gamma") on losses computed once per model
+        return _interval_of_items(ctx.losses(which, model), which, ctx.alpha, "gamma")
 
     return single
 
 
 def _score_items(which: str):
     def items(ctx: Context, model: str):
-        from heldout.metrics.scores import brier_items, log_loss_items
-
-        per_item = brier_items if which == "brier" else log_loss_items
-        return per_item(ctx.y, ctx.scores[model]), np.ones(ctx.y.size, dtype=bool)
+        return ctx.losses(which, model), np.ones(ctx.y.size, dtype=bool)
 
     return items
 
@@ -328,13 +350,17 @@ def _boot_pair(name_binary: str, name_multi: str):
         from heldout.metrics.bootstrap import bootstrap_interval
 
         metric = name_binary if ctx.binary else name_multi
+        if ctx.binary:  # booleans: the bootstrap need not check the 0/1 columns again
+            y, pa, pb = ctx.positive, ctx.predicted_positive(a), ctx.predicted_positive(b)
+        else:
+            y, pa, pb = ctx.y, ctx.labels[a], ctx.labels[b]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return bootstrap_interval(
                 metric,
-                ctx.y,
-                ctx.labels[a],
-                ctx.labels[b],
+                y,
+                pa,
+                pb,
                 alpha=ctx.alpha,
                 n_resamples=ctx.n_resamples,
                 seed=ctx.seed,
@@ -358,9 +384,10 @@ def _auc_pair(ctx: Context, a: str, b: str) -> Difference:
 
 def _score_pair(which: str):
     def pair(ctx: Context, a: str, b: str) -> Difference:
-        from heldout.metrics.scores import score_difference
+        from heldout.metrics.scores import _difference_of_items
 
-        return score_difference(ctx.y, ctx.scores[a], ctx.scores[b], which, ctx.alpha)
+        # score_difference(y, p_a, p_b, which, alpha) on the cached per-item losses
+        return _difference_of_items(ctx.losses(which, a) - ctx.losses(which, b), which, ctx.alpha)
 
     return pair
 
@@ -521,7 +548,7 @@ def _n_clusters(ctx: Context) -> int:
 
 def _clustered_pair(ctx: Context, spec: MetricSpec, a: str, b: str):
     """The clustered paired difference: (Difference, extra fields) or (None, note)."""
-    from scipy import stats
+    from heldout import _dist
 
     if spec.items is not None and spec.shared_items and (ctx.binary or spec.name == "accuracy"):
         from heldout.dependent.clustered import clustered_difference
@@ -535,7 +562,7 @@ def _clustered_pair(ctx: Context, spec: MetricSpec, a: str, b: str):
         if r.se_cluster == 0 and r.estimate == 0:
             t, p = 0.0, 1.0
         else:
-            p = float(2 * stats.t.sf(abs(t), r.df))
+            p = float(2 * _dist.t_sf(abs(t), r.df))
         d = Difference(
             r.estimate,
             r.low,
@@ -691,10 +718,21 @@ def detect_kind(values: np.ndarray) -> str:
     return "labels" if np.all(v == np.round(v)) else "scores"
 
 
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """``np.unique`` of whole numbers, by counting when their range is small (faster)."""
+    if values.size == 0:
+        return values
+    lo, hi = int(values.min()), int(values.max())
+    if hi - lo > 4 * MAX_CLASSES:
+        return np.unique(values)
+    return np.flatnonzero(np.bincount(values - lo, minlength=hi - lo + 1)) + lo
+
+
 def _classes(y: np.ndarray) -> np.ndarray:
     if np.any(y != np.round(y)):
         raise ValueError("the label column must hold whole numbers (class labels such as 0 and 1)")
-    classes = np.unique(y).astype(np.int64)
+    small = y.size and float(np.max(np.abs(y))) < 2**62  # (whole numbers that fit an int64)
+    classes = _distinct(y.astype(np.int64)) if small else np.unique(y).astype(np.int64)
     if classes.size > MAX_CLASSES:
         raise ValueError(f"the label column holds {classes.size} classes, more than {MAX_CLASSES}")
     return classes
@@ -846,7 +884,7 @@ def evaluate(
         report[name] = {"kind": kind, "kind_source": "given" if given else "detected"}
         if note:
             report[name]["warning"] = f"model {name!r}: {note}"
-    all_classes = np.union1d(classes, np.unique(np.concatenate(list(labels.values()))))
+    all_classes = np.union1d(classes, np.concatenate([_distinct(v) for v in labels.values()]))
     if all_classes.size > MAX_CLASSES:
         raise ValueError(f"the labels and predictions hold more than {MAX_CLASSES} classes")
     ctx = Context(

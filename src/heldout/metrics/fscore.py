@@ -42,9 +42,9 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special, stats
+from scipy import special
 
-from heldout import _inputs
+from heldout import _dist, _inputs
 from heldout.metrics.estimate import Estimate
 
 __all__ = [
@@ -72,7 +72,7 @@ AVERAGES = ("f1", "precision", "recall", "specificity")
 
 def _delta_interval(value, se, alpha, method):
     """Wald or logit interval from an estimate and its delta-method standard error."""
-    z = stats.norm.isf(alpha / 2)
+    z = _dist.norm_isf(alpha / 2)
     value = np.asarray(value, dtype=float)
     se = np.asarray(se, dtype=float)
     if method == "wald":
@@ -224,7 +224,7 @@ def _balanced_interval(tp, n1, tn, n0, alpha, method):
     if method == "agresti-caffo":
         s, t = (tp + 1) / (n1 + 2), (tn + 1) / (n0 + 2)
         se = 0.5 * np.sqrt(s * (1 - s) / (n1 + 2) + t * (1 - t) / (n0 + 2))
-        z = stats.norm.isf(alpha / 2)
+        z = _dist.norm_isf(alpha / 2)
         centre = (s + t) / 2
         return np.clip(centre - z * se, 0, 1), np.clip(centre + z * se, 0, 1), se
     s, t = tp / n1, tn / n0

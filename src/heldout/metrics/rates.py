@@ -37,9 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
 
-from heldout import _inputs
+from heldout import _dist, _inputs
 from heldout._checks import as_counts
 from heldout._deprecate import renamed
 from heldout._result import Result
@@ -169,7 +168,7 @@ def rate_interval(
         high = np.asarray(exact_upper(k_arr, m_arr, a / 2), dtype=float)
         se = np.full(phat.shape, np.nan)
     else:
-        z = stats.norm.isf(a / 2)
+        z = _dist.norm_isf(a / 2)
         se = np.sqrt(phat * (1 - phat) / m_arr)
         low, high = np.clip(phat - z * se, 0, 1), np.clip(phat + z * se, 0, 1)
     return Estimate.from_arrays(phat, low, high, method=method, se=se, n=m_arr, alpha=a)
@@ -336,7 +335,7 @@ def accuracy_difference(
     >>> round(d.value, 2), round(d.low, 3), round(d.high, 3), round(d.p_value, 3)
     (0.3, -0.044, 0.544, 0.25)
     """
-    from heldout.comparison.compare import mcnemar_exact
+    from heldout.comparison.paired import mcnemar_exact
 
     a_ = _inputs.alpha_value(alpha)
     yy = _inputs.class_labels(y, "y")
@@ -364,7 +363,7 @@ def accuracy_difference(
 
 def _agresti_min(b, c, n, alpha):
     """Agresti-Min interval for the paired difference (b - c)/n (vectorised)."""
-    z = stats.norm.isf(alpha / 2)
+    z = _dist.norm_isf(alpha / 2)
     bs, cs, ns = b + 0.5, c + 0.5, n + 2.0
     d = (bs - cs) / ns
     se = np.sqrt(np.maximum(bs + cs - (bs - cs) ** 2 / ns, 0.0)) / ns

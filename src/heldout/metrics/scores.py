@@ -39,9 +39,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special, stats
+from scipy import special
 
-from heldout import _inputs
+from heldout import _dist, _inputs
 from heldout._checks import as_flag
 from heldout._result import Result, extra
 from heldout.metrics.estimate import Difference, Estimate
@@ -71,20 +71,31 @@ def _items(score: str, y, p) -> np.ndarray:
     return brier_items(y, p) if score == "brier" else log_loss_items(y, p)
 
 
-def _t_interval(values: np.ndarray, alpha: float, axis: int = -1):
+def _moments(values: np.ndarray, axis: int = -1):
     n = values.shape[axis]
     mean = values.mean(axis=axis)
     sd = values.std(axis=axis, ddof=1) if n > 1 else np.zeros_like(mean)
+    return mean, sd, n
+
+
+def _t_interval(values: np.ndarray, alpha: float, axis: int = -1):
+    return _t_from_moments(*_moments(values, axis), alpha)
+
+
+def _t_from_moments(mean, sd, n: int, alpha: float):
+    """The t-interval of a mean from its sample mean, standard deviation and count."""
     se = sd / np.sqrt(n)
-    t = stats.t.isf(alpha / 2, max(n - 1, 1))
+    t = _dist.t_isf(alpha / 2, max(n - 1, 1))
     return mean, mean - t * se, mean + t * se, se
 
 
 def _gamma_interval(values: np.ndarray, alpha: float, axis: int = -1):
     """Effective-count gamma interval for the mean of non-negative values (vectorised)."""
-    n = values.shape[axis]
-    mean = values.mean(axis=axis)
-    sd = values.std(axis=axis, ddof=1) if n > 1 else np.zeros_like(mean)
+    return _gamma_from_moments(*_moments(values, axis), alpha)
+
+
+def _gamma_from_moments(mean, sd, n: int, alpha: float):
+    """:func:`_gamma_interval` from the sample mean, standard deviation and count."""
     se = sd / np.sqrt(n)
     ok = (se > 0) & (mean > 0)
     k = np.where(ok, mean**2 / np.where(ok, se**2, 1.0), 1.0)
@@ -165,16 +176,25 @@ def score_interval(
     if bootstrap_options:
         raise ValueError(f"options {sorted(bootstrap_options)} apply only to method='bca'")
     a = _inputs.alpha_value(alpha)
-    values = _items(score, y, p)
-    compute = _gamma_interval if method == "gamma" else _t_interval
-    mean, low, high, se = compute(values, a)
+    return _interval_of_items(_items(score, y, p), score, a, method)
+
+
+def _interval_of_items(values: np.ndarray, score: str, a: float, method: str) -> Estimate:
+    """:func:`score_interval` from the per-item losses (``"gamma"`` or ``"t"``)."""
+    return _interval_of_moments(*_moments(values), score, a, method)
+
+
+def _interval_of_moments(mean, sd, n: int, score: str, a: float, method: str) -> Estimate:
+    """:func:`score_interval` from the losses' mean, standard deviation and count."""
+    compute = _gamma_from_moments if method == "gamma" else _t_from_moments
+    mean, low, high, se = compute(mean, sd, n, a)
     return Estimate(
         float(mean),
         float(low),
         float(high),
         method=f"{score}-{method}",
         se=float(se),
-        n=int(values.size),
+        n=int(n),
         alpha=a,
     )
 
@@ -204,10 +224,19 @@ def score_difference(
     (-0.0074, 0.05)
     """
     a = _inputs.alpha_value(alpha)
-    values = _items(score, y, p_a) - _items(score, y, p_b)
-    mean, low, high, se = _t_interval(values, a)
+    return _difference_of_items(_items(score, y, p_a) - _items(score, y, p_b), score, a)
+
+
+def _difference_of_items(values: np.ndarray, score: str, a: float) -> Difference:
+    """:func:`score_difference` from the per-item differences of the losses."""
+    return _difference_of_moments(*_moments(values), score, a)
+
+
+def _difference_of_moments(mean, sd, n: int, score: str, a: float) -> Difference:
+    """:func:`score_difference` from the differences' mean, standard deviation and count."""
+    mean, low, high, se = _t_from_moments(mean, sd, n, a)
     t = float(mean / se) if se > 0 else (0.0 if mean == 0 else float(np.copysign(np.inf, mean)))
-    p = float(2 * stats.t.sf(abs(t), max(values.size - 1, 1))) if se > 0 else float(mean == 0)
+    p = float(2 * _dist.t_sf(abs(t), max(n - 1, 1))) if se > 0 else float(mean == 0)
     return Difference(
         float(mean),
         float(low),
@@ -216,7 +245,7 @@ def score_difference(
         method=f"{score}-paired-t",
         se=float(se),
         statistic=t,
-        n=int(values.size),
+        n=int(n),
         alpha=a,
     )
 

@@ -1,0 +1,127 @@
+"""``heldout evaluate --engine duckdb`` on a prediction log of 10^8 rows: rows per second, peak memory.
+
+Run:  .venv/bin/python benchmarks/bench_engine.py  [--rows 100000000] [--memory-limit 1GB] [--tiny]
+
+A folder of Parquet files (a label and two models' scores, 10^7 rows per file, written
+file by file so this script never holds the log) is evaluated out of core by DuckDB in a
+child process.  Printed: rows per second of wall time and of CPU time, the child's peak
+memory (VmHWM), and two ratios measured in this process:
+
+* peak memory over the size of the log's numeric columns (8 bytes per value): the engine
+  must stay far below it (target at most 0.5 at 10^8 rows, where the columns take 2.4 GB),
+  since a log larger than memory is the point;
+* CPU time per row of the engine over that of the in-memory ``heldout evaluate`` on the
+  first file alone (the same statistics, from columns in memory): the out-of-core passes
+  (a sort and a join per scored model) may cost at most 4 times as much per row.
+
+``--tiny`` writes 2 x 10^5 rows (the smoke test); the verdicts at that size mean little.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+_CHILD = (
+    "import sys\n"
+    "from heldout.cli import main\n"
+    "import io, contextlib\n"
+    "with contextlib.redirect_stdout(io.StringIO()):\n"
+    "    rc = main(sys.argv[1:])\n"
+    "kb = [int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM')][0]\n"
+    "sys.stderr.write(f'PEAK_KB {kb}\\n')\n"
+    "raise SystemExit(rc)\n"
+)
+
+
+def _write_log(folder: str, rows: int, per_file: int) -> list[str]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(30)
+    paths = []
+    for start in range(0, rows, per_file):
+        m = min(per_file, rows - start)
+        y = (rng.random(m) < 0.2).astype(np.int8)
+        a = np.round(1 / (1 + np.exp(-(rng.normal(size=m) + 1.5 * y - 1.5))), 6)
+        b = np.round(1 / (1 + np.exp(-(rng.normal(size=m) + 1.0 * y - 1.5))), 6)
+        path = os.path.join(folder, f"part-{len(paths):04d}.parquet")
+        pq.write_table(pa.table({"label": y, "model_a": a, "model_b": b}), path)
+        paths.append(path)
+        del y, a, b
+    return paths
+
+
+def _run(args: list[str]) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds, peak KB) of ``heldout ARGS`` in a child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", _CHILD, *args], capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(proc.stderr)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, int(proc.stderr.split("PEAK_KB")[1].split()[0])
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=10**8, help="rows of the log (10^8)")
+    parser.add_argument("--memory-limit", default="1GB", help="DuckDB's memory limit (1GB)")
+    parser.add_argument("--tiny", action="store_true", help="2 x 10^5 rows (the smoke test)")
+    args = parser.parse_args(argv)
+    rows = 2 * 10**5 if args.tiny else args.rows
+    per_file = min(10**7, max(rows // 2, 1))
+    with tempfile.TemporaryDirectory() as folder:
+        t0 = time.perf_counter()
+        paths = _write_log(folder, rows, per_file)
+        written = time.perf_counter() - t0
+        size_mb = sum(os.path.getsize(p) for p in paths) / 2**20
+        print(
+            f"log: {rows:,} rows in {len(paths)} Parquet files, {size_mb:,.0f} MB, written in {written:.0f} s"
+        )
+        wall, cpu, peak_kb = _run(
+            [
+                "evaluate",
+                "--engine",
+                "duckdb",
+                folder,
+                "--memory-limit",
+                args.memory_limit,
+                "--json",
+            ]
+        )
+        base_wall, base_cpu, base_peak = _run(["evaluate", paths[0], "--json"])
+    first = min(per_file, rows)
+    columns_mb = rows * 3 * 8 / 2**20
+    mem_ratio = peak_kb / 1024 / columns_mb
+    cost_ratio = (cpu / rows) / (base_cpu / first)
+    print(
+        f"engine duckdb (memory limit {args.memory_limit}): {wall:.1f} s wall, {cpu:.1f} s CPU; "
+        f"{rows / wall:,.0f} rows/s wall, {rows / cpu:,.0f} rows/s CPU; peak memory "
+        f"{peak_kb / 1024:,.0f} MB for {columns_mb:,.0f} MB of numeric columns"
+    )
+    print(
+        f"in memory, first file ({first:,} rows): {base_wall:.1f} s wall, {base_cpu:.1f} s CPU, "
+        f"{first / base_cpu:,.0f} rows/s CPU, peak {base_peak / 1024:,.0f} MB"
+    )
+    print(
+        f"TARGET engine {rows:.0e} rows, peak memory / numeric columns: {mem_ratio:.3f} "
+        f"(target <= 0.5) {'met' if mem_ratio <= 0.5 else 'missed'}"
+    )
+    print(
+        f"TARGET engine {rows:.0e} rows, CPU per row / in-memory CPU per row: {cost_ratio:.2f} "
+        f"(target <= 4) {'met' if cost_ratio <= 4 else 'missed'}"
+    )
+
+
+if __name__ == "__main__":
+    main()

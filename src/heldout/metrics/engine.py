@@ -1,0 +1,646 @@
+"""``heldout evaluate`` on prediction logs larger than memory, through a data engine.
+
+:func:`heldout.metrics.evaluate.evaluate` holds every column in memory.  A log of
+10^9 predictions (a folder of Parquet files) does not fit; every metric of the
+report for two classes is, however, a function of a few *mergeable* statistics,
+sums over the items that an engine computes partition by partition and adds up:
+
+* the counts of each (label, prediction) cell of every model, and of each
+  (label, prediction A, prediction B) cell of every pair: accuracy, precision,
+  recall, specificity, NPV and F1 with their exact intervals, McNemar's test, and
+  the paired bootstrap of the label metrics (which resamples these eight counts,
+  :func:`heldout.metrics.bootstrap.bootstrap_interval`, so it is the same bootstrap);
+* the mean and variance of every scored model's per-item Brier and log loss, and of
+  every pair's differences: the gamma and paired-t intervals;
+* DeLong's placement values :cite:`delong1988`: for each distinct score of a model,
+  the numbers of positives and negatives at it (an out-of-core ``GROUP BY``), whose
+  running sums give the placement of every item; the means, variances and
+  covariances of the placements over the positives and over the negatives (a join
+  of the items with these small tables) give the AUCs and DeLong's covariance
+  matrix, hence the same AUC intervals and MOVER differences as in memory.
+
+Two engines compute them: DuckDB (one machine; it spills to disk when a sort,
+group or join outgrows ``memory_limit``) and Dask (a cluster; a local one in the
+tests).  Results equal the in-memory report on files that fit: the counts exactly,
+the means and variances up to the rounding of a different order of summation
+(relative differences near 1e-15; ``tests/metrics/test_engine.py``).  The engines
+need the ``large`` extra (``pip install heldout[large]``); this module imports them
+only when called.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from heldout.metrics.estimate import Difference
+
+__all__ = ["ENGINES", "evaluate_files"]
+
+#: The engines :func:`evaluate_files` can use.
+ENGINES = ("duckdb", "dask")
+
+_EPS = 1e-15  # clipping of probabilities in the log loss (heldout.metrics.item_losses.EPS)
+
+
+# --------------------------------------------------------------------------- sources
+def _files(source) -> tuple[list[str], str]:
+    """The files behind ``source`` (a file, a folder of Parquet files or a glob) and their format."""
+    text = str(source)
+    if os.path.isdir(text):
+        found = sorted(glob.glob(os.path.join(text, "**", "*.parquet"), recursive=True))
+        if not found:
+            found = sorted(glob.glob(os.path.join(text, "**", "*.csv"), recursive=True))
+    elif any(ch in text for ch in "*?["):
+        found = sorted(glob.glob(text, recursive=True))
+    else:
+        found = [text] if os.path.isfile(text) else []
+    if not found:
+        raise ValueError(f"{text}: no such file, and no Parquet or CSV files match it")
+    kinds = {Path(f).suffix.lower() for f in found}
+    if kinds <= {".parquet", ".pq"}:
+        return found, "parquet"
+    if kinds == {".csv"}:
+        return found, "csv"
+    raise ValueError(f"{text}: give Parquet files or CSV files, not a mix ({sorted(kinds)})")
+
+
+def _q(name: str) -> str:
+    """A quoted SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _columns(names, label, models, source):
+    if label not in names:
+        raise ValueError(
+            f"{source}: no column named {label!r} (the labels); columns are {', '.join(names)}"
+        )
+    if models is None:
+        models = [c for c in names if c != label]
+    else:
+        missing = [m for m in models if m not in names]
+        if missing:
+            raise ValueError(f"{source}: no column named {', '.join(map(repr, missing))}")
+    if not models:
+        raise ValueError(f"{source}: there is no model column besides the label column {label!r}")
+    return list(models)
+
+
+# --------------------------------------------------------------------------- DuckDB
+def _duckdb_statistics(files, fmt, label, models, kinds, threshold, memory_limit, threads):
+    import duckdb
+
+    con = duckdb.connect()
+    if memory_limit:
+        con.execute("SET memory_limit = '" + str(memory_limit).replace("'", "''") + "'")
+    if threads:
+        con.execute(f"SET threads = {int(threads)}")
+    con.execute("SET preserve_insertion_order = false")
+    reader = "read_parquet" if fmt == "parquet" else "read_csv"
+    listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
+    con.execute(f"CREATE VIEW data AS SELECT * FROM {reader}([{listed}])")
+    names = [r[0] for r in con.execute("DESCRIBE data").fetchall()]
+    models = _columns(names, label, models, files[0] if len(files) == 1 else "the files")
+    y = _q(label)
+    cols = [y] + [_q(m) for m in models]
+    checks = ", ".join(
+        f"count(*) FILTER (WHERE {c} IS NULL OR NOT isfinite({c}::DOUBLE)), "
+        f"bool_and({c}::DOUBLE = round({c}::DOUBLE)), min({c}::DOUBLE), max({c}::DOUBLE)"
+        for c in cols
+    )
+    row = con.execute(f"SELECT count(*), {checks} FROM data").fetchone()
+    return _finish(
+        row,
+        models,
+        kinds,
+        label,
+        threshold,
+        lambda sql: con.execute(sql).fetchall(),
+        y,
+        engine="duckdb",
+    )
+
+
+def _finish(row, models, kinds, label, threshold, run, y, engine):
+    """Validate the columns from the one-pass summary, then gather every statistic by SQL."""
+    n = int(row[0])
+    summary = {}
+    for i, name in enumerate([label, *models]):
+        bad, whole, lo, hi = row[1 + 4 * i : 5 + 4 * i]
+        if bad:
+            raise ValueError(f"column {name!r} holds missing values, NaN or infinities")
+        summary[name] = (bool(whole), lo, hi)
+    _check_labels(summary[label], label, n)
+    kind_of, source = _kinds(models, kinds, summary)
+    pred = {}
+    for m in models:
+        c = _q(m)
+        pred[m] = f"({c} >= {threshold!r})" if kind_of[m] == "scores" else f"({c} = 1)"
+    yb = f"({y} = 1)"
+    sel = ["count(*) FILTER (WHERE " + yb + ")"]
+    for m in models:
+        for cell in range(4):
+            sel.append(_cell_filter([yb, pred[m]], cell))
+    pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
+    for a, b in pairs:
+        for cell in range(8):
+            sel.append(_cell_filter([yb, pred[a], pred[b]], cell))
+    scored = [m for m in models if kind_of[m] == "scores"]
+    loss = {m: _loss_sql(y, _q(m)) for m in scored}
+    for m in scored:
+        for which in ("brier", "log_loss"):
+            sel += [f"avg({loss[m][which]})", f"coalesce(stddev_samp({loss[m][which]}), 0)"]
+    for i, a in enumerate(scored):
+        for b in scored[i + 1 :]:
+            for which in ("brier", "log_loss"):
+                d = f"({loss[a][which]} - {loss[b][which]})"
+                sel += [f"avg({d})", f"coalesce(stddev_samp({d}), 0)"]
+    out = list(run("SELECT " + ", ".join(sel) + " FROM data")[0])
+    stats = {"n": n, "n_positive": int(out.pop(0)), "kinds": kind_of, "kind_source": source}
+    stats["cells"] = {m: np.array([out.pop(0) for _ in range(4)], dtype=np.int64) for m in models}
+    stats["tables"] = {p: np.array([out.pop(0) for _ in range(8)], dtype=np.int64) for p in pairs}
+    stats["moments"] = {}
+    for m in scored:
+        for which in ("brier", "log_loss"):
+            stats["moments"][(which, m)] = (float(out.pop(0)), float(out.pop(0)))
+    for i, a in enumerate(scored):
+        for b in scored[i + 1 :]:
+            for which in ("brier", "log_loss"):
+                stats["moments"][(which, a, b)] = (float(out.pop(0)), float(out.pop(0)))
+    stats["delong"] = _delong_sql(run, y, scored, stats) if scored else None
+    return stats
+
+
+def _cell_filter(conditions, cell: int) -> str:
+    """``count(*)`` of the items in ``cell`` (bits of the conditions, first = most significant)."""
+    k = len(conditions)
+    parts = []
+    for j, cond in enumerate(conditions):
+        bit = (cell >> (k - 1 - j)) & 1
+        parts.append(cond if bit else f"NOT {cond}")
+    return "count(*) FILTER (WHERE " + " AND ".join(parts) + ")"
+
+
+def _loss_sql(y: str, p: str) -> dict:
+    q = f"least(greatest({p}::DOUBLE, {_EPS!r}), {1 - _EPS!r})"
+    return {
+        "brier": f"(({p}::DOUBLE - {y}::DOUBLE) * ({p}::DOUBLE - {y}::DOUBLE))",
+        "log_loss": f"(CASE WHEN {y} = 1 THEN -ln({q}) ELSE -ln(1 - {q}) END)",
+    }
+
+
+def _delong_sql(run, y, scored, stats):
+    """Means and covariances of the placement values, by GROUP BY score and a join."""
+    n1 = stats["n_positive"]
+    n0 = stats["n"] - n1
+    if n1 == 0 or n0 == 0:
+        return None
+    ctes, joins, v10, v01 = [], [], [], []
+    for i, m in enumerate(scored):
+        c = _q(m)
+        ctes.append(
+            f"g{i} AS (SELECT {c} AS s, count(*) FILTER (WHERE {y} = 1) AS pos, "
+            f"count(*) FILTER (WHERE {y} <> 1) AS neg FROM data GROUP BY {c}), "
+            f"p{i} AS (SELECT s, "
+            f"(coalesce(sum(neg) OVER (ORDER BY s ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)"
+            f" + 0.5 * neg) / {n0} AS v10, "
+            f"({n1} - sum(pos) OVER (ORDER BY s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+            f" + 0.5 * pos) / {n1} AS v01 FROM g{i})"
+        )
+        joins.append(f"JOIN p{i} ON data.{c} = p{i}.s")
+        v10.append(f"p{i}.v10")
+        v01.append(f"p{i}.v01")
+    k = len(scored)
+    sel = []
+    for vals, cond in ((v10, f"{y} = 1"), (v01, f"{y} <> 1")):
+        for i in range(k):
+            sel.append(f"avg({vals[i]}) FILTER (WHERE {cond})")
+        for i in range(k):
+            for j in range(i, k):
+                sel.append(f"coalesce(covar_samp({vals[i]}, {vals[j]}) FILTER (WHERE {cond}), 0)")
+    sql = "WITH " + ", ".join(ctes) + " SELECT " + ", ".join(sel) + " FROM data " + " ".join(joins)
+    out = list(run(sql)[0])
+    means, covs = {}, {}
+    for side in ("v10", "v01"):
+        means[side] = np.array([float(out.pop(0)) for _ in range(k)])
+        cov = np.zeros((k, k))
+        for i in range(k):
+            for j in range(i, k):
+                cov[i, j] = cov[j, i] = float(out.pop(0))
+        covs[side] = cov
+    return _delong_result(means, covs, n1, n0)
+
+
+def _delong_result(means, covs, n1, n0):
+    from heldout.metrics.auc import DeLong
+
+    return DeLong(means["v10"], covs["v10"] / n1 + covs["v01"] / n0, n1, n0)
+
+
+def _check_labels(summary, label: str, n: int) -> None:
+    whole, lo, hi = summary
+    if n == 0:
+        raise ValueError("no rows to evaluate")
+    if not whole or lo < 0 or hi > 1:
+        raise ValueError(
+            f"the engine evaluates two classes: the label column {label!r} must hold 0 and 1"
+        )
+    if lo == hi:
+        raise ValueError(f"the label column holds a single class ({int(lo)}); nothing to measure")
+
+
+def _kinds(models, kinds, summary):
+    kind_of, source = {}, {}
+    for m in models:
+        given = kinds if isinstance(kinds, str) else (kinds or {}).get(m)
+        whole, lo, hi = summary[m]
+        kind = given or ("labels" if whole else "scores")
+        if kind not in ("labels", "scores"):
+            raise ValueError(f"the kind of model {m!r} must be 'labels' or 'scores', got {kind!r}")
+        if kind == "scores" and (lo < 0 or hi > 1):
+            raise ValueError(
+                f"model {m!r} holds scores outside [0, 1]; give probabilities of class 1"
+            )
+        if kind == "labels" and (not whole or lo < 0 or hi > 1):
+            raise ValueError(
+                f"model {m!r} must hold labels 0 and 1 (the engine evaluates two classes)"
+            )
+        kind_of[m], source[m] = kind, "given" if given else "detected"
+    return kind_of, source
+
+
+# --------------------------------------------------------------------------- Dask
+def _dask_statistics(files, fmt, label, models, kinds, threshold):
+    import dask
+    import dask.dataframe as dd
+
+    ddf = dd.read_parquet(files) if fmt == "parquet" else dd.read_csv(files)
+    source = files[0] if len(files) == 1 else "the files"
+    models = _columns(list(ddf.columns), label, models, source)
+    cols = [label, *models]
+    ddf = ddf[cols].astype("float64")
+    lazy = [ddf[label].size]
+    for c in cols:
+        s = ddf[c]
+        lazy += [(~np.isfinite(s)).sum(), (s == s.round()).all(), s.min(), s.max()]
+    row = dask.compute(*lazy)
+    return _finish_dask(row, ddf, models, kinds, label, threshold)
+
+
+def _finish_dask(row, ddf, models, kinds, label, threshold):
+    import dask
+
+    n = int(row[0])
+    summary = {}
+    for i, name in enumerate([label, *models]):
+        bad, whole, lo, hi = row[1 + 4 * i : 5 + 4 * i]
+        if bad:
+            raise ValueError(f"column {name!r} holds missing values, NaN or infinities")
+        summary[name] = (bool(whole), lo, hi)
+    _check_labels(summary[label], label, n)
+    kind_of, source = _kinds(models, kinds, summary)
+    y = ddf[label] == 1
+    pred = {m: (ddf[m] >= threshold) if kind_of[m] == "scores" else (ddf[m] == 1) for m in models}
+    pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
+    lazy = {"pos": y.sum()}
+    for m in models:
+        code = y.astype("int64") * 2 + pred[m].astype("int64")
+        lazy[("cells", m)] = code.value_counts()
+    for a, b in pairs:
+        code = y.astype("int64") * 4 + pred[a].astype("int64") * 2 + pred[b].astype("int64")
+        lazy[("tables", a, b)] = code.value_counts()
+    scored = [m for m in models if kind_of[m] == "scores"]
+    loss = {}
+    for m in scored:
+        p = ddf[m]
+        q = p.clip(_EPS, 1 - _EPS)
+        loss[("brier", m)] = (p - ddf[label]) ** 2
+        loss[("log_loss", m)] = -(np.log(q).where(y, np.log1p(-q)))
+    series = dict(loss)
+    for i, a in enumerate(scored):
+        for b in scored[i + 1 :]:
+            for which in ("brier", "log_loss"):
+                series[(which, a, b)] = loss[(which, a)] - loss[(which, b)]
+    for key, s in series.items():
+        lazy[("mean",) + key] = s.mean()
+        lazy[("sd",) + key] = s.std(ddof=1)
+    keys = list(lazy)
+    values = dict(zip(keys, dask.compute(*[lazy[k] for k in keys]), strict=True))
+    stats = {"n": n, "n_positive": int(values["pos"]), "kinds": kind_of, "kind_source": source}
+
+    def cells(vc, size):
+        out = np.zeros(size, dtype=np.int64)
+        for code, count in vc.items():
+            out[int(code)] = int(count)
+        return out
+
+    stats["cells"] = {m: cells(values[("cells", m)], 4) for m in models}
+    stats["tables"] = {(a, b): cells(values[("tables", a, b)], 8) for a, b in pairs}
+    stats["moments"] = {
+        key: (float(values[("mean",) + key]), _sd(values[("sd",) + key])) for key in series
+    }
+    stats["delong"] = _delong_dask(ddf, label, scored, stats) if scored else None
+    return stats
+
+
+def _sd(value) -> float:
+    value = float(value)
+    return value if np.isfinite(value) else 0.0
+
+
+def _delong_dask(ddf, label, scored, stats):
+    import dask
+
+    n1 = stats["n_positive"]
+    n0 = stats["n"] - n1
+    if n1 == 0 or n0 == 0:
+        return None
+    y = ddf[label] == 1
+    tables = []
+    for m in scored:
+        g = ddf.assign(pos=y.astype("int64"), neg=(~y).astype("int64")).groupby(m)[["pos", "neg"]]
+        tables.append(g.sum())
+    tables = dask.compute(*tables)  # one row per distinct score: small next to the items
+    frame = ddf[[label, *scored]]
+    for i, (m, t) in enumerate(zip(scored, tables, strict=True)):
+        t = t.sort_index()
+        v10 = (t["neg"].cumsum() - t["neg"] + 0.5 * t["neg"]) / n0
+        v01 = (n1 - t["pos"].cumsum() + 0.5 * t["pos"]) / n1
+        frame = frame.assign(
+            **{
+                f"_a{i}": frame[m].map(v10, meta=(m, "float64")),
+                f"_b{i}": frame[m].map(v01, meta=(m, "float64")),
+            }
+        )
+    k = len(scored)
+    pos_frame = frame[frame[label] == 1][[f"_a{i}" for i in range(k)]]
+    neg_frame = frame[frame[label] != 1][[f"_b{i}" for i in range(k)]]
+    m10, c10, m01, c01 = dask.compute(
+        pos_frame.mean(), pos_frame.cov(), neg_frame.mean(), neg_frame.cov()
+    )
+    means = {"v10": m10.to_numpy(float), "v01": m01.to_numpy(float)}
+    covs = {
+        "v10": np.nan_to_num(c10.to_numpy(float)),
+        "v01": np.nan_to_num(c01.to_numpy(float)),
+    }
+    return _delong_result(means, covs, n1, n0)
+
+
+# --------------------------------------------------------------------------- report
+def _report(stats, models, alpha, n_resamples, seed) -> dict:
+    from heldout.metrics.auc import _difference, _interval
+    from heldout.metrics.bootstrap import _paired_table_interval
+    from heldout.metrics.evaluate import (
+        AUC_MIN_CLASS,
+        SCORE_MIN_CLASS,
+        metric_entry,
+        pair_entry,
+    )
+    from heldout.metrics.fscore import f1_interval
+    from heldout.metrics.rates import rate_interval
+    from heldout.metrics.scores import (
+        PAIRED_T_MIN_CLASS,
+        _difference_of_moments,
+        _interval_of_moments,
+    )
+
+    n, n1 = stats["n"], stats["n_positive"]
+    minority = min(n1, n - n1)
+    kinds = stats["kinds"]
+    scored = [m for m in models if kinds[m] == "scores"]
+    d = stats["delong"]
+
+    def guarded(fn, *args):
+        try:
+            return fn(*args), None
+        except ValueError as exc:
+            return None, str(exc)
+
+    def rate(k, m, what):
+        if m == 0:
+            raise ValueError(f"undefined: no {what}")
+        return rate_interval(int(k), int(m), alpha)
+
+    def f1(fp, fn, tp):
+        if tp + fp + fn == 0:
+            raise ValueError("undefined: no positives and none predicted")
+        return f1_interval(int(tp), int(fp), int(fn), alpha, "exact")
+
+    def auc_single(i):
+        _need(d)
+        return _interval(d.auc[i], d.cov[i, i], d.n_positive, d.n_negative, alpha, "auto")
+
+    def auc_pair(i, j):
+        _need(d)
+        return _difference(d, i, j, alpha, "mover")
+
+    def boot(name, t):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return _paired_table_interval(name, t, alpha=alpha, n_resamples=n_resamples, seed=seed)
+
+    def score_warning(which, pair):
+        need = PAIRED_T_MIN_CLASS[which] if pair else SCORE_MIN_CLASS
+        what = "the paired t-interval" if pair else "the interval"
+        if minority < need:
+            return (
+                f"{minority} items in the rarer class, fewer than {need}: {what} of the "
+                f"{which.replace('_', ' ')} undercovers in the book's simulations"
+            )
+        return None
+
+    auc_note = None
+    if minority < AUC_MIN_CLASS:
+        auc_note = (
+            f"{minority} items in the smaller class, fewer than {AUC_MIN_CLASS}: only the "
+            "wide max-variance interval holds its level here"
+        )
+
+    def entry(result_note, warning=None, pair=False):
+        result, note = result_note
+        make = pair_entry if pair else metric_entry
+        if result is None:
+            return make(None, note)
+        return make(result, **({"warning": warning} if warning else {}))
+
+    report = {}
+    for m in models:
+        tn, fp, fn, tp = (int(v) for v in stats["cells"][m])
+        metrics = {
+            "accuracy": entry(guarded(rate, tp + tn, n, "items")),
+            "precision": entry(guarded(rate, tp, tp + fp, "predicted positives")),
+            "recall": entry(guarded(rate, tp, tp + fn, "actual positives")),
+            "specificity": entry(guarded(rate, tn, tn + fp, "actual negatives")),
+            "npv": entry(guarded(rate, tn, tn + fn, "predicted negatives")),
+            "f1": entry(guarded(f1, fp, fn, tp)),
+        }
+        if m in scored:
+            metrics["auc"] = entry(guarded(auc_single, scored.index(m)), auc_note)
+            for which in ("brier", "log_loss"):
+                mean, sd = stats["moments"][(which, m)]
+                metrics[which] = entry(
+                    guarded(_interval_of_moments, mean, sd, n, which, alpha, "gamma"),
+                    score_warning(which, False),
+                )
+        report[m] = {"kind": kinds[m], "kind_source": stats["kind_source"][m], "metrics": metrics}
+    pairs = []
+    for i, a in enumerate(models):
+        for b in models[i + 1 :]:
+            t = stats["tables"][(a, b)]
+            metrics = {"accuracy": entry(guarded(_mcnemar, t, n, alpha), pair=True)}
+            for name in ("precision", "recall", "specificity", "npv", "f1"):
+                metrics[name] = entry(guarded(boot, name, t), pair=True)
+            if a in scored and b in scored:
+                metrics["auc"] = entry(
+                    guarded(auc_pair, scored.index(a), scored.index(b)), auc_note, pair=True
+                )
+                for which in ("brier", "log_loss"):
+                    mean, sd = stats["moments"][(which, a, b)]
+                    metrics[which] = entry(
+                        guarded(_difference_of_moments, mean, sd, n, which, alpha),
+                        score_warning(which, True),
+                        pair=True,
+                    )
+            pairs.append({"a": a, "b": b, "metrics": metrics})
+    return {
+        "n": n,
+        "alpha": alpha,
+        "level": 1.0 - alpha,
+        "classes": [0, 1],
+        "models": report,
+        "pairs": pairs,
+    }
+
+
+def _need(d):
+    if d is None:
+        raise ValueError("undefined: the labels hold a single class")
+    return True
+
+
+def _mcnemar(t, n: int, alpha: float) -> Difference:
+    """:func:`heldout.metrics.rates.accuracy_difference` from the eight cell counts."""
+    from heldout.comparison.paired import mcnemar_exact
+    from heldout.metrics.rates import _agresti_min
+
+    t = np.asarray(t).reshape(2, 2, 2)  # (y, a, b)
+    right_a_only = int(t[1, 1, 0] + t[0, 0, 1])
+    right_b_only = int(t[1, 0, 1] + t[0, 1, 0])
+    low, high = _agresti_min(
+        np.asarray(right_a_only), np.asarray(right_b_only), np.asarray(n), alpha
+    )
+    p = float(mcnemar_exact(right_a_only, right_b_only, alternative="two-sided"))
+    return Difference(
+        (right_a_only - right_b_only) / n,
+        float(low),
+        float(high),
+        p_value=p,
+        method="agresti-min, mcnemar-exact",
+        n=n,
+        alpha=alpha,
+    )
+
+
+def evaluate_files(
+    source: str | os.PathLike,
+    label: str = "label",
+    models: list[str] | None = None,
+    *,
+    engine: str = "duckdb",
+    alpha: float = 0.05,
+    kinds: dict | str | None = None,
+    threshold: float = 0.5,
+    n_resamples: int = 2000,
+    seed: int | None = None,
+    memory_limit: str | None = None,
+    threads: int | None = None,
+) -> dict:
+    """The report of :func:`heldout.metrics.evaluate.evaluate` for files of any size, by an engine.
+
+    Every metric of a two-class report is computed from mergeable statistics (see the
+    module notes): cell counts, means and standard deviations of the per-item losses,
+    and DeLong's placement values :cite:`delong1988` from an out-of-core ``GROUP BY``
+    of each model's scores; memory stays bounded by the engine (DuckDB spills to
+    disk beyond ``memory_limit``).  The intervals are those of
+    :func:`heldout.metrics.evaluate.evaluate`: Clopper-Pearson :cite:`clopper1934` for
+    the rates, McNemar with Agresti and Min's interval for the accuracy difference,
+    the paired bootstrap of the label metrics (from the same eight counts), the
+    ``"auto"`` AUC interval and MOVER difference, the gamma and paired-t intervals of
+    the Brier score and log loss.
+
+    Parameters
+    ----------
+    source : path
+        A file (Parquet or CSV), a folder of Parquet (or CSV) files, or a glob.
+    label : str, default "label"
+        The label column (0 and 1).
+    models : list of str, optional
+        Model columns (default: every other column).
+    engine : {"duckdb", "dask"}
+        DuckDB on this machine, or Dask (on the current ``distributed`` client when one
+        is running, else Dask's local threads).
+    alpha, kinds, threshold, n_resamples, seed
+        As for :func:`heldout.metrics.evaluate.evaluate`.
+    memory_limit : str, optional
+        DuckDB's memory limit, e.g. ``"2GB"`` (it spills to a temporary folder beyond).
+    threads : int, optional
+        DuckDB's threads.
+
+    Returns
+    -------
+    dict
+        The keys of :func:`heldout.metrics.evaluate.evaluate`'s report plus ``engine``
+        and ``files``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> rng = np.random.default_rng(7)
+    >>> y = (rng.random(400) < 0.3).astype(int)
+    >>> p = np.round(np.clip(0.3 + 0.4 * y + rng.normal(0, 0.2, 400), 0, 1), 3)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = os.path.join(tmp, "log.csv")
+    ...     _ = open(path, "w").write("label,a\\n" + "".join(f"{u},{v}\\n" for u, v in zip(y, p)))
+    ...     r = evaluate_files(path, n_resamples=200, seed=1)
+    >>> round(r["models"]["a"]["metrics"]["auc"]["value"], 4), r["engine"]
+    (0.9376, 'duckdb')
+    >>> from heldout.metrics.evaluate import evaluate
+    >>> evaluate(y, {"a": p}, n_resamples=200, seed=1)["models"]["a"]["metrics"]["f1"] == (
+    ...     r["models"]["a"]["metrics"]["f1"])
+    True
+    """
+    from heldout._checks import as_probability
+
+    a_ = float(as_probability(alpha, "alpha"))
+    th = float(as_probability(threshold, "threshold"))
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if models is not None and (
+        isinstance(models, str) or not all(isinstance(m, str) for m in models)
+    ):
+        raise ValueError(f"models must be a list of column names, got {models!r}")
+    if not isinstance(source, str | os.PathLike):
+        raise ValueError(f"source must be a file, a folder or a glob, got {source!r}")
+    if not isinstance(label, str):
+        raise ValueError(f"label must be a column name, got {label!r}")
+    files, fmt = _files(source)
+    try:
+        if engine == "duckdb":
+            stats = _duckdb_statistics(files, fmt, label, models, kinds, th, memory_limit, threads)
+        else:
+            stats = _dask_statistics(files, fmt, label, models, kinds, th)
+    except ImportError as exc:
+        raise ValueError(
+            f"engine {engine!r} needs the 'large' extra (pip install 'heldout[large]'): {exc}"
+        ) from None
+    except ValueError:
+        raise
+    except Exception as exc:  # the engines' own errors (a bad file, a text column)
+        raise ValueError(f"{source}: the {engine} engine could not read it ({exc})") from None
+    names = list(stats["kinds"])
+    out = _report(stats, names, a_, int(n_resamples), seed)
+    return {"engine": engine, "files": len(files), **out}

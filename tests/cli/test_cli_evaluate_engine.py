@@ -1,0 +1,67 @@
+"""``heldout evaluate --engine``: the out-of-core report matches the in-memory command."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from heldout.cli import main
+
+pytest.importorskip("duckdb")
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+
+@pytest.fixture()
+def folder(tmp_path):
+    rng = np.random.default_rng(3)
+    n = 4000
+    y = (rng.random(n) < 0.25).astype(np.int64)
+    a = np.round(np.clip(0.3 + 0.4 * y + rng.normal(0, 0.2, n), 0, 1), 4)
+    b = np.where(rng.random(n) < 0.85, y, 1 - y)
+    out = tmp_path / "log"
+    out.mkdir()
+    for i, sl in enumerate((slice(0, 1500), slice(1500, n))):
+        pq.write_table(pa.table({"label": y[sl], "a": a[sl], "b": b[sl]}), out / f"{i}.parquet")
+    csv = tmp_path / "all.csv"
+    csv.write_text(
+        "label,a,b\n" + "".join(f"{u},{float(v)!r},{w}\n" for u, v, w in zip(y, a, b, strict=True))
+    )
+    return out, csv
+
+
+def _json(capsys, *argv):
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_engine_report_matches_the_in_memory_command(capsys, folder):
+    out, csv = folder
+    mem = _json(capsys, "evaluate", str(csv), "--seed", "2", "--resamples", "300")
+    got = _json(
+        capsys, "evaluate", "--engine", "duckdb", str(out), "--seed", "2", "--resamples", "300"
+    )
+    assert got["engine"] == "duckdb" and got["files"] == 2
+    for name in ("a", "b"):
+        for metric, e in mem["models"][name]["metrics"].items():
+            g = got["models"][name]["metrics"][metric]
+            assert g["method"] == e["method"]
+            for key in ("value", "low", "high"):
+                assert math.isclose(g[key], e[key], rel_tol=1e-12), (name, metric, key)
+    for metric, e in mem["pairs"][0]["metrics"].items():
+        g = got["pairs"][0]["metrics"][metric]
+        for key in ("value", "low", "high", "p_value"):
+            assert math.isclose(g[key], e[key], rel_tol=1e-12), (metric, key)
+
+
+def test_engine_refusals_exit_2(capsys, folder, tmp_path):
+    out, _ = folder
+    assert main(["evaluate", "--engine", "duckdb", str(out), "--cluster", "x"]) == 2
+    assert "not available with --engine" in capsys.readouterr().err
+    assert main(["evaluate", "--engine", "duckdb", str(tmp_path / "none" / "*.parquet")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no such file" in err
+    assert main(["evaluate", str(out / "0.parquet"), "--memory-limit", "1GB"]) == 2
