@@ -259,8 +259,12 @@ def _kinds(models, kinds, summary):
         given = kinds if isinstance(kinds, str) else (kinds or {}).get(m)
         whole, lo, hi = summary[m]
         kind = given or ("labels" if whole else "scores")
-        if kind not in ("labels", "scores"):
-            raise ValueError(f"the kind of model {m!r} must be 'labels' or 'scores', got {kind!r}")
+        if kind not in ("labels", "probabilities", "scores"):
+            raise ValueError(
+                f"the kind of model {m!r} must be 'labels', 'probabilities' or 'scores', "
+                f"got {kind!r}"
+            )
+        kind = "scores" if kind == "probabilities" else kind  # the engine needs [0, 1] either way
         if kind == "scores" and (lo < 0 or hi > 1):
             raise ValueError(
                 f"model {m!r} holds scores outside [0, 1]; give probabilities of class 1"
@@ -391,7 +395,7 @@ def _delong_dask(ddf, label, scored, stats):
 
 
 # --------------------------------------------------------------------------- report
-def _report(stats, models, alpha, n_resamples, seed) -> dict:
+def _report(stats, models, alpha, n_resamples, seed, adjust="holm") -> dict:
     from heldout.metrics.auc import _difference, _interval
     from heldout.metrics.bootstrap import _paired_table_interval
     from heldout.metrics.evaluate import (
@@ -486,7 +490,8 @@ def _report(stats, models, alpha, n_resamples, seed) -> dict:
                     guarded(_interval_of_moments, mean, sd, n, which, alpha, "gamma"),
                     score_warning(which, False),
                 )
-        report[m] = {"kind": kinds[m], "kind_source": stats["kind_source"][m], "metrics": metrics}
+        shown = "probabilities" if kinds[m] == "scores" else kinds[m]  # as evaluate names them
+        report[m] = {"kind": shown, "kind_source": stats["kind_source"][m], "metrics": metrics}
     pairs = []
     for i, a in enumerate(models):
         for b in models[i + 1 :]:
@@ -506,14 +511,24 @@ def _report(stats, models, alpha, n_resamples, seed) -> dict:
                         pair=True,
                     )
             pairs.append({"a": a, "b": b, "metrics": metrics})
-    return {
+    from heldout.metrics.evaluate import _adjust_pairs
+
+    _adjust_pairs(pairs, adjust)
+    out = {
         "n": n,
         "alpha": alpha,
         "level": 1.0 - alpha,
         "classes": [0, 1],
         "models": report,
         "pairs": pairs,
+        "adjust": adjust,
     }
+    if len(models) > 1:
+        out["best"] = {
+            "note": "the best sets need the items' right/wrong patterns; the engine does not "
+            "compute them yet: use the in-memory path (heldout evaluate without --engine)"
+        }
+    return out
 
 
 def _need(d):
@@ -558,6 +573,7 @@ def evaluate_files(
     seed: int | None = None,
     memory_limit: str | None = None,
     threads: int | None = None,
+    adjust: str = "holm",
 ) -> dict:
     """The report of :func:`heldout.metrics.evaluate.evaluate` for files of any size, by an engine.
 
@@ -589,6 +605,10 @@ def evaluate_files(
         DuckDB's memory limit, e.g. ``"2GB"`` (it spills to a temporary folder beyond).
     threads : int, optional
         DuckDB's threads.
+    adjust : {"holm", "bonferroni", "bh", "none"}
+        Adjustment of the pairs' p-values within each metric, as in
+        :func:`heldout.metrics.evaluate.evaluate`.  The best sets are not computed here
+        (they need every item's right/wrong pattern): the report says so.
 
     Returns
     -------
@@ -616,6 +636,10 @@ def evaluate_files(
     from heldout._checks import as_probability
 
     a_ = float(as_probability(alpha, "alpha"))
+    from heldout.comparison.multiple import _METHODS as _ADJUST_METHODS
+
+    if adjust not in _ADJUST_METHODS:
+        raise ValueError(f"adjust must be one of {', '.join(_ADJUST_METHODS)}, got {adjust!r}")
     th = float(as_probability(threshold, "threshold"))
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
@@ -642,5 +666,5 @@ def evaluate_files(
     except Exception as exc:  # the engines' own errors (a bad file, a text column)
         raise ValueError(f"{source}: the {engine} engine could not read it ({exc})") from None
     names = list(stats["kinds"])
-    out = _report(stats, names, a_, int(n_resamples), seed)
+    out = _report(stats, names, a_, int(n_resamples), seed, adjust)
     return {"engine": engine, "files": len(files), **out}
