@@ -33,6 +33,14 @@ from heldout.cli import alpha_option, calculator
 _ALL = "\0all"  # --scores / --labels given without a column: every model column
 
 
+def _named_columns(args, models) -> list:
+    """The model columns, when the engine has not read the files yet: those named."""
+    if models:
+        return list(models)
+    named = (args.scores, args.labels)
+    return [c.strip() for text in named if text not in (None, _ALL) for c in text.split(",")]
+
+
 def _kinds(args, names) -> dict | None:
     """``kinds`` for :func:`evaluate` from ``--scores [COLS]`` and ``--labels [COLS]``."""
     if args.scores == _ALL and args.labels == _ALL:
@@ -171,7 +179,7 @@ def _run_engine(args: argparse.Namespace, models) -> dict:
         models=models,
         engine=args.engine,
         alpha=args.alpha,
-        kinds=_kinds(args),
+        kinds=_kinds(args, _named_columns(args, models)),
         threshold=args.threshold,
         n_resamples=args.resamples,
         seed=args.seed,
