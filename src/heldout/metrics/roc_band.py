@@ -1,0 +1,117 @@
+"""A simultaneous confidence band for the ROC curve by the stratified bootstrap.
+
+Pointwise intervals for the sensitivity at each false-positive rate do not cover the
+whole curve at once.  Campbell :cite:`campbell1994roc` builds a band of fixed width from
+the distribution of the largest deviation of a resampled curve from the estimated one
+(a Kolmogorov-Smirnov-type statistic); here the deviation is vertical, on a grid of
+false-positive rates :math:`f_1..f_G`,
+
+.. math:: D^* = \\max_g \\bigl|\\widehat{\\mathrm{ROC}}^*(f_g) - \\widehat{\\mathrm{ROC}}(f_g)\\bigr|,
+          \\qquad \\widehat{\\mathrm{ROC}}(f) \\pm c_{1-\\alpha},
+
+with :math:`c_{1-\\alpha}` the :math:`1-\\alpha` quantile of :math:`D^*` over stratified
+bootstrap resamples (positives and negatives drawn separately, as in pROC's
+``ci.thresholds``/``ci.se`` bootstraps :cite:`robin2011proc`), clipped to [0, 1].
+Macskassy and Provost :cite:`macskassy2005roc` compare such bands and find that
+simultaneous bands of this kind hold their level better than pointwise ones stitched
+together; the book checks this one's coverage of the true curve on the grid.
+Each resample is drawn as counts on the pooled sorted scores (no sort per resample).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from heldout._checks import as_count, as_probability
+from heldout._result import Result, extra
+from heldout.config import rng as _rng
+from heldout.metrics import _roc
+
+__all__ = ["ROCBand", "roc_band"]
+
+
+@dataclass(frozen=True)
+class ROCBand(Result):
+    """The empirical ROC curve on a grid of false-positive rates with a simultaneous band.
+
+    Attributes
+    ----------
+    fpr, tpr, low, high : ndarray
+        Grid, estimated sensitivity and the band's ends (unpacked in this order).
+    half_width : float
+        The band's constant half-width :math:`c_{1-\\alpha}` (before clipping).
+    """
+
+    fpr: np.ndarray
+    tpr: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    half_width: float = extra()
+
+
+def roc_band(
+    y: ArrayLike,
+    scores: ArrayLike,
+    alpha: float = 0.05,
+    fpr: ArrayLike | None = None,
+    n_resamples: int = 2000,
+    seed=None,
+) -> ROCBand:
+    """Fixed-width simultaneous bootstrap band for the ROC curve (Campbell's construction).
+
+    .. math:: \\widehat{\\mathrm{ROC}}(f_g) \\pm c_{1-\\alpha}, \\qquad
+              P^*\\bigl(\\max_g |\\widehat{\\mathrm{ROC}}^*(f_g) - \\widehat{\\mathrm{ROC}}(f_g)|
+              \\le c_{1-\\alpha}\\bigr) = 1-\\alpha
+
+    :cite:`campbell1994roc`, with the stratified bootstrap.
+
+    Parameters
+    ----------
+    y : array_like of 0/1, shape (n,)
+    scores : array_like, shape (n,)
+    alpha : float
+    fpr : array_like in [0, 1], optional
+        Grid of false-positive rates (default 0.01, 0.02, ..., 0.99).
+    n_resamples : int
+        At least 100.
+    seed : int, Generator or None
+
+    Returns
+    -------
+    ROCBand
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.r_[np.ones(200), np.zeros(300)]
+    >>> s = np.r_[rng.normal(1.5, 1, 200), rng.normal(0, 1, 300)]
+    >>> b = roc_band(y, s, seed=1)
+    >>> bool(np.all(b.low <= b.tpr) and np.all(b.tpr <= b.high)), round(b.half_width, 3)
+    (True, 0.2)
+    """
+    pos, s = _roc.labels_scores(y, scores)
+    a = float(as_probability(alpha, "alpha", scalar=True))
+    reps = int(as_count(n_resamples, "n_resamples"))
+    if reps < 100:
+        raise ValueError(f"n_resamples must be at least 100 for a bootstrap band, got {reps}")
+    grid = (
+        np.linspace(0.01, 0.99, 99)
+        if fpr is None
+        else np.sort(np.ravel(as_probability(fpr, "fpr", closed=True)))
+    )
+    n1 = int(np.count_nonzero(pos))
+    n0 = pos.size - n1
+    fp, tp, _ = _roc.curve(pos, s)
+    g = _roc.snap(grid * n0)
+    est = _roc.tpr_at(fp, tp, g)[0] / n1
+    gen = _rng(seed)
+    devs = []
+    chunk = max(1, 4_000_000 // (s.size + grid.size * 8))
+    for bfp, btp in _roc.resampled_counts(pos, s, reps, gen, chunk=chunk):
+        devs.append(np.max(np.abs(_roc.rows_tpr_at(bfp, btp, g) / n1 - est), axis=1))
+    c = float(np.quantile(np.concatenate(devs), 1 - a))
+    return ROCBand(grid, est, np.clip(est - c, 0, 1), np.clip(est + c, 0, 1), half_width=c)
