@@ -168,7 +168,8 @@ def calibration_error(
     boots = []
     for start in range(0, reps, chunk):
         b = min(chunk, reps - start)
-        w = gen.multinomial(yy.size, np.full(yy.size, 1.0 / yy.size), size=b).astype(float)
+        draws = gen.integers(0, yy.size, (b, yy.size)) + yy.size * np.arange(b)[:, None]
+        w = np.bincount(draws.ravel(), minlength=b * yy.size).reshape(b, yy.size).astype(float)
         boots.append(_ce2(yy, pp, bins, nb, w)[0])
     boot = np.concatenate(boots)
     lo2, hi2 = np.quantile(boot, [a / 2, 1 - a / 2])
