@@ -108,9 +108,7 @@ def test_the_fast_bootstrap_matches_resampling_items():
 def test_ties_across_classes_use_the_item_bootstrap():
     y, s = _data(2, decimals=1)
     r = sensitivity_at_specificity(y, s, [0.5, 0.9], n_resamples=3000, seed=1)
-    boot = np.array(
-        [_sklearn_se_at_sp(*_resample(y, s, i), 0.9) for i in range(800)]
-    )
+    boot = np.array([_sklearn_se_at_sp(*_resample(y, s, i), 0.9) for i in range(800)])
     lo, hi = np.quantile(boot, [0.025, 0.975])
     assert abs(r.low[1] - lo) <= 0.05 and abs(r.high[1] - hi) <= 0.05
 

@@ -162,8 +162,8 @@ def operating_coverage(
     """
     from heldout.metrics.calibration import calibration_error, calibration_slope, spiegelhalter_z
     from heldout.metrics.operating import sensitivity_at_specificity
-    from heldout.metrics.partial_auc import partial_auc
-    from heldout.metrics.roc_band import roc_band
+    from heldout.metrics.partial_area import partial_auc
+    from heldout.metrics.simultaneous_band import roc_band
 
     check = as_choice(check, "check", COVERAGE_CHECKS)
     n = int(as_count(n, "n", minimum=20))

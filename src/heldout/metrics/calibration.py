@@ -63,12 +63,12 @@ def _yp(y, p) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _bins(p: np.ndarray, n_bins) -> np.ndarray:
-    """Equal-mass bin index of every item (ties kept in one bin)."""
+    """Equal-mass bin index of every item (ties kept in one bin; empty bins dropped)."""
     b = int(as_count(n_bins, "n_bins", minimum=1))
     if b > p.size:
         raise ValueError(f"n_bins must be at most the number of items ({p.size}), got {b}")
     edges = np.quantile(p, np.linspace(0, 1, b + 1)[1:-1])
-    return np.searchsorted(edges, p, side="right")
+    return np.unique(np.searchsorted(edges, p, side="right"), return_inverse=True)[1]
 
 
 @dataclass(frozen=True)
@@ -173,9 +173,9 @@ def calibration_error(
         boots.append(_ce2(yy, pp, bins, nb, w)[0])
     boot = np.concatenate(boots)
     lo2, hi2 = np.quantile(boot, [a / 2, 1 - a / 2])
-    root = (lambda v: float(np.sqrt(max(v, 0.0))))
+    value, low, high = (float(np.sqrt(max(v, 0.0))) for v in (db[0], lo2, hi2))
     return CalibrationError(
-        root(db[0]), root(lo2), root(hi2), squared=float(db[0]),
+        value, low, high, squared=float(db[0]),
         plugin=float(np.sqrt(plug[0])), n_bins=int(n_bins),
     )  # fmt: skip
 
@@ -188,9 +188,7 @@ class SpiegelhalterZ(Result):
     p_value: float
 
 
-def spiegelhalter_z(
-    y: ArrayLike, p: ArrayLike, alternative: str = "two-sided"
-) -> SpiegelhalterZ:
+def spiegelhalter_z(y: ArrayLike, p: ArrayLike, alternative: str = "two-sided") -> SpiegelhalterZ:
     """Spiegelhalter's z test that the predicted probabilities are right.
 
     .. math:: Z = \\frac{\\sum_i (y_i - p_i)(1 - 2p_i)}
@@ -252,17 +250,29 @@ class CalibrationSlope(Result):
 def _logistic(x: np.ndarray, y: np.ndarray, offset: np.ndarray, iters: int = 50):
     """Newton-Raphson for a logistic regression with design ``x`` and an offset."""
     beta = np.zeros(x.shape[1])
-    for _ in range(iters):
+    separated = ValueError(
+        "p separates the classes of y (almost) perfectly: the calibration slope or intercept "
+        "has no finite estimate"
+    )
+    try:
+        for _ in range(iters):
+            mu = special.expit(x @ beta + offset)
+            w = mu * (1 - mu)
+            info = x.T @ (x * w[:, None])
+            step = np.linalg.solve(info, x.T @ (y - mu))
+            beta = beta + step
+            if np.max(np.abs(step)) < 1e-10:
+                break
+        else:
+            raise separated
         mu = special.expit(x @ beta + offset)
-        w = mu * (1 - mu)
-        info = x.T @ (x * w[:, None])
-        step = np.linalg.solve(info, x.T @ (y - mu))
-        beta = beta + step
-        if np.max(np.abs(step)) < 1e-10:
-            break
-    mu = special.expit(x @ beta + offset)
-    info = x.T @ (x * (mu * (1 - mu))[:, None])
-    return beta, np.sqrt(np.diag(np.linalg.inv(info)))
+        info = x.T @ (x * (mu * (1 - mu))[:, None])
+        se = np.sqrt(np.diag(np.linalg.inv(info)))
+    except np.linalg.LinAlgError:
+        raise separated from None
+    if not (np.all(np.isfinite(beta)) and np.all(np.isfinite(se))):
+        raise separated
+    return beta, se
 
 
 def calibration_slope(

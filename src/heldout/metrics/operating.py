@@ -39,7 +39,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from heldout import _inputs
 from heldout._checks import as_choice, as_count, as_probability, scalar_or_array
 from heldout._result import Result, extra
 from heldout.config import rng as _rng

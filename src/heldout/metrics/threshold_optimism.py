@@ -214,8 +214,8 @@ def split_threshold(
         m = int(round(f * idx.size))
         if m < 1 or m >= idx.size:
             raise ValueError(
-                f"fraction {f} leaves a class without items on one side of the split "
-                f"({idx.size} items in the class)"
+                f"y has {idx.size} items of class {int(cls)}: too few to split with fraction "
+                f"{f} (each side needs at least one item of each class)"
             )
         choose[idx[:m]] = True
     t, _ = _best(pos[choose], s[choose], metric)

@@ -7,7 +7,7 @@ import pytest
 from scipy import integrate, stats
 from sklearn.metrics import roc_auc_score, roc_curve
 
-from heldout.metrics.partial_auc import partial_auc, partial_auc_difference
+from heldout.metrics.partial_area import partial_auc, partial_auc_difference
 
 
 def _data(seed, n1=80, n0=120, shift=1.0, decimals=None, models=1):

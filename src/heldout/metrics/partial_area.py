@@ -124,6 +124,11 @@ def _raw(pos: np.ndarray, s: np.ndarray, lo: float, hi: float) -> float:
     return float((a[1] - a[0]) / (n1 * n0))
 
 
+def _survival(sorted_x: np.ndarray, v) -> np.ndarray:
+    """Share of ``sorted_x`` above ``v``."""
+    return (sorted_x.size - np.searchsorted(sorted_x, v, side="right")) / sorted_x.size
+
+
 def _influence(pos: np.ndarray, s2: np.ndarray, lo: float, hi: float):
     """Influence values (positives, negatives) of the raw partial area, one row per model."""
     pv = placement_values(pos, s2 if s2.shape[0] > 1 else s2[0])
@@ -138,10 +143,7 @@ def _influence(pos: np.ndarray, s2: np.ndarray, lo: float, hi: float):
         q1 = ys[min(max(int(np.ceil(lo * n0 - 1e-9)) - 1, 0), n0 - 1)]
         q2 = ys[min(max(int(np.ceil(hi * n0 - 1e-9)) - 1, 0), n0 - 1)]
 
-        def surv(v):
-            return (x.size - np.searchsorted(x, v, side="right")) / x.size
-
-        p0 = np.where(yneg < q2, surv(np.maximum(yneg, q1)) - surv(q2), 0.0)
+        p0 = np.where(yneg < q2, _survival(x, np.maximum(yneg, q1)) - _survival(x, q2), 0.0)
         phi0.append(p0)
     return phi1, np.array(phi0)
 
@@ -164,7 +166,12 @@ def _boot_raw(pos, s, lo, hi, reps, gen):
 
 def _common(y, alpha, method, n_resamples, specificity):
     pos = _inputs.binary_labels(y, "y")
-    _inputs.both_classes(pos, "y")
+    n1, n0 = _inputs.both_classes(pos, "y")
+    if min(n1, n0) < 2:
+        raise ValueError(
+            f"y must hold at least two positives and two negatives for an interval "
+            f"(got {n1} and {n0})"
+        )
     a = float(as_probability(alpha, "alpha", scalar=True))
     method = as_choice(method, "method", PARTIAL_AUC_METHODS)
     reps = int(as_count(n_resamples, "n_resamples"))
@@ -236,10 +243,10 @@ def partial_auc(
         low, high = np.quantile(boot, [a / 2, 1 - a / 2])
         low, high = min(low, value), max(high, value)
         se = float(boot.std(ddof=1))
-    to_raw = (lambda v: m + (2 * v - 1) * (big - m))
+    raw_low, raw_high = (m + (2 * v - 1) * (big - m) for v in (low, high))
     return PartialAUC(
-        value, float(low), float(high), raw=raw, raw_low=float(to_raw(low)),
-        raw_high=float(to_raw(high)), se=se, specificity=(lo, hi), method=method,
+        value, float(low), float(high), raw=raw, raw_low=float(raw_low),
+        raw_high=float(raw_high), se=se, specificity=(lo, hi), method=method,
     )  # fmt: skip
 
 
