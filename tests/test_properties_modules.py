@@ -969,6 +969,7 @@ from heldout.book import operating_coverage  # noqa: E402
 from heldout.metrics import (  # noqa: E402
     calibration,
     operating,
+    operating_report,
     partial_area,
     simultaneous_band,
     threshold_optimism,
@@ -1031,6 +1032,14 @@ SPECS.update({
                                                   "prevalence": A(st.floats(0.3, 0.7), "prob"), "auc": A(st.floats(0.6, 0.9), "prob"),
                                                   "reps": A(st.integers(1, 3), "count")},
         lambda r, v: 0 <= r.split_coverage <= 1, kwargs={"seed": 1}, examples=8),
+    "metrics.operating_report.operating_entries": Spec(
+        operating_report.operating_entries, {**_YS, "alpha": AL}, lambda r, v: isinstance(r, dict),
+        keyword=("alpha",), kwargs={"at_specificity": [0.9], "at_sensitivity": [0.8], "partial": (0.5, 1.0),
+                                    "calibration": True, "tuned": "f1", "n_resamples": 100, "seed": 1},
+        prepare=_same_length("y", "scores"), allow_nan=True, examples=10),
+    "metrics.operating_report.parse_band": Spec(
+        operating_report.parse_band, {"text": A(st.sampled_from(["0.8:1", "0:0.5", "0.9:0.8", "x", "1:2", "0.5"]), "fixed")},
+        lambda r, v: 0 <= r[0] < r[1] <= 1, corrupt=False, aliases=("partial AUC band",)),
 })  # fmt: skip
 
 #: Public callables this file does not call with random input, with the reason and where

@@ -84,6 +84,8 @@ WHERE = {
     "mse_interval": "regression",
     "mse_se": "regression",
     "pair_entry": "evaluate",
+    "operating_entries": "operating_report",
+    "parse_band": "operating_report",
     "partial_auc": "partial_area",
     "partial_auc_difference": "partial_area",
     "placement_values": "auc",
