@@ -186,7 +186,9 @@ def _probabilities(text: str) -> list[float]:
     try:
         values = [float(v) for v in text.split(",")]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected numbers such as 0.9,0.95, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected numbers such as 0.9,0.95, got {text!r}"
+        ) from None
     if not all(0 <= v <= 1 for v in values):
         raise argparse.ArgumentTypeError(f"expected numbers in [0, 1], got {text!r}")
     return values
@@ -195,19 +197,28 @@ def _probabilities(text: str) -> list[float]:
 def _operating_options(p) -> None:
     """The options of issue 28 (operating points, partial AUC, calibration, tuned threshold)."""
     p.add_argument(
-        "--at-specificity", type=_probabilities, default=None, metavar="S[,S...]",
+        "--at-specificity",
+        type=_probabilities,
+        default=None,
+        metavar="S[,S...]",
         help="sensitivity at these specificities, bootstrap interval (score models)",
     )
     p.add_argument(
-        "--at-sensitivity", type=_probabilities, default=None, metavar="S[,S...]",
+        "--at-sensitivity",
+        type=_probabilities,
+        default=None,
+        metavar="S[,S...]",
         help="specificity at these sensitivities, bootstrap interval (score models)",
     )
     p.add_argument(
-        "--partial-auc", default=None, metavar="LO:HI",
+        "--partial-auc",
+        default=None,
+        metavar="LO:HI",
         help="McClish-standardised partial AUC over specificities LO..HI, e.g. 0.8:1",
     )
     p.add_argument(
-        "--calibration", action="store_true",
+        "--calibration",
+        action="store_true",
         help="debiased calibration error, Spiegelhalter's z, calibration slope and intercept",
     )
     p.add_argument(
