@@ -29,12 +29,24 @@ def curve(pos: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nd
     Point ``k`` (``k >= 1``) calls positive every item with score ``>= thresholds[k]``;
     point 0 has threshold ``+inf``.
     """
-    order = np.argsort(-s, kind="stable")
+    return sorted_curve(pos, s)[:3]
+
+
+def sorted_curve(pos: np.ndarray, s: np.ndarray):
+    """:func:`curve` plus the positives' and the negatives' scores sorted ascending (one sort)."""
+    order = np.argsort(-s)  # order within ties is irrelevant: ties are grouped below
     ss = s[order]
+    p_order = pos[order]
     last = np.r_[np.flatnonzero(ss[1:] != ss[:-1]), ss.size - 1]
-    tp = np.cumsum(pos[order])[last]
+    tp = np.cumsum(p_order)[last]
     fp = last + 1 - tp
-    return np.r_[0, fp], np.r_[0, tp], np.r_[np.inf, ss[last]]
+    return (
+        np.r_[0, fp],
+        np.r_[0, tp],
+        np.r_[np.inf, ss[last]],
+        ss[p_order][::-1],
+        ss[~p_order][::-1],
+    )
 
 
 def snap(g: np.ndarray) -> np.ndarray:
@@ -75,7 +87,7 @@ def resampled_counts(pos: np.ndarray, s: np.ndarray, reps: int, rng, chunk: int)
     positives and the negatives are each drawn with replacement, keeping ``n1`` and
     ``n0`` fixed as pROC's stratified bootstrap does.
     """
-    order = np.argsort(-s, kind="stable")
+    order = np.argsort(-s)
     ss = s[order]
     group = np.r_[0, np.cumsum(ss[1:] != ss[:-1])]
     m = int(group[-1]) + 1
@@ -88,11 +100,11 @@ def resampled_counts(pos: np.ndarray, s: np.ndarray, reps: int, rng, chunk: int)
         rows = np.arange(b)[:, None] * m
         tp = np.bincount((gpos[rng.integers(0, n1, (b, n1))] + rows).ravel(), minlength=b * m)
         fp = np.bincount((gneg[rng.integers(0, n0, (b, n0))] + rows).ravel(), minlength=b * m)
-        zero = np.zeros((b, 1))
-        yield (
-            np.hstack([zero, np.cumsum(fp.reshape(b, m), axis=1)]),
-            np.hstack([zero, np.cumsum(tp.reshape(b, m), axis=1)]),
-        )
+        fp_cum = np.zeros((b, m + 1))
+        tp_cum = np.zeros((b, m + 1))
+        np.cumsum(fp.reshape(b, m), axis=1, out=fp_cum[:, 1:])
+        np.cumsum(tp.reshape(b, m), axis=1, out=tp_cum[:, 1:])
+        yield fp_cum, tp_cum
         done += b
 
 

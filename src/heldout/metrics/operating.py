@@ -112,11 +112,10 @@ def _at(pos, s, at, alpha, method, n_resamples, seed):
     spec = spec.ravel()
     n1 = int(np.count_nonzero(pos))
     n0 = pos.size - n1
-    fp, tp, thr = _roc.curve(pos, s)
+    fp, tp, thr, x, yneg = _roc.sorted_curve(pos, s)
     g = _roc.snap((1.0 - spec) * n0)  # false positives allowed
     h, j = _roc.tpr_at(fp, tp, g)
     value = h / n1
-    yneg = np.sort(s[~pos])
     if method == "fixed-threshold":
         z = stats.norm.ppf(1 - a / 2)
         k = np.round(h)
@@ -125,8 +124,7 @@ def _at(pos, s, at, alpha, method, n_resamples, seed):
         low, high = np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
     else:
         gen = _rng(seed)
-        x = np.sort(s[pos])
-        shared = np.isin(x, yneg).any()
+        shared = np.any(yneg[np.minimum(np.searchsorted(yneg, x), n0 - 1)] == x)
         k = (n0 - np.floor(g)).astype(np.int64)
         boot = (
             _bootstrap_items(pos, s, g, reps, gen)

@@ -54,7 +54,6 @@ from heldout._checks import as_choice, as_count, as_probability
 from heldout._result import Result, extra
 from heldout.config import rng as _rng
 from heldout.metrics import _roc
-from heldout.metrics.auc import placement_values
 from heldout.metrics.estimate import Difference
 
 __all__ = [
@@ -130,22 +129,23 @@ def _survival(sorted_x: np.ndarray, v) -> np.ndarray:
 
 
 def _influence(pos: np.ndarray, s2: np.ndarray, lo: float, hi: float):
-    """Influence values (positives, negatives) of the raw partial area, one row per model."""
-    pv = placement_values(pos, s2 if s2.shape[0] > 1 else s2[0])
-    v10 = np.atleast_2d(pv.v10)
-    phi1 = np.clip(v10, lo, hi)
-    phi0 = []
-    for k in range(s2.shape[0]):
-        x = np.sort(s2[k][pos])
-        yneg = s2[k][~pos]
-        ys = np.sort(yneg)
-        n0 = ys.size
-        q1 = ys[min(max(int(np.ceil(lo * n0 - 1e-9)) - 1, 0), n0 - 1)]
-        q2 = ys[min(max(int(np.ceil(hi * n0 - 1e-9)) - 1, 0), n0 - 1)]
+    """Influence values (positives, negatives) of the raw partial area, one row per model.
 
-        p0 = np.where(yneg < q2, _survival(x, np.maximum(yneg, q1)) - _survival(x, q2), 0.0)
-        phi0.append(p0)
-    return phi1, np.array(phi0)
+    Items stay in their order (a paired difference subtracts them item by item); two
+    sorts per model and binary searches, no argsort.
+    """
+    phi1, phi0 = [], []
+    for row in s2:
+        xs, ys = row[pos], row[~pos]
+        x, yneg = np.sort(xs), np.sort(ys)
+        n0 = yneg.size
+        below = np.searchsorted(yneg, xs, side="left")
+        tied = np.searchsorted(yneg, xs, side="right") - below
+        phi1.append(np.clip((below + 0.5 * tied) / n0, lo, hi))  # DeLong's placement, clipped
+        q1 = yneg[min(max(int(np.ceil(lo * n0 - 1e-9)) - 1, 0), n0 - 1)]
+        q2 = yneg[min(max(int(np.ceil(hi * n0 - 1e-9)) - 1, 0), n0 - 1)]
+        phi0.append(np.where(ys < q2, _survival(x, np.maximum(ys, q1)) - _survival(x, q2), 0.0))
+    return np.array(phi1), np.array(phi0)
 
 
 def _wald(value, se, a):
