@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy import integrate, special, stats
@@ -91,9 +92,10 @@ def _true_pauc(mu: float, lo: float, hi: float) -> float:
     return 0.5 * (1 + (raw - m) / (big - m))
 
 
-def _population_ce(pi, mu, gamma, n_bins, gen) -> tuple[float, float]:
+@lru_cache(maxsize=16)
+def _population_ce(pi, mu, gamma, n_bins) -> tuple[float, float]:
     """Binned l2 calibration error and calibration-in-the-large of the model, from 2e6 items."""
-    y, s = _draw(gen, 2_000_000, pi, mu)
+    y, s = _draw(make_rng(12345), 2_000_000, pi, mu)
     true = special.expit(_true_logit(s, pi, mu))
     p = special.expit(gamma * _true_logit(s, pi, mu))
     edges = np.quantile(p, np.linspace(0, 1, n_bins + 1)[1:-1])
@@ -188,7 +190,7 @@ def operating_coverage(
     elif check == "slope":
         truth = 1 / gamma
     elif check in ("ece", "intercept"):
-        ce, icpt = _population_ce(pi, mu, gamma, n_bins, make_rng(12345))
+        ce, icpt = _population_ce(pi, mu, gamma, int(n_bins))
         truth = ce if check == "ece" else icpt
     else:
         truth = 0.0
