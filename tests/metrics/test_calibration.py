@@ -74,16 +74,18 @@ def test_spiegelhalter_matches_its_formula_and_holds_its_level():
     assert abs(rejected / reps - 0.05) <= 3 * se
 
 
-def test_slope_and_intercept_match_statsmodels():
+def test_slope_and_intercept_match_statsmodels_with_robust_errors():
     y, p = _model(5, n=2000, gamma=1.4)
     r = calibration_slope(y, p)
     lp = special.logit(p)
-    fit = sm.GLM(y.astype(float), sm.add_constant(lp), family=sm.families.Binomial()).fit()
+    fit = sm.GLM(y.astype(float), sm.add_constant(lp), family=sm.families.Binomial()).fit(
+        cov_type="HC0"
+    )
     lo, hi = fit.conf_int(0.05)[1]
     assert r.slope == pytest.approx(fit.params[1], rel=1e-7)
     assert (r.slope_low, r.slope_high) == pytest.approx((lo, hi), rel=1e-6)
     off = sm.GLM(y.astype(float), np.ones((y.size, 1)), family=sm.families.Binomial(),
-                 offset=lp).fit()  # fmt: skip
+                 offset=lp).fit(cov_type="HC0")  # fmt: skip
     assert r.intercept == pytest.approx(off.params[0], abs=1e-8)
     assert (r.intercept_low, r.intercept_high) == pytest.approx(tuple(off.conf_int(0.05)[0]),
                                                                 abs=1e-6)  # fmt: skip
@@ -131,3 +133,11 @@ def test_reliability_band_holds_pointwise_under_calibration():
 def test_bad_input_is_refused_by_name(call, word):
     with pytest.raises(ValueError, match=word):
         call()
+
+
+def test_the_intercept_interval_holds_when_the_slope_is_not_one():
+    """Over-confident model (slope 2/3): the robust intercept interval covers (400 sets, 3 s.e.)."""
+    from heldout.book.operating_coverage import operating_coverage
+
+    r = operating_coverage("intercept", 400, 0.3, 0.85, 400, seed=2, gamma=1.5)
+    assert r.coverage >= 0.95 - 3 * np.sqrt(0.05 * 0.95 / 400)

@@ -24,7 +24,7 @@ are positive.  Four checks, each with what it assumes:
   :math:`\\operatorname{logit} p`, :math:`\\operatorname{logit} P(Y=1) = a + b\\,\\operatorname{logit} p`
   :cite:`cox1958`; slope :math:`b = 1` when the spread is right (below 1: too extreme);
   the intercept is *calibration in the large*, fitted with slope fixed at 1 (offset).
-  Wald intervals from the observed information.
+  Wald intervals with the robust (sandwich) variance.
 * :func:`reliability_band`: the reliability diagram with Bröcker and Smith's consistency
   band :cite:`brocker2007reliability`: where the observed frequencies of each bin would
   fall if the probabilities were right (labels drawn as Bernoulli(:math:`p_i`) for
@@ -229,7 +229,7 @@ def spiegelhalter_z(y: ArrayLike, p: ArrayLike, alternative: str = "two-sided") 
 
 @dataclass(frozen=True)
 class CalibrationSlope(Result):
-    """Calibration slope and intercept (in the large) with Wald intervals.
+    """Calibration slope and intercept (in the large) with robust Wald intervals.
 
     Attributes
     ----------
@@ -248,7 +248,7 @@ class CalibrationSlope(Result):
 
 
 def _logistic(x: np.ndarray, y: np.ndarray, offset: np.ndarray, iters: int = 50):
-    """Newton-Raphson for a logistic regression with design ``x`` and an offset."""
+    """Newton-Raphson for a logistic regression with design ``x`` and an offset; robust s.e."""
     beta = np.zeros(x.shape[1])
     separated = ValueError(
         "p separates the classes of y (almost) perfectly: the calibration slope or intercept "
@@ -266,8 +266,9 @@ def _logistic(x: np.ndarray, y: np.ndarray, offset: np.ndarray, iters: int = 50)
         else:
             raise separated
         mu = special.expit(x @ beta + offset)
-        info = x.T @ (x * (mu * (1 - mu))[:, None])
-        se = np.sqrt(np.diag(np.linalg.inv(info)))
+        bread = np.linalg.inv(x.T @ (x * (mu * (1 - mu))[:, None]))
+        score = x * (y - mu)[:, None]
+        se = np.sqrt(np.diag(bread @ (score.T @ score) @ bread))  # sandwich (robust)
     except np.linalg.LinAlgError:
         raise separated from None
     if not (np.all(np.isfinite(beta)) and np.all(np.isfinite(se))):
@@ -284,8 +285,12 @@ def calibration_slope(
 
     :cite:`cox1958`: the slope :math:`b` from the two-parameter fit, the intercept
     :math:`a` from the fit with :math:`b = 1` (offset); maximum likelihood by Newton's
-    method, Wald intervals :math:`\\hat\\theta \\pm z\\,\\mathrm{se}`.  Probabilities are
-    clipped to ``[eps, 1 - eps]`` before the logit.
+    method, Wald intervals :math:`\\hat\\theta \\pm z\\,\\mathrm{se}` with the robust (sandwich)
+    variance :math:`I^{-1}\\bigl(\\sum_i u_i u_i^\\top\\bigr) I^{-1}` (:math:`u_i` the items'
+    score vectors, :math:`I` the information).  The model-based variance :math:`I^{-1}` is
+    right only when the recalibration model is true; for the intercept with the slope
+    fixed at 1 it rarely is (a model whose slope is not 1), and the book shows its interval
+    undercovering then.  Probabilities are clipped to ``[eps, 1 - eps]`` before the logit.
 
     Parameters
     ----------
