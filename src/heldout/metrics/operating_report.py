@@ -59,9 +59,11 @@ def _calibration(y, scores, a, reps, gen) -> dict:
         out["spiegelhalter z"] = _entry(None, None, None, f"not possible: {exc}")
     try:
         s = cal.calibration_slope(y, scores, a)
-        out["calibration slope"] = _entry(s.slope, s.slope_low, s.slope_high, "logistic, Wald")
+        out["calibration slope"] = _entry(
+            s.slope, s.slope_low, s.slope_high, "logistic, robust Wald"
+        )
         out["calibration intercept"] = _entry(
-            s.intercept, s.intercept_low, s.intercept_high, "logistic with offset, Wald"
+            s.intercept, s.intercept_low, s.intercept_high, "logistic with offset, robust Wald"
         )
     except ValueError as exc:
         out["calibration slope"] = _entry(None, None, None, f"not estimable: {exc}")
