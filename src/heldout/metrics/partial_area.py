@@ -28,8 +28,8 @@ Variance (``method="delong"``).  With :math:`F_0` the negatives' distribution fu
 (up to sign and constants) for a positive and a negative item.  The first is DeLong's
 placement value :cite:`delong1988` clipped to the band; the second carries the
 sampling of the negatives through the estimated cut-offs :math:`q_{s_1}, q_{s_2}`,
-which a plug-in that treats them as fixed would miss (the point of Dodd and Pepe's
-estimator :cite:`dodd2003partial`).  Over the whole range they are DeLong's
+which a plug-in that treats them as fixed would miss (Dodd and Pepe
+:cite:`dodd2003partial` treat the partial AUC's nonparametric estimation).  Over the whole range they are DeLong's
 placements, and the variance
 
 .. math:: \\widehat{\\operatorname{Var}} = \\frac{\\widehat{\\operatorname{Var}}(\\varphi_1)}{n_1}

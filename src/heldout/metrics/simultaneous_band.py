@@ -12,9 +12,8 @@ false-positive rates :math:`f_1..f_G`,
 with :math:`c_{1-\\alpha}` the :math:`1-\\alpha` quantile of :math:`D^*` over stratified
 bootstrap resamples (positives and negatives drawn separately, as in pROC's
 ``ci.thresholds``/``ci.se`` bootstraps :cite:`robin2011proc`), clipped to [0, 1].
-Macskassy and Provost :cite:`macskassy2005roc` compare such bands and find that
-simultaneous bands of this kind hold their level better than pointwise ones stitched
-together; the book checks this one's coverage of the true curve on the grid.
+Macskassy, Provost and Rosset :cite:`macskassy2005roc` compare several constructions of
+ROC bands empirically; the book checks this one's coverage of the true curve on the grid.
 Without scores shared by a positive and a negative, each resample's curve on the grid is
 drawn exactly from order statistics and binomial counts (a few draws per grid point, no
 resampling of items); with such ties, as counts on the pooled sorted scores.
