@@ -147,3 +147,32 @@ def test_bad_scores_are_refused_by_name():
     y, s = _data(0)
     with pytest.raises(ValueError, match="scores_b"):
         partial_auc_difference(y, s, s[:-1])
+
+
+def test_agrees_with_procs_own_example_data(proc, tmp_path):
+    """pROC's example data set (aSAH, outcome by s100b, with ties) through both packages."""
+    import subprocess
+
+    path = tmp_path / "asah.csv"
+    subprocess.run(
+        ["Rscript", "-e", "suppressMessages(library(pROC)); data(aSAH); "
+         f'write.csv(data.frame(y = as.integer(aSAH$outcome == "Poor"), s = aSAH$s100b), "{path}", '
+         "row.names = FALSE)"],
+        check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
+    data = np.loadtxt(path, delimiter=",", skiprows=1)
+    y, s = data[:, 0], data[:, 1]
+    out = proc(
+        y, s,
+        'cat(auc(r, partial.auc = c(1, 0.8), partial.auc.focus = "specificity", '
+        "partial.auc.correct = TRUE), auc(r, partial.auc = c(0.9, 0.5), "
+        'partial.auc.focus = "specificity"), coords(r, 0.9, input = "specificity", '
+        'ret = "sensitivity", transpose = FALSE)$sensitivity)',
+    )  # fmt: skip
+    from heldout.metrics.operating import sensitivity_at_specificity
+
+    assert partial_auc(y, s, (0.8, 1.0)).value == pytest.approx(out[0], abs=1e-9)
+    assert partial_auc(y, s, (0.5, 0.9)).raw == pytest.approx(out[1], abs=1e-9)
+    assert sensitivity_at_specificity(y, s, 0.9, method="fixed-threshold").value == pytest.approx(
+        out[2], abs=1e-9
+    )
