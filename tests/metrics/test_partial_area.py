@@ -61,8 +61,15 @@ def test_over_the_whole_band_the_variance_is_delongs():
     from heldout.metrics.auc import delong
 
     y, s = _data(4)
-    r = partial_auc(y, s, (0.0, 1.0))
+    r = partial_auc(y, s, (0.0, 1.0), method="delong")
     assert r.se == pytest.approx(delong(y, s).se, rel=1e-9)
+    z = 1.959963984540054
+    assert (r.low, r.high) == pytest.approx((r.value - z * r.se, r.value + z * r.se))
+    lg = partial_auc(y, s, (0.0, 1.0))  # logit: the same variance by the delta method
+    from scipy.special import expit, logit
+
+    half = z * r.se / (r.value * (1 - r.value))
+    assert (lg.low, lg.high) == pytest.approx(tuple(expit(logit(r.value) + np.r_[-half, half])))
 
 
 def test_the_influence_variance_matches_the_bootstrap_variance():
@@ -73,8 +80,9 @@ def test_the_influence_variance_matches_the_bootstrap_variance():
     assert d.se == pytest.approx(b.se, rel=0.08)
 
 
-def test_delong_interval_covers_in_simulation():
-    """400 binormal test sets: the influence interval holds 95 % within 3 Monte Carlo s.e."""
+@pytest.mark.parametrize("method", ["logit", "delong"])
+def test_influence_intervals_cover_in_simulation(method):
+    """400 binormal test sets of 400 items: 95 % within 3 Monte Carlo s.e."""
     rng = np.random.default_rng(9)
     mu = 1.2
     raw = integrate.quad(lambda sp: stats.norm.sf(stats.norm.ppf(sp) - mu), 0.8, 1.0)[0]
@@ -84,7 +92,7 @@ def test_delong_interval_covers_in_simulation():
     for _ in range(reps):
         y = np.r_[np.ones(200), np.zeros(200)]
         s = np.r_[rng.normal(mu, 1, 200), rng.normal(0, 1, 200)]
-        r = partial_auc(y, s, (0.8, 1.0))
+        r = partial_auc(y, s, (0.8, 1.0), method=method)
         hits += r.low <= truth <= r.high
     assert abs(hits / reps - 0.95) <= 3 * np.sqrt(0.05 * 0.95 / reps)
 
@@ -134,6 +142,7 @@ def test_agrees_with_proc(proc):
         ({"specificity": 0.8}, "specificity"),
         ({"alpha": 1.0}, "alpha"),
         ({"method": "wald"}, "method"),
+        ({"method": "logit", "specificity": (0.8, 1.0), "alpha": 0}, "alpha"),
         ({"method": "bootstrap", "n_resamples": 5}, "n_resamples"),
     ],
 )
@@ -145,6 +154,8 @@ def test_bad_input_is_refused_by_name(kwargs, word):
 
 def test_bad_scores_are_refused_by_name():
     y, s = _data(0)
+    with pytest.raises(ValueError, match="method"):
+        partial_auc_difference(y, s, s, method="logit")
     with pytest.raises(ValueError, match="scores_b"):
         partial_auc_difference(y, s, s[:-1])
 

@@ -35,6 +35,7 @@ __all__ = [
 COVERAGE_CHECKS = (
     "sensitivity-bootstrap",
     "sensitivity-fixed-threshold",
+    "partial-auc-logit",
     "partial-auc-delong",
     "partial-auc-bootstrap",
     "roc-band",
@@ -201,7 +202,7 @@ def operating_coverage(
             e = sensitivity_at_specificity(y, s, at, a, method, max(n_resamples, 100), gen)
             lo, hi = e.low, e.high
         elif check.startswith("partial"):
-            method = "delong" if check.endswith("delong") else "bootstrap"
+            method = check.removeprefix("partial-auc-")
             e = partial_auc(y, s, band, a, method, max(n_resamples, 100), gen)
             lo, hi = e.low, e.high
         elif check == "roc-band":

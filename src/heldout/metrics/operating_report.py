@@ -167,7 +167,7 @@ def operating_entries(
     if partial is not None:
         r = partial_auc(y, scores, partial, a)
         out[f"partial AUC {partial[0]:g}:{partial[1]:g}"] = _entry(
-            r.value, r.low, r.high, "McClish-standardised, influence-function (DeLong-type) Wald",
+            r.value, r.low, r.high, "McClish-standardised, influence-function variance, logit scale",
             raw=_num(r.raw),
         )  # fmt: skip
     if calibration:

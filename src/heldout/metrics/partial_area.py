@@ -35,10 +35,14 @@ placements, and the variance
 .. math:: \\widehat{\\operatorname{Var}} = \\frac{\\widehat{\\operatorname{Var}}(\\varphi_1)}{n_1}
           + \\frac{\\widehat{\\operatorname{Var}}(\\varphi_0)}{n_0}
 
-is DeLong's.  The interval is Wald's on the standardised scale, clipped to [0, 1]; for
-two models on the same items the covariance of the influence values gives the paired
-difference.  ``method="bootstrap"``: percentile interval of the stratified bootstrap
-(pROC's ``ci.auc`` for a partial AUC).  The book checks the coverage of both.
+is DeLong's.  ``method="logit"`` (default) builds the Wald interval for
+:math:`\\operatorname{logit}(\\mathrm{pAUC}/M)` (delta method) and maps its ends back,
+which keeps them inside the possible range and follows the skewness near a perfect
+model; ``"delong"`` is Wald's on the standardised scale, clipped to [0, 1], shown in the
+book for contrast (it undercovers at 200 items in the book's grid).  For two models on the
+same items the covariance of the influence values gives the paired difference (Wald).
+``method="bootstrap"``: percentile interval of the stratified bootstrap (pROC's
+``ci.auc`` for a partial AUC).  The book checks the coverage of all three.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
+from scipy import special, stats
 
 from heldout import _inputs
 from heldout._checks import as_choice, as_count, as_probability
@@ -57,14 +61,17 @@ from heldout.metrics import _roc
 from heldout.metrics.estimate import Difference
 
 __all__ = [
+    "PARTIAL_AUC_DIFFERENCE_METHODS",
     "PARTIAL_AUC_METHODS",
     "PartialAUC",
     "partial_auc",
     "partial_auc_difference",
 ]
 
-#: Methods of :func:`partial_auc` and :func:`partial_auc_difference`.
-PARTIAL_AUC_METHODS = ("delong", "bootstrap")
+#: Methods of :func:`partial_auc`.
+PARTIAL_AUC_METHODS = ("logit", "delong", "bootstrap")
+#: Methods of :func:`partial_auc_difference`.
+PARTIAL_AUC_DIFFERENCE_METHODS = ("delong", "bootstrap")
 
 
 @dataclass(frozen=True)
@@ -164,7 +171,7 @@ def _boot_raw(pos, s, lo, hi, reps, gen):
     return np.concatenate(out)
 
 
-def _common(y, alpha, method, n_resamples, specificity):
+def _common(y, alpha, method, n_resamples, specificity, methods=PARTIAL_AUC_METHODS):
     pos = _inputs.binary_labels(y, "y")
     n1, n0 = _inputs.both_classes(pos, "y")
     if min(n1, n0) < 2:
@@ -173,7 +180,7 @@ def _common(y, alpha, method, n_resamples, specificity):
             f"(got {n1} and {n0})"
         )
     a = float(as_probability(alpha, "alpha", scalar=True))
-    method = as_choice(method, "method", PARTIAL_AUC_METHODS)
+    method = as_choice(method, "method", methods)
     reps = int(as_count(n_resamples, "n_resamples"))
     if method == "bootstrap" and reps < 100:
         raise ValueError(f"n_resamples must be at least 100 for a bootstrap interval, got {reps}")
@@ -186,7 +193,7 @@ def partial_auc(
     scores: ArrayLike,
     specificity: ArrayLike = (0.8, 1.0),
     alpha: float = 0.05,
-    method: str = "delong",
+    method: str = "logit",
     n_resamples: int = 2000,
     seed=None,
 ) -> PartialAUC:
@@ -196,10 +203,11 @@ def partial_auc(
               \\mathrm{pAUC}_{\\mathrm{st}} = \\tfrac12\\bigl(1 + \\tfrac{\\mathrm{pAUC}-m}{M-m}\\bigr)
 
     :cite:`mcclish1989`, the area read off the empirical ROC polygon as pROC does
-    :cite:`robin2011proc`.  ``"delong"``: Wald interval with the influence-function
-    variance of the module's notes (DeLong's placements clipped to the band plus the
-    estimated cut-offs' term :cite:`delong1988,dodd2003partial`); ``"bootstrap"``:
-    stratified bootstrap percentile interval.
+    :cite:`robin2011proc`.  ``"logit"`` (default): Wald interval for the logit of
+    :math:`\\mathrm{pAUC}/M` with the influence-function variance of the module's notes
+    (DeLong's placements clipped to the band plus the estimated cut-offs' term
+    :cite:`delong1988,dodd2003partial`), mapped back; ``"delong"``: the same variance on
+    the raw scale; ``"bootstrap"``: stratified bootstrap percentile interval.
 
     Parameters
     ----------
@@ -208,7 +216,7 @@ def partial_auc(
     specificity : pair of float
         The band :math:`(s_1, s_2)`, :math:`0 \\le s_1 < s_2 \\le 1`.
     alpha : float
-    method : {"delong", "bootstrap"}
+    method : {"logit", "delong", "bootstrap"}
     n_resamples : int
         Resamples for ``"bootstrap"`` (at least 100).
     seed : int, Generator or None
@@ -233,11 +241,17 @@ def partial_auc(
     m, big = _scale(lo, hi)
     factor = 0.5 / (big - m)
     value = float(_standardise(raw, lo, hi))
-    if method == "delong":
+    if method in ("delong", "logit"):
         phi1, phi0 = _influence(pos, s[None, :], lo, hi)
         var = phi1[0].var(ddof=1) / phi1.shape[1] + phi0[0].var(ddof=1) / phi0.shape[1]
         se = float(np.sqrt(var)) * factor
         low, high = _wald(value, se, a)
+        share = raw / big  # the raw area as a share of its largest value, in [0, 1]
+        if method == "logit" and 0 < share < 1:
+            z = stats.norm.ppf(1 - a / 2)
+            half = z * float(np.sqrt(var)) / (big * share * (1 - share))
+            ends = special.expit(special.logit(share) + np.array([-half, half])) * big
+            low, high = (float(_standardise(e, lo, hi)) for e in ends)
     else:
         boot = _standardise(_boot_raw(pos, s, lo, hi, reps, _rng(seed)), lo, hi)
         low, high = np.quantile(boot, [a / 2, 1 - a / 2])
@@ -298,7 +312,9 @@ def partial_auc_difference(
     >>> bool(d.low > 0), round(d.value, 3)
     (True, 0.074)
     """
-    pos, a, method, reps, lo, hi = _common(y, alpha, method, n_resamples, specificity)
+    pos, a, method, reps, lo, hi = _common(
+        y, alpha, method, n_resamples, specificity, PARTIAL_AUC_DIFFERENCE_METHODS
+    )
     sa = _inputs.scores(scores_a, "scores_a", pos.size).astype(float)
     sb = _inputs.scores(scores_b, "scores_b", pos.size).astype(float)
     va = _standardise(_raw(pos, sa, lo, hi), lo, hi)
