@@ -675,6 +675,11 @@ COMMANDS = {
             "--cluster": st.sampled_from(["cluster", "stratum", "nope"]),
             "--stratum": st.sampled_from(["stratum", "cluster", "nope"]),
             "--shares": st.sampled_from(["0=0.5,1=0.5", "0=0.2", "x", "0=-1,1=2"]),
+            "--at-specificity": st.sampled_from(["0.9", "0.5,0.95", "1.5", "x"]),
+            "--at-sensitivity": st.sampled_from(["0.8", "-1"]),
+            "--partial-auc": st.sampled_from(["0.8:1", "0.9:0.8", "a:b", "0.5"]),
+            "--calibration": None,
+            "--threshold-tuned": st.sampled_from(["f1", "accuracy", "auc"]),
         },
     ),
     "label": (

@@ -994,6 +994,84 @@ SPECS["comparison.paired.first_at_least"] = replace(
 )
 
 
+# ---- operating points, partial AUC, ROC band, calibration, tuned thresholds (issue 28)
+from heldout.book import operating_coverage  # noqa: E402
+from heldout.metrics import (  # noqa: E402
+    calibration,
+    operating,
+    operating_report,
+    partial_area,
+    simultaneous_band,
+    threshold_optimism,
+)
+
+_YS = {"y": A(zero_ones(4, 40), "array"), "scores": A(reals(4, 40, 0, 1), "array")}
+_YP = {"y": A(zero_ones(4, 40), "array"), "p": A(reals(4, 40, 0, 1), "array")}
+_AT = A(st.lists(st.floats(0, 1), min_size=1, max_size=3), "array")
+_BOOT = {"n_resamples": 100, "seed": 1}
+
+
+SPECS.update({
+    "metrics.operating.sensitivity_at_specificity": Spec(
+        operating.sensitivity_at_specificity, {**_YS, "at": _AT, "alpha": AL, "method": _choice(list(operating.OPERATING_METHODS))},
+        in01, keyword=("at", "alpha", "method"), kwargs=_BOOT, prepare=_same_length("y", "scores"), examples=15),
+    "metrics.operating.specificity_at_sensitivity": Spec(
+        operating.specificity_at_sensitivity, {**_YS, "at": _AT, "alpha": AL, "method": _choice(list(operating.OPERATING_METHODS))},
+        lambda r, v: all(0 <= float(x) <= 1 for x in np.ravel([r.value, r.low, r.high])),
+        keyword=("at", "alpha", "method"), kwargs=_BOOT, prepare=_same_length("y", "scores"), examples=15),
+    "metrics.partial_area.partial_auc": Spec(
+        partial_area.partial_auc, {**_YS, "alpha": AL, "method": _choice(list(partial_area.PARTIAL_AUC_METHODS))},
+        lambda r, v: 0 <= r.low <= r.value <= r.high <= 1, keyword=("alpha", "method"),
+        kwargs={"specificity": (0.6, 1.0), **_BOOT}, prepare=_same_length("y", "scores"), allow_nan=True, examples=15),
+    "metrics.partial_area.partial_auc_difference": Spec(
+        partial_area.partial_auc_difference, {"y": A(zero_ones(4, 40), "array"), "scores_a": A(reals(4, 40, 0, 1), "array"),
+                                             "scores_b": A(reals(4, 40, 0, 1), "array"), "alpha": AL},
+        lambda r, v: -1 <= r.low <= r.high <= 1, keyword=("alpha",), kwargs={"specificity": (0.5, 0.9)},
+        prepare=_same_length("y", "scores_a", "scores_b"), allow_nan=True, examples=15),
+    "metrics.simultaneous_band.roc_band": Spec(
+        simultaneous_band.roc_band, {**_YS, "alpha": AL}, lambda r, v: bool(np.all(r.low <= r.tpr) and np.all(r.tpr <= r.high)),
+        keyword=("alpha",), kwargs=_BOOT, prepare=_same_length("y", "scores"), examples=15),
+    "metrics.calibration.calibration_error": Spec(
+        calibration.calibration_error, {**_YP, "alpha": AL}, lambda r, v: 0 <= r.low <= r.high,
+        keyword=("alpha",), kwargs={"n_bins": 2, **_BOOT}, prepare=_same_length("y", "p"), examples=15),
+    "metrics.calibration.spiegelhalter_z": Spec(
+        calibration.spiegelhalter_z, {**_YP, "alternative": _choice(["two-sided", "greater", "less"])},
+        lambda r, v: 0 <= r.p_value <= 1, prepare=_same_length("y", "p"), examples=15),
+    "metrics.calibration.calibration_slope": Spec(
+        calibration.calibration_slope, {**_YP, "alpha": AL}, lambda r, v: r.slope_low <= r.slope <= r.slope_high,
+        prepare=_same_length("y", "p"), allow_inf=True, allow_nan=True, examples=15),
+    "metrics.calibration.reliability_band": Spec(
+        calibration.reliability_band, {**_YP, "alpha": AL}, lambda r, v: bool(np.all(r.low <= r.high)),
+        keyword=("alpha",), kwargs={"n_bins": 2, **_BOOT}, prepare=_same_length("y", "p"), examples=15),
+    "metrics.threshold_optimism.tuned_threshold": Spec(
+        threshold_optimism.tuned_threshold, {**_YS, "metric": _choice(list(threshold_optimism.TUNED_METRICS))},
+        lambda r, v: 0 <= r.value <= 1, prepare=_same_length("y", "scores"), examples=15),
+    "metrics.threshold_optimism.split_threshold": Spec(
+        threshold_optimism.split_threshold, {**_YS, "metric": _choice(list(threshold_optimism.TUNED_METRICS)), "alpha": AL},
+        lambda r, v: 0 <= r.low <= r.value <= r.high <= 1, kwargs={"seed": 1}, prepare=_same_length("y", "scores"), examples=15),
+    "metrics.threshold_optimism.crossfit_threshold": Spec(
+        threshold_optimism.crossfit_threshold, {**_YS, "metric": _choice(list(threshold_optimism.TUNED_METRICS)), "alpha": AL},
+        lambda r, v: 0 <= r.low <= r.value <= r.high <= 1, kwargs={"folds": 2, "seed": 1}, prepare=_same_length("y", "scores"), examples=15),
+    "book.operating_coverage.operating_coverage": Spec(
+        operating_coverage.operating_coverage, {"check": _choice(["sensitivity-fixed-threshold", "partial-auc-delong", "slope", "spiegelhalter"]),
+                                                "n": A(st.integers(20, 80), "count"), "prevalence": A(st.floats(0.2, 0.8), "prob"),
+                                                "auc": A(st.floats(0.6, 0.9), "prob"), "reps": A(st.integers(1, 3), "count")},
+        lambda r, v: 0 <= r.coverage <= 1, kwargs={"seed": 1}, allow_nan=True, examples=8),
+    "book.operating_coverage.threshold_simulation": Spec(
+        operating_coverage.threshold_simulation, {"metric": _choice(list(threshold_optimism.TUNED_METRICS)), "n": A(st.integers(40, 80), "count"),
+                                                  "prevalence": A(st.floats(0.3, 0.7), "prob"), "auc": A(st.floats(0.6, 0.9), "prob"),
+                                                  "reps": A(st.integers(1, 3), "count")},
+        lambda r, v: 0 <= r.split_coverage <= 1, kwargs={"seed": 1}, examples=8),
+    "metrics.operating_report.operating_entries": Spec(
+        operating_report.operating_entries, {**_YS, "alpha": AL}, lambda r, v: isinstance(r, dict),
+        keyword=("alpha",), kwargs={"at_specificity": [0.9], "at_sensitivity": [0.8], "partial": (0.5, 1.0),
+                                    "calibration": True, "tuned": "f1", "n_resamples": 100, "seed": 1},
+        prepare=_same_length("y", "scores"), allow_nan=True, examples=10),
+    "metrics.operating_report.parse_band": Spec(
+        operating_report.parse_band, {"text": A(st.sampled_from(["0.8:1", "0:0.5", "0.9:0.8", "x", "1:2", "0.5"]), "fixed")},
+        lambda r, v: 0 <= r[0] < r[1] <= 1, corrupt=False, aliases=("partial AUC band",)),
+})  # fmt: skip
+
 #: Public callables this file does not call with random input, with the reason and where
 #: they are exercised instead (the surface test requires one or the other).
 DRIVEN_ELSEWHERE = {

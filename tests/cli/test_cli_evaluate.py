@@ -435,3 +435,69 @@ def test_column_kind_and_label_warning():
     share = np.repeat(np.arange(6.0), 10)  # 6 values in 60 rows: more than 5 %
     assert "6 distinct" in label_warning(share, np.arange(6))
     assert label_warning(np.repeat(np.arange(3.0), 100), np.arange(3)) is None  # 1 %
+
+
+# ---- issue 28: operating points, partial AUC, calibration, a threshold tuned on the file
+
+
+def test_operating_options_match_the_package(capsys, scored):
+    from sklearn.metrics import roc_auc_score as auc_score
+
+    from heldout.metrics.calibration import spiegelhalter_z
+    from heldout.metrics.operating import sensitivity_at_specificity
+
+    path, y, a, _ = scored
+    out = _json(
+        capsys, "evaluate", path, "--at-specificity", "0.9", "--partial-auc", "0.8:1",
+        "--calibration", "--seed", "3", "--resamples", "300",
+    )  # fmt: skip
+    m = out["models"]["model_a"]["metrics"]
+    point = sensitivity_at_specificity(y, a, 0.9, method="fixed-threshold")
+    assert m["sensitivity at specificity 0.9"]["value"] == pytest.approx(point.value)
+    assert m["partial AUC 0.8:1"]["value"] == pytest.approx(auc_score(y, a, max_fpr=0.2))
+    assert m["spiegelhalter z"]["value"] == pytest.approx(spiegelhalter_z(y, a).statistic)
+    low, high = m["calibration slope"]["low"], m["calibration slope"]["high"]
+    assert low < m["calibration slope"]["value"] < high
+    assert "note" not in out
+
+
+def test_threshold_tuned_adds_honest_reports_and_a_note(capsys, scored):
+    path, *_ = scored
+    out = _json(capsys, "evaluate", path, "--threshold-tuned", "f1", "--seed", "1")
+    assert "chosen on this file" in out["note"]
+    m = out["models"]["model_b"]["metrics"]
+    for key in ("f1 tuned (split)", "f1 tuned (cross-fit)"):
+        assert m[key]["low"] <= m[key]["value"] <= m[key]["high"]
+        assert m[key]["apparent"] >= m[key]["value"] - 1e-12 or m[key]["apparent"] > 0
+    assert main(["evaluate", path, "--threshold-tuned", "f1"]) == 0
+    assert "note" in capsys.readouterr().out
+
+
+def _status(argv) -> int:
+    """Exit status of the command line (argparse's errors exit, the package's return 2)."""
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return exc.code
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--partial-auc", "0.9:0.8"],
+        ["--partial-auc", "x"],
+        ["--at-specificity", "1.2"],
+        ["--at-sensitivity", "a"],
+        ["--threshold-tuned", "auc"],
+    ],
+)
+def test_operating_options_refuse_bad_values_with_one_line(capsys, scored, argv):
+    path, *_ = scored
+    assert _status(["evaluate", path, *argv]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_operating_options_need_a_score_column(capsys, tmp_path):
+    path = _write(tmp_path / "labels.csv", ["label", "m"], [(0, 0), (1, 1), (0, 1), (1, 0)])
+    assert _status(["evaluate", path, "--calibration"]) == 2
+    assert "scores" in capsys.readouterr().err

@@ -86,6 +86,8 @@ def _plain_entry(e: dict, fmt: str) -> str:
 def _plain_rows(report: dict) -> dict:
     """A readable two-column table (key, text) for the output without --json."""
     out: dict = {"n": report["n"], "level": report["level"]}
+    if "note" in report:
+        out["note"] = report["note"]
     for name, model in report["models"].items():
         how = "detected" if model["kind_source"] == "detected" else "as told"
         out[name] = f"column read as {model['kind']} ({how}); value [low, high] method"
@@ -111,6 +113,31 @@ def _plain_rows(report: dict) -> dict:
     if "plot" in report:
         out["plot"] = report["plot"]
     return out
+
+
+def _add_operating(report: dict, data, args) -> None:
+    """Operating points, partial AUC, calibration, tuned threshold (issue 28) of score models."""
+    wanted = (args.at_specificity, args.at_sensitivity, args.partial_auc, args.threshold_tuned)
+    if all(w is None for w in wanted) and not args.calibration:
+        return
+    from heldout.metrics.operating_report import TUNED_NOTE, operating_entries, parse_band
+
+    band = None if args.partial_auc is None else parse_band(args.partial_auc)
+    scored = [m for m, e in report["models"].items() if e["kind"] == "scores"]
+    if not scored:
+        raise ValueError(
+            "--at-specificity, --at-sensitivity, --partial-auc, --calibration and "
+            "--threshold-tuned need a model column of scores"
+        )
+    for name in scored:
+        report["models"][name]["metrics"].update(
+            operating_entries(
+                data.y, data.models[name], args.alpha, args.at_specificity, args.at_sensitivity,
+                band, args.calibration, args.threshold_tuned, args.resamples, args.seed,
+            )
+        )  # fmt: skip
+    if args.threshold_tuned is not None:
+        report["note"] = TUNED_NOTE
 
 
 def _run(args: argparse.Namespace) -> dict:
@@ -150,6 +177,7 @@ def _run(args: argparse.Namespace) -> dict:
         correction=args.correction,
         adjust=args.adjust,
     )
+    _add_operating(report, data, args)
     head = {"source": data.source, "label": data.label}
     if args.cluster is not None:
         head["cluster"] = args.cluster
@@ -250,6 +278,7 @@ def register(top, size) -> None:
         "--resamples", type=int, default=2000, help="resamples of the paired bootstrap (2000)"
     )
     p.add_argument("--seed", type=int, default=None, help="seed of the bootstrap")
+    _operating_options(p)
     p.add_argument("--plot", default=None, metavar="OUT.png", help="write a forest plot")
     p.add_argument(
         "--cluster", default=None, metavar="COLUMN", help="column of cluster ids (clustered items)"
@@ -276,3 +305,49 @@ def register(top, size) -> None:
         metavar="SIZE",
         help="memory limit of the duckdb engine, e.g. 2GB (it spills to disk beyond)",
     )
+
+
+def _probabilities(text: str) -> list[float]:
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected numbers such as 0.9,0.95, got {text!r}"
+        ) from None
+    if not all(0 <= v <= 1 for v in values):
+        raise argparse.ArgumentTypeError(f"expected numbers in [0, 1], got {text!r}")
+    return values
+
+
+def _operating_options(p) -> None:
+    """The options of issue 28 (operating points, partial AUC, calibration, tuned threshold)."""
+    p.add_argument(
+        "--at-specificity",
+        type=_probabilities,
+        default=None,
+        metavar="S[,S...]",
+        help="sensitivity at these specificities, bootstrap interval (score models)",
+    )
+    p.add_argument(
+        "--at-sensitivity",
+        type=_probabilities,
+        default=None,
+        metavar="S[,S...]",
+        help="specificity at these sensitivities, bootstrap interval (score models)",
+    )
+    p.add_argument(
+        "--partial-auc",
+        default=None,
+        metavar="LO:HI",
+        help="McClish-standardised partial AUC over specificities LO..HI, e.g. 0.8:1",
+    )
+    p.add_argument(
+        "--calibration",
+        action="store_true",
+        help="debiased calibration error, Spiegelhalter's z, calibration slope and intercept",
+    )
+    p.add_argument(
+        "--threshold-tuned", default=None, choices=["accuracy", "balanced_accuracy", "f1"],
+        help="--threshold was chosen on this file to maximise this metric: add split and "
+        "cross-fit reports (threshold chosen on other items) and a note",
+    )  # fmt: skip

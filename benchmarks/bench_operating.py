@@ -1,0 +1,76 @@
+"""Operating points, the partial AUC and the ROC band at scale, against scikit-learn's roc_curve.
+
+Run: ``.venv/bin/python benchmarks/bench_operating.py`` (``--quick`` or ``--tiny`` for
+smaller sizes; ``--tiny`` is a smoke test of a few seconds).  Each timing is printed
+with its ratio to scikit-learn's ``roc_curve`` on the same data, measured in the same
+process (the cost of drawing the curve once):
+
+* the sensitivity at specificity 0.9 with its stratified-bootstrap interval (2,000
+  resamples) and the partial AUC over specificities 0.8..1 with its influence-function
+  interval, on 10^6 scores;
+* the simultaneous bootstrap band of the ROC curve with 2,000 resamples on 10^5 scores.
+
+The last lines are ``TARGET`` lines for ``make bench`` (issue 28: under 2 s and 10 s).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+from sklearn.metrics import roc_curve
+
+from heldout.metrics.operating import sensitivity_at_specificity
+from heldout.metrics.partial_area import partial_auc
+from heldout.metrics.simultaneous_band import roc_band
+
+
+def _timed(fn, *args, **kwargs):
+    start = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return time.perf_counter() - start, out
+
+
+def _data(n: int, seed: int = 1):
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < 0.3
+    return y, rng.standard_normal(n) + 1.2 * y
+
+
+def main() -> None:
+    tiny, quick = "--tiny" in sys.argv, "--quick" in sys.argv
+    n_point = 10**4 if tiny else (10**5 if quick else 10**6)
+    n_band = 10**3 if tiny else (10**4 if quick else 10**5)
+    reps = 200 if tiny else 2000
+    y, s = _data(n_point)
+    t_roc, _ = _timed(roc_curve, y, s)
+    t_se, r = _timed(sensitivity_at_specificity, y, s, 0.9, n_resamples=reps, seed=1)
+    print(
+        f"sensitivity at specificity 0.9 with {reps} resamples, {n_point:.0e} scores: "
+        f"{t_se:.2f} s ({t_se / t_roc:.1f}x roc_curve's {t_roc:.2f} s); "
+        f"{r.value:.4f} [{r.low:.4f}, {r.high:.4f}]"
+    )
+    t_p, p = _timed(partial_auc, y, s, (0.8, 1.0))
+    print(
+        f"partial AUC 0.8..1 with its interval, {n_point:.0e} scores: {t_p:.2f} s "
+        f"({t_p / t_roc:.1f}x roc_curve); {p.value:.4f} [{p.low:.4f}, {p.high:.4f}]"
+    )
+    yb, sb = _data(n_band, seed=2)
+    t_roc_b, _ = _timed(roc_curve, yb, sb)
+    t_band, b = _timed(roc_band, yb, sb, n_resamples=reps, seed=1)
+    print(
+        f"ROC band with {reps} resamples, {n_band:.0e} scores: {t_band:.2f} s "
+        f"({t_band / t_roc_b:.0f}x one roc_curve, {t_band / (reps * t_roc_b):.2f}x per resample); "
+        f"half-width {b.half_width:.4f}"
+    )
+    for name, figure, target in (
+        (f"sens_at_spec_and_partial_auc_{n_point:.0e}_scores", t_se + t_p, 2.0),
+        (f"roc_band_{reps}x{n_band:.0e}", t_band, 10.0),
+    ):
+        verdict = "met" if figure < target else "missed"
+        print(f"TARGET {name}: {figure:.2f} s (target {target:g} s) {verdict}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+"""heldout.metrics.calibration against statsmodels, direct formulas and simulation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import statsmodels.api as sm
+from scipy import special, stats
+
+from heldout.metrics.calibration import (
+    calibration_error,
+    calibration_slope,
+    reliability_band,
+    spiegelhalter_z,
+)
+
+
+def _model(seed, n=3000, gamma=1.0):
+    rng = np.random.default_rng(seed)
+    logit = rng.normal(-0.5, 1.5, n)
+    y = rng.random(n) < special.expit(logit)
+    return y, special.expit(gamma * logit)
+
+
+def _binned(y, p, n_bins):
+    """Equal-mass bins by sorting (independent of the package's edges when p has no ties)."""
+    order = np.argsort(p)
+    parts = np.array_split(order, n_bins)
+    return [(y[i].astype(float), p[i]) for i in parts]
+
+
+def test_debiased_error_is_the_formula_on_equal_mass_bins():
+    y, p = _model(1, n=2000, gamma=1.3)
+    r = calibration_error(y, p, n_bins=10, seed=1)
+    total = plug = 0.0
+    for yb, pb in _binned(y, p, 10):
+        w = yb.size / y.size
+        gap = (yb.mean() - pb.mean()) ** 2
+        plug += w * gap
+        total += w * (gap - yb.mean() * (1 - yb.mean()) / (yb.size - 1))
+    assert r.squared == pytest.approx(total, rel=1e-10)
+    assert r.plugin == pytest.approx(np.sqrt(plug), rel=1e-10)
+
+
+def test_the_debiased_square_is_unbiased_where_the_plugin_is_not():
+    """Calibrated model, 400 test sets of 300 items: mean debiased CE^2 ~ 0, plug-in > 0."""
+    rng = np.random.default_rng(3)
+    db, plug = [], []
+    for _ in range(400):
+        p = rng.uniform(0.05, 0.95, 300)
+        y = rng.random(300) < p
+        r = calibration_error(y, p, n_bins=10, n_resamples=100, seed=1)
+        db.append(r.squared)
+        plug.append(r.plugin**2)
+    db = np.array(db)
+    assert abs(db.mean()) <= 3 * db.std(ddof=1) / np.sqrt(db.size)
+    assert np.mean(plug) > 10 * abs(db.mean())
+
+
+def test_spiegelhalter_matches_its_formula_and_holds_its_level():
+    y, p = _model(2, n=500)
+    num = np.sum((y - p) * (1 - 2 * p))
+    den = np.sqrt(np.sum((1 - 2 * p) ** 2 * p * (1 - p)))
+    r = spiegelhalter_z(y, p)
+    assert r.statistic == pytest.approx(num / den)
+    assert r.p_value == pytest.approx(2 * stats.norm.sf(abs(num / den)))
+    rng = np.random.default_rng(4)
+    reps = 2000
+    rejected = sum(
+        spiegelhalter_z(rng.random(400) < (q := rng.uniform(0, 1, 400)), q).p_value < 0.05
+        for _ in range(reps)
+    )
+    se = np.sqrt(0.05 * 0.95 / reps)
+    assert abs(rejected / reps - 0.05) <= 3 * se
+
+
+def test_slope_and_intercept_match_statsmodels_with_robust_errors():
+    y, p = _model(5, n=2000, gamma=1.4)
+    r = calibration_slope(y, p)
+    lp = special.logit(p)
+    fit = sm.GLM(y.astype(float), sm.add_constant(lp), family=sm.families.Binomial()).fit(
+        cov_type="HC0"
+    )
+    lo, hi = fit.conf_int(0.05)[1]
+    assert r.slope == pytest.approx(fit.params[1], rel=1e-7)
+    assert (r.slope_low, r.slope_high) == pytest.approx((lo, hi), rel=1e-6)
+    off = sm.GLM(y.astype(float), np.ones((y.size, 1)), family=sm.families.Binomial(),
+                 offset=lp).fit(cov_type="HC0")  # fmt: skip
+    assert r.intercept == pytest.approx(off.params[0], abs=1e-8)
+    assert (r.intercept_low, r.intercept_high) == pytest.approx(tuple(off.conf_int(0.05)[0]),
+                                                                abs=1e-6)  # fmt: skip
+    assert r.slope == pytest.approx(1 / 1.4, abs=0.1)
+
+
+def test_reliability_band_flags_a_miscalibrated_model_and_not_a_calibrated_one():
+    y, p = _model(6, n=4000)
+    ok = reliability_band(y, p, n_bins=10, seed=1)
+    assert ok.outside <= 2
+    assert np.all(ok.low <= ok.high) and np.allclose(ok.count.sum(), 4000)
+    y2, p2 = _model(6, n=4000, gamma=1.8)
+    bad = reliability_band(y2, p2, n_bins=10, seed=1)
+    assert bad.outside >= 5
+
+
+def test_reliability_band_holds_pointwise_under_calibration():
+    """Per bin, the observed frequency of a calibrated model falls in its band ~95 % of the time."""
+    rng = np.random.default_rng(7)
+    inside = []
+    for _ in range(200):
+        p = rng.uniform(0, 1, 500)
+        y = rng.random(500) < p
+        r = reliability_band(y, p, n_bins=5, n_resamples=400, seed=rng)
+        inside.append((r.observed >= r.low) & (r.observed <= r.high))
+    share = np.mean(inside)
+    assert share >= 0.95 - 3 * np.sqrt(0.05 * 0.95 / 1000)
+
+
+@pytest.mark.parametrize(
+    "call, word",
+    [
+        (lambda: calibration_error([0, 1], [0.2, 1.2]), "p"),
+        (lambda: calibration_error([0, 1, 2], [0.2, 0.3, 0.4]), "y"),
+        (lambda: calibration_error([0, 1, 1], [0.2, 0.3, 0.4], n_bins=5), "n_bins"),
+        (lambda: calibration_error([0, 1, 1], [0.2, 0.3, 0.4], n_resamples=3), "n_resamples"),
+        (lambda: spiegelhalter_z([0, 1], [0.5, 0.5]), "p"),
+        (lambda: spiegelhalter_z([0, 1], [0.2, 0.4], alternative="up"), "alternative"),
+        (lambda: calibration_slope([1, 1, 1], [0.2, 0.3, 0.4]), "y"),
+        (lambda: calibration_slope([0, 1, 1], [0.3, 0.3, 0.3]), "p"),
+        (lambda: calibration_slope([0, 1, 1], [0.2, 0.3, 0.4], eps=0.7), "eps"),
+        (lambda: reliability_band([0, 1], [0.2, 0.3], alpha=2), "alpha"),
+    ],
+)
+def test_bad_input_is_refused_by_name(call, word):
+    with pytest.raises(ValueError, match=word):
+        call()
+
+
+def test_the_intercept_interval_holds_when_the_slope_is_not_one():
+    """Over-confident model (slope 2/3): the robust intercept interval covers (400 sets, 3 s.e.)."""
+    from heldout.book.operating_coverage import operating_coverage
+
+    r = operating_coverage("intercept", 400, 0.3, 0.85, 400, seed=2, gamma=1.5)
+    assert r.coverage >= 0.95 - 3 * np.sqrt(0.05 * 0.95 / 400)
