@@ -123,7 +123,7 @@ def _add_operating(report: dict, data, args) -> None:
     from heldout.metrics.operating_report import TUNED_NOTE, operating_entries, parse_band
 
     band = None if args.partial_auc is None else parse_band(args.partial_auc)
-    scored = [m for m, e in report["models"].items() if e["kind"] == "scores"]
+    scored = [m for m, e in report["models"].items() if e["kind"] in ("scores", "probabilities")]
     if not scored:
         raise ValueError(
             "--at-specificity, --at-sensitivity, --partial-auc, --calibration and "
