@@ -429,8 +429,10 @@ SPECS = {
     "comparison.multiple.holm": Spec(multiple.holm, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array")}, in01),
     "comparison.multiple.bonferroni": Spec(multiple.bonferroni, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array")}, in01),
     "comparison.multiple.benjamini_hochberg": Spec(multiple.benjamini_hochberg, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array")}, in01),
-    "comparison.multiple.adjust": Spec(multiple.adjust, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array"), "method": _choice(["holm", "bonferroni", "bh", "none"])}, in01),
-    "comparison.multiple.all_pairs": Spec(multiple.all_pairs, {"correct": A(_matrix(), "array"), "alpha": AL, "method": _choice(["holm", "bonferroni", "bh", "none"])}),
+    "comparison.multiple.hommel": Spec(multiple.hommel, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array")}, in01),
+    "comparison.multiple.benjamini_yekutieli": Spec(multiple.benjamini_yekutieli, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array")}, in01),
+    "comparison.multiple.adjust": Spec(multiple.adjust, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array"), "method": _choice(["holm", "bonferroni", "bh", "hommel", "by", "none"])}, in01),
+    "comparison.multiple.all_pairs": Spec(multiple.all_pairs, {"correct": A(_matrix(), "array"), "alpha": AL, "method": _choice(["holm", "bonferroni", "bh", "hommel", "by", "none"])}),
     # ------------------------------------------------------------------ paired
     "comparison.paired.disagreements": Spec(paired.disagreements, {"correct_a": A(zero_ones(1, 40), "array"), "correct_b": A(zero_ones(1, 40), "array")},
                                  prepare=_same_length("correct_a", "correct_b")),
@@ -1039,6 +1041,8 @@ def test_adjusted_p_values_are_ordered(p):
     raw = np.asarray(p)
     holm, bonf, bh = multiple.holm(raw), multiple.bonferroni(raw), multiple.benjamini_hochberg(raw)
     assert np.all(raw <= bh + 1e-15) and np.all(bh <= holm + 1e-15) and np.all(holm <= bonf + 1e-15)
+    hom, by = multiple.hommel(raw), multiple.benjamini_yekutieli(raw)
+    assert np.all(raw <= hom + 1e-15) and np.all(hom <= holm + 1e-15) and np.all(bh <= by + 1e-15)
 
 
 @settings(max_examples=25, deadline=None, derandomize=True)
