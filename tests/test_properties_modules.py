@@ -57,7 +57,7 @@ from heldout import config
 from heldout.accuracy import lost, split
 from heldout.book import chapter, metric_coverage, rerun
 from heldout.book.mnist import data, digit_pool, qmnist, writer_leak
-from heldout.comparison import best, compare, multiple, paired, predictions
+from heldout.comparison import best, compare, mcs, multiple, omnibus, paired, predictions
 from heldout.dependent import cluster_sizing, clustered, repeated, strata
 from heldout.metrics import (
     auc,
@@ -433,6 +433,11 @@ SPECS = {
     "comparison.multiple.benjamini_yekutieli": Spec(multiple.benjamini_yekutieli, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array")}, in01),
     "comparison.multiple.adjust": Spec(multiple.adjust, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array"), "method": _choice(["holm", "bonferroni", "bh", "hommel", "by", "none"])}, in01),
     "comparison.multiple.all_pairs": Spec(multiple.all_pairs, {"correct": A(_matrix(), "array"), "alpha": AL, "method": _choice(["holm", "bonferroni", "bh", "hommel", "by", "none"])}),
+    "comparison.omnibus.cochran_q": Spec(omnibus.cochran_q, {"correct": A(_matrix(), "array")}, lambda r, v: r.statistic >= 0 and 0 <= r.p_value <= 1),
+    "comparison.mcs.model_confidence_set": Spec(
+        mcs.model_confidence_set, {"losses": A(_matrix(), "array"), "alpha": AL, "method": _choice(["R", "max"]), "seed": A(seed, "seed")},
+        lambda r, v: r.in_set.any() and np.all((r.p_values >= 0) & (r.p_values <= 1)), keyword=("method", "seed"), kwargs={"reps": 99}, examples=10,
+    ),
     # ------------------------------------------------------------------ paired
     "comparison.paired.disagreements": Spec(paired.disagreements, {"correct_a": A(zero_ones(1, 40), "array"), "correct_b": A(zero_ones(1, 40), "array")},
                                  prepare=_same_length("correct_a", "correct_b")),

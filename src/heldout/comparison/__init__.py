@@ -2,7 +2,8 @@
 
 Per-item correctness (``predictions``), paired tests, intervals and sizes for two models
 on the same items (``paired``), every pair with an adjustment for multiplicity
-(``multiple``), two models' accuracies from counts (``compare``), and which model can be
+(``multiple``), one omnibus test of equal accuracy (``omnibus``: Cochran's Q), the model
+confidence set of per-item losses (``mcs``), two models' accuracies from counts (``compare``), and which model can be
 the best (``best``: the best set, the paired P(best)).
 
 Every public function and result class of the wing is importable from here
@@ -24,10 +25,12 @@ from heldout._lazy import attach
 WHERE = {
     "BestBounds": "compare",
     "BestSet": "best",
+    "CochranQ": "omnibus",
     "DiffInterval": "paired",
     "Disagreements": "paired",
     "EquivalenceTest": "paired",
     "FalseClaims": "best",
+    "ModelConfidenceSet": "mcs",
     "MonteCarlo": "compare",
     "NoninferiorityTest": "paired",
     "PairedBest": "best",
@@ -49,6 +52,7 @@ WHERE = {
     "best_set": "best",
     "bonferroni": "multiple",
     "chi2_test": "compare",
+    "cochran_q": "omnibus",
     "correctness": "predictions",
     "diff_coverage": "paired",
     "diff_interval": "paired",
@@ -62,6 +66,7 @@ WHERE = {
     "mc_draws_needed": "compare",
     "mcnemar_exact": "paired",
     "mcnemar_power": "paired",
+    "model_confidence_set": "mcs",
     "noninferiority_test": "paired",
     "paired_cell_probs": "compare",
     "paired_prob_better": "compare",
