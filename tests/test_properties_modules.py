@@ -57,7 +57,7 @@ from heldout import config
 from heldout.accuracy import lost, split
 from heldout.book import chapter, metric_coverage, rerun
 from heldout.book.mnist import data, digit_pool, qmnist, writer_leak
-from heldout.comparison import best, compare, mcs, multiple, omnibus, paired, predictions
+from heldout.comparison import best, compare, mcs, multiple, omnibus, paired, predictions, rope
 from heldout.dependent import cluster_sizing, clustered, repeated, strata
 from heldout.metrics import (
     auc,
@@ -437,6 +437,11 @@ SPECS = {
     "comparison.mcs.model_confidence_set": Spec(
         mcs.model_confidence_set, {"losses": A(_matrix(), "array"), "alpha": AL, "method": _choice(["R", "max"]), "seed": A(seed, "seed")},
         lambda r, v: r.in_set.any() and np.all((r.p_values >= 0) & (r.p_values <= 1)), keyword=("method", "seed"), kwargs={"reps": 99}, examples=10,
+    ),
+    "comparison.rope.paired_rope": Spec(
+        rope.paired_rope, {"only_a_correct": A(small1, "count"), "only_b_correct": A(small1, "count"), "n": A(st.integers(120, 10**5), "count"),
+                           "rope": A(st.floats(0, 0.2), "prob", accepts=(0.0, 0)), "prior": A(st.floats(0.1, 2), "pos")},
+        lambda r, v: abs(r.a_better + r.equivalent + r.b_better - 1) < 1e-6,
     ),
     # ------------------------------------------------------------------ paired
     "comparison.paired.disagreements": Spec(paired.disagreements, {"correct_a": A(zero_ones(1, 40), "array"), "correct_b": A(zero_ones(1, 40), "array")},

@@ -3,7 +3,8 @@
 Per-item correctness (``predictions``), paired tests, intervals and sizes for two models
 on the same items (``paired``), every pair with an adjustment for multiplicity
 (``multiple``), one omnibus test of equal accuracy (``omnibus``: Cochran's Q), the model
-confidence set of per-item losses (``mcs``), two models' accuracies from counts (``compare``), and which model can be
+confidence set of per-item losses (``mcs``), A better / practically equivalent / B
+better from the paired posterior (``rope``), two models' accuracies from counts (``compare``), and which model can be
 the best (``best``: the best set, the paired P(best)).
 
 Every public function and result class of the wing is importable from here
@@ -41,6 +42,7 @@ WHERE = {
     "PickBest": "best",
     "PickBestSize": "best",
     "PickSize": "paired",
+    "Rope": "rope",
     "Predictions": "predictions",
     "SimulatedPower": "compare",
     "adjust": "multiple",
@@ -70,6 +72,7 @@ WHERE = {
     "noninferiority_test": "paired",
     "paired_cell_probs": "compare",
     "paired_prob_better": "compare",
+    "paired_rope": "rope",
     "paired_size": "paired",
     "pairwise_prob_better": "compare",
     "pattern_counts": "predictions",
