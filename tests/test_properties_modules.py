@@ -70,7 +70,7 @@ from heldout.metrics import (
     scores,
 )
 from heldout.metrics.estimate import Estimate
-from heldout.resampling import cv, cv_interval, cv_scores, cv_simulation, reuse
+from heldout.resampling import bayes, cv, cv_interval, cv_scores, cv_simulation, reuse
 from heldout.sequential import confidence, decide, peeking, sprt
 
 AL = A(alpha, "prob")
@@ -398,6 +398,17 @@ SPECS = {
     "resampling.cv_interval.simulate_coverage": Spec(
         cv_interval.simulate_coverage, {"problem": A(st.just(cv_simulation.TwoViews()), "array"), "estimator": ESTIMATOR},
         kwargs={"n": 40, "reps": 2, "k": 3, "nested_k": 3, "nested_reps": 2, "eval_rows": 200, "seed": 1}, examples=2,
+    ),
+    "resampling.bayes.correlated_t_rope": Spec(
+        bayes.correlated_t_rope, {"scores_a": A(st.lists(st.floats(0, 1), min_size=2, max_size=20), "array"), "scores_b": A(st.lists(st.floats(0, 1), min_size=2, max_size=20), "array"),
+                                  "test_fraction": A(st.floats(0.05, 0.5), "prob"), "rope": A(st.floats(0, 0.2), "prob", accepts=(0.0, 0))},
+        lambda r, v: abs(r.a_better + r.equivalent + r.b_better - 1) < 1e-9, prepare=_same_length("scores_a", "scores_b"),
+    ),
+    "resampling.bayes.signed_rank_rope": Spec(
+        bayes.signed_rank_rope, {"scores_a": A(st.lists(st.floats(0, 1), min_size=2, max_size=20), "array"), "scores_b": A(st.lists(st.floats(0, 1), min_size=2, max_size=20), "array"),
+                                 "rope": A(st.floats(0, 0.2), "prob", accepts=(0.0, 0)), "prior": A(st.floats(0.1, 2), "pos"), "seed": A(seed, "seed")},
+        lambda r, v: abs(r.a_better + r.equivalent + r.b_better - 1) < 1e-9, keyword=("prior", "seed"), kwargs={"draws": 500},
+        prepare=_same_length("scores_a", "scores_b"), examples=10,
     ),
     "resampling.cv_simulation.TwoViews": Spec(
         cv_simulation.TwoViews, {"features": A(st.integers(1, 10), "count"), "separation_a": A(st.floats(0, 3), "pos0"),
