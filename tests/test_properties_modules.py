@@ -399,6 +399,12 @@ SPECS = {
         cv_interval.simulate_coverage, {"problem": A(st.just(cv_simulation.TwoViews()), "array"), "estimator": ESTIMATOR},
         kwargs={"n": 40, "reps": 2, "k": 3, "nested_k": 3, "nested_reps": 2, "eval_rows": 200, "seed": 1}, examples=2,
     ),
+    "resampling.cv_scores.from_cross_validate": Spec(
+        cv_scores.from_cross_validate, {"result_a": A(st.lists(st.floats(0, 1), min_size=5, max_size=5).map(lambda v: {"test_score": v}), "array"),
+                                        "result_b": A(st.lists(st.floats(0, 1), min_size=5, max_size=5).map(lambda v: {"test_score": v}), "array"),
+                                        "test_fraction": A(st.floats(0.05, 0.5), "prob")},
+        keyword=("test_fraction",),
+    ),
     "resampling.bayes.correlated_t_rope": Spec(
         bayes.correlated_t_rope, {"scores_a": A(st.lists(st.floats(0, 1), min_size=2, max_size=20), "array"), "scores_b": A(st.lists(st.floats(0, 1), min_size=2, max_size=20), "array"),
                                   "test_fraction": A(st.floats(0.05, 0.5), "prob"), "rope": A(st.floats(0, 0.2), "prob", accepts=(0.0, 0))},

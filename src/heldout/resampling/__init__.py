@@ -44,6 +44,7 @@ WHERE = {
     "correlated_t_rope": "bayes",
     "fit": "cv_scores",
     "fit_predict": "cv_scores",
+    "from_cross_validate": "cv_scores",
     "five_by_two_f": "cv",
     "five_by_two_t": "cv",
     "ladder": "reuse",
