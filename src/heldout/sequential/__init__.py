@@ -13,8 +13,10 @@ that may be stopped whenever they say so.
 ``decide``       sequential acceptance against a required accuracy, labels to a decision
 ``sprt``         Wald's sequential probability ratio test for simple hypotheses
 ``peeking``      simulations: how often fixed-size intervals and sequences ever miss
+``asymptotic``   :func:`~heldout.sequential.asymptotic.asymptotic_sequence` for unbounded losses
 """
 
+from heldout.sequential.asymptotic import AsymptoticSequence, asymptotic_sequence
 from heldout.sequential.confidence import (
     ConfidenceMonitor,
     ConfidenceSequence,
@@ -23,8 +25,10 @@ from heldout.sequential.confidence import (
 )
 
 __all__ = [
+    "AsymptoticSequence",
     "ConfidenceMonitor",
     "ConfidenceSequence",
+    "asymptotic_sequence",
     "confidence_sequence",
     "paired_difference",
 ]
