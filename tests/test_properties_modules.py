@@ -71,7 +71,7 @@ from heldout.metrics import (
 )
 from heldout.metrics.estimate import Estimate
 from heldout.resampling import bayes, cv, cv_interval, cv_scores, cv_simulation, reuse
-from heldout.sequential import asymptotic, confidence, decide, peeking, sprt
+from heldout.sequential import asymptotic, bet_mixture, confidence, decide, peeking, sprt
 
 AL = A(alpha, "prob")
 ACC = A(st.floats(0.5, 0.99), "prob")
@@ -564,6 +564,10 @@ SPECS = {
     "sequential.asymptotic.asymptotic_sequence": Spec(
         asymptotic.asymptotic_sequence, {"x": A(st.lists(st.floats(-100, 100), min_size=1, max_size=50), "array"), "alpha": AL, "planned": A(st.integers(1, 10**6), "count")},
         lambda r, v: np.all(r.lower <= r.upper), keyword=("planned",), allow_inf=True,
+    ),
+    "sequential.bet_mixture.mixture_of_bets": Spec(
+        bet_mixture.mixture_of_bets, {"x": A(zero_ones(1, 60), "array"), "alpha": AL},
+        lambda r, v: np.all((0 <= r.lower) & (r.upper <= 1)),
     ),
     "sequential.confidence.confidence_sequence": Spec(
         confidence.confidence_sequence, {"x": A(zero_ones(1, 60), "array"), "alpha": AL,
