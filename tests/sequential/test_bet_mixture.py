@@ -30,11 +30,13 @@ def test_bounds_are_the_roots_of_the_capital():
         raw_lo = _lower(s, np.array([float(t)]), np.log(40.0), BET_SIZES)[0]
         raw_hi = 1 - _lower(t - s, np.array([float(t)]), np.log(40.0), BET_SIZES)[0]
         if raw_lo > 0:
-            ref = optimize.brentq(lambda m: _capital_by_loop(xs, m, "up") - 40.0, 0.01, xs.mean())
+            ref = optimize.brentq(
+                lambda m, xs=xs: _capital_by_loop(xs, m, "up") - 40.0, 0.01, xs.mean()
+            )
             assert raw_lo == pytest.approx(ref, abs=1e-9) and raw_lo <= ref
         if raw_hi < 1:
             ref = optimize.brentq(
-                lambda m: _capital_by_loop(xs, m, "down") - 40.0, xs.mean(), 1 - 1e-9
+                lambda m, xs=xs: _capital_by_loop(xs, m, "down") - 40.0, xs.mean(), 1 - 1e-9
             )
             assert raw_hi == pytest.approx(ref, abs=1e-9) and raw_hi >= ref
 
