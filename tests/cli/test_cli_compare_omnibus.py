@@ -51,3 +51,13 @@ def test_table_prints_both_lines(tmp_path, capsys):
     assert main(["compare", "--predictions", path]) == 0
     text = capsys.readouterr().out
     assert "model confidence set" in text and "Cochran's Q" in text
+
+
+def test_one_item_has_no_mcs_but_still_answers(tmp_path, capsys):
+    path = tmp_path / "one.csv"
+    path.write_text("label,a,b\n1,1,0\n")
+    assert main(["compare", "--predictions", str(path), "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["mcs"] is None and res["mcs_p_values"] is None
+    assert main(["compare", "--predictions", str(path)]) == 0
+    assert "needs at least 2 items" in capsys.readouterr().out

@@ -59,7 +59,7 @@ def _run_predictions(args: argparse.Namespace) -> dict:
     chosen = best_set(correct, alpha=alpha)
     pbest = prob_best_paired(correct)
     omnibus = cochran_q(correct)
-    mcs = model_confidence_set(1 - correct.astype(float), alpha=alpha)
+    mcs = model_confidence_set(1 - correct.astype(float), alpha=alpha) if n >= 2 else None
     out = {
         "n": int(n),
         "alpha": alpha,
@@ -95,8 +95,11 @@ def _run_predictions(args: argparse.Namespace) -> dict:
             "df": omnibus.df,
             "p_value": omnibus.p_value,
         },
-        "mcs": [names[int(j)] for j in mcs.models],
-        "mcs_p_values": {name: float(mcs.p_values[j]) for j, name in enumerate(names)},
+        # the model confidence set resamples items: none with a single item
+        "mcs": None if mcs is None else [names[int(j)] for j in mcs.models],
+        "mcs_p_values": None
+        if mcs is None
+        else {name: float(mcs.p_values[j]) for j, name in enumerate(names)},
     }
     if not args.json:
         sys.stdout.write(_table(out))
@@ -127,7 +130,8 @@ def _table(res: dict) -> str:
         f"best: {res['best']}; models that cannot be ruled out as best (alpha = "
         f"{res['alpha']:g}): {', '.join(res['best_set'])}",
         f"model confidence set (Hansen, Lunde and Nason; 0/1 losses, alpha = "
-        f"{res['alpha']:g}): {', '.join(res['mcs'])}",
+        f"{res['alpha']:g}): "
+        + (", ".join(res["mcs"]) if res["mcs"] is not None else "needs at least 2 items"),
         f"Cochran's Q (all accuracies equal?): Q = {res['cochran_q']['statistic']:.3f}, "
         f"df = {res['cochran_q']['df']}, p = {res['cochran_q']['p_value']:.3g}",
         "",

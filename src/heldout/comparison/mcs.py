@@ -23,9 +23,10 @@ from heldout.config import rng as make_rng
 __all__ = ["ModelConfidenceSet", "model_confidence_set"]
 
 _CHUNK = 256  # bootstrap repetitions per block
-# A resampled statistic counts as exceeding the observed one only beyond rounding: with
-# 0/1 losses the two are often equal in exact arithmetic, and which side the rounding
-# falls on must not decide the p-value.
+# A step's p-value is P*(T* >= T): a resampled statistic equal to the observed one (up to
+# rounding) counts as at least as extreme.  With 0/1 losses the two are often equal in
+# exact arithmetic, and which side the rounding falls on must not decide the p-value; with
+# two identical models (T = 0) the p-value is then 1, not 0.
 _TIE = 1e-9
 
 
@@ -84,7 +85,7 @@ def _mcs(means: np.ndarray, boot: np.ndarray, alpha: float, method: str) -> Mode
             sub = t[np.ix_(idx, idx)]
             stat = sub.max()
             sim = tb[:, idx][:, :, idx].reshape(tb.shape[0], -1).max(axis=1)
-            p = float(np.mean(sim > stat + _TIE))
+            p = float(np.mean(sim >= stat - _TIE))
             worst = idx[np.argwhere(sub == stat)[0, 0]]
             order.append(int(worst))
             step_p.append(p)
@@ -98,7 +99,7 @@ def _mcs(means: np.ndarray, boot: np.ndarray, alpha: float, method: str) -> Mode
             dev = means[idx] - means[idx].mean()
             t, tb = _standardise(dev, e, var)
             stat = t.max()
-            p = float(np.mean(tb.max(axis=1) > stat + _TIE))
+            p = float(np.mean(tb.max(axis=1) >= stat - _TIE))
             for worst in idx[t == stat]:
                 order.append(int(worst))
                 step_p.append(p)
