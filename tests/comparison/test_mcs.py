@@ -73,6 +73,7 @@ def _simulate(accs, n, reps, seed):
     rng = np.random.default_rng(seed)
     miss = {"mcs": 0, "best": 0}
     size = {"mcs": 0, "best": 0}
+    power = {"mcs": 0, "best": 0}
     for counts in rng.multinomial(n, pp.probs, size=reps):
         correct = np.repeat(pp.patterns, counts, axis=0)
         sets = {
@@ -82,22 +83,29 @@ def _simulate(accs, n, reps, seed):
         for key, in_set in sets.items():
             miss[key] += not in_set[best].all()
             size[key] += in_set.sum()
-    return {k: miss[k] / reps for k in miss}, {k: size[k] / reps for k in size}
+            power[key] += not in_set[-1]
+    return (
+        {k: miss[k] / reps for k in miss},
+        {k: size[k] / reps for k in size},
+        {k: power[k] / reps for k in power},
+    )
 
 
 def test_level_and_set_size_against_the_best_set_by_simulation():
     # the many_models setting: five correlated models (shared 0.8).  Level: the chance
     # that a best model is left out, at most alpha + 3 Monte Carlo SEs (R = 400, SE
     # 0.011), for the MCS and for the best set, both when all five are equal and when
-    # two lead.  The sizes are reported, not ranked (book numbers: R = 2,000 in
+    # two lead; and the power to leave out the worst model.  The sizes are reported, not ranked (book numbers: R = 2,000 in
     # /work/coord/comparison_for_lessons.md).
     reps, tol = 400, 3 * np.sqrt(0.05 * 0.95 / 400)
-    miss, size = _simulate([0.93] * 5, 600, reps, seed=1)
+    miss, size, _ = _simulate([0.93] * 5, 600, reps, seed=1)
     assert miss["mcs"] <= 0.05 + tol and miss["best"] <= 0.05 + tol
     assert size["mcs"] > 4.5 and size["best"] > 4.5
-    miss, size = _simulate([0.95, 0.95, 0.94, 0.93, 0.92], 1000, reps, seed=2)
+    miss, size, power = _simulate([0.95, 0.95, 0.94, 0.93, 0.92], 1000, reps, seed=2)
     assert miss["mcs"] <= 0.05 + tol and miss["best"] <= 0.05 + tol
     assert 2 <= size["mcs"] <= 4 and 2 <= size["best"] <= 4
+    # power: the worst model (0.92) is left out of the set in most test sets (~0.95)
+    assert power["mcs"] > 0.85 and power["best"] > 0.85
 
 
 def test_clear_leader_is_alone_and_example_matches_best_set():
