@@ -658,6 +658,7 @@ COMMANDS = {
             "--method": st.sampled_from(["corrected", "naive", "5x2cv-t", "x"]),
             "--test-fraction": small_number,
             "--alternative": st.sampled_from(["two-sided", "greater", "x"]),
+            "--rope": small_number,
         },
     ),
     "evaluate": (

@@ -57,7 +57,7 @@ from heldout import config
 from heldout.accuracy import lost, split
 from heldout.book import chapter, metric_coverage, rerun
 from heldout.book.mnist import data, digit_pool, qmnist, writer_leak
-from heldout.comparison import best, compare, multiple, paired, predictions
+from heldout.comparison import best, compare, mcs, multiple, omnibus, paired, predictions, rope
 from heldout.dependent import cluster_sizing, clustered, repeated, strata
 from heldout.metrics import (
     auc,
@@ -71,8 +71,8 @@ from heldout.metrics import (
     scores,
 )
 from heldout.metrics.estimate import Estimate
-from heldout.resampling import cv, cv_interval, cv_scores, cv_simulation, reuse
-from heldout.sequential import confidence, decide, peeking, sprt
+from heldout.resampling import bayes, cv, cv_interval, cv_scores, cv_simulation, reuse
+from heldout.sequential import asymptotic, bet_mixture, confidence, decide, peeking, sprt
 
 AL = A(alpha, "prob")
 ACC = A(st.floats(0.5, 0.99), "prob")
@@ -412,6 +412,23 @@ SPECS = {
         cv_interval.simulate_coverage, {"problem": A(st.just(cv_simulation.TwoViews()), "array"), "estimator": ESTIMATOR},
         kwargs={"n": 40, "reps": 2, "k": 3, "nested_k": 3, "nested_reps": 2, "eval_rows": 200, "seed": 1}, examples=2,
     ),
+    "resampling.cv_scores.from_cross_validate": Spec(
+        cv_scores.from_cross_validate, {"result_a": A(st.lists(st.floats(0, 1), min_size=5, max_size=5).map(lambda v: {"test_score": v}), "array"),
+                                        "result_b": A(st.lists(st.floats(0, 1), min_size=5, max_size=5).map(lambda v: {"test_score": v}), "array"),
+                                        "test_fraction": A(st.floats(0.05, 0.5), "prob")},
+        keyword=("test_fraction",),
+    ),
+    "resampling.bayes.correlated_t_rope": Spec(
+        bayes.correlated_t_rope, {"scores_a": A(st.lists(st.floats(0, 1), min_size=2, max_size=20), "array"), "scores_b": A(st.lists(st.floats(0, 1), min_size=2, max_size=20), "array"),
+                                  "test_fraction": A(st.floats(0.05, 0.5), "prob"), "rope": A(st.floats(0, 0.2), "prob", accepts=(0.0, 0))},
+        lambda r, v: abs(r.a_better + r.equivalent + r.b_better - 1) < 1e-9, prepare=_same_length("scores_a", "scores_b"),
+    ),
+    "resampling.bayes.signed_rank_rope": Spec(
+        bayes.signed_rank_rope, {"scores_a": A(st.lists(st.floats(0, 1), min_size=2, max_size=20), "array"), "scores_b": A(st.lists(st.floats(0, 1), min_size=2, max_size=20), "array"),
+                                 "rope": A(st.floats(0, 0.2), "prob", accepts=(0.0, 0)), "prior": A(st.floats(0.1, 2), "pos"), "seed": A(seed, "seed")},
+        lambda r, v: abs(r.a_better + r.equivalent + r.b_better - 1) < 1e-9, keyword=("prior", "seed"), kwargs={"draws": 500},
+        prepare=_same_length("scores_a", "scores_b"), examples=10,
+    ),
     "resampling.cv_simulation.TwoViews": Spec(
         cv_simulation.TwoViews, {"features": A(st.integers(1, 10), "count"), "separation_a": A(st.floats(0, 3), "pos0"),
                                  "separation_b": A(st.floats(0, 3), "pos0"), "shared": A(st.floats(0, 1), "prob")},
@@ -442,8 +459,20 @@ SPECS = {
     "comparison.multiple.holm": Spec(multiple.holm, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array")}, in01),
     "comparison.multiple.bonferroni": Spec(multiple.bonferroni, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array")}, in01),
     "comparison.multiple.benjamini_hochberg": Spec(multiple.benjamini_hochberg, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array")}, in01),
-    "comparison.multiple.adjust": Spec(multiple.adjust, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array"), "method": _choice(["holm", "bonferroni", "bh", "none"])}, in01),
-    "comparison.multiple.all_pairs": Spec(multiple.all_pairs, {"correct": A(_matrix(), "array"), "alpha": AL, "method": _choice(["holm", "bonferroni", "bh", "none"])}),
+    "comparison.multiple.hommel": Spec(multiple.hommel, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array")}, in01),
+    "comparison.multiple.benjamini_yekutieli": Spec(multiple.benjamini_yekutieli, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array")}, in01),
+    "comparison.multiple.adjust": Spec(multiple.adjust, {"pvalues": A(st.lists(prob_c, min_size=1, max_size=10), "array"), "method": _choice(["holm", "bonferroni", "bh", "hommel", "by", "none"])}, in01),
+    "comparison.multiple.all_pairs": Spec(multiple.all_pairs, {"correct": A(_matrix(), "array"), "alpha": AL, "method": _choice(["holm", "bonferroni", "bh", "hommel", "by", "none"])}),
+    "comparison.omnibus.cochran_q": Spec(omnibus.cochran_q, {"correct": A(_matrix(), "array")}, lambda r, v: r.statistic >= 0 and 0 <= r.p_value <= 1),
+    "comparison.mcs.model_confidence_set": Spec(
+        mcs.model_confidence_set, {"losses": A(_matrix(), "array"), "alpha": AL, "method": _choice(["R", "max"]), "seed": A(seed, "seed")},
+        lambda r, v: r.in_set.any() and np.all((r.p_values >= 0) & (r.p_values <= 1)), keyword=("method", "seed"), kwargs={"reps": 99}, examples=10,
+    ),
+    "comparison.rope.paired_rope": Spec(
+        rope.paired_rope, {"only_a_correct": A(small1, "count"), "only_b_correct": A(small1, "count"), "n": A(st.integers(120, 10**5), "count"),
+                           "rope": A(st.floats(0, 0.2), "prob", accepts=(0.0, 0)), "prior": A(st.floats(0.1, 2), "pos")},
+        lambda r, v: abs(r.a_better + r.equivalent + r.b_better - 1) < 1e-6,
+    ),
     # ------------------------------------------------------------------ paired
     "comparison.paired.disagreements": Spec(paired.disagreements, {"correct_a": A(zero_ones(1, 40), "array"), "correct_b": A(zero_ones(1, 40), "array")},
                                  prepare=_same_length("correct_a", "correct_b")),
@@ -545,6 +574,14 @@ SPECS = {
     ),
     "resampling.reuse.winner_bias": Spec(reuse.winner_bias, {"n": A(st.integers(1, 10**5), "count"), "models": A(st.integers(1, 1000), "count"), "accuracy": A(prob_c, "prob")}),
     # ------------------------------------------------------------------ sequential
+    "sequential.asymptotic.asymptotic_sequence": Spec(
+        asymptotic.asymptotic_sequence, {"x": A(st.lists(st.floats(-100, 100), min_size=1, max_size=50), "array"), "alpha": AL, "planned": A(st.integers(1, 10**6), "count")},
+        lambda r, v: np.all(r.lower <= r.upper), keyword=("planned",), allow_inf=True,
+    ),
+    "sequential.bet_mixture.mixture_of_bets": Spec(
+        bet_mixture.mixture_of_bets, {"x": A(zero_ones(1, 60), "array"), "alpha": AL},
+        lambda r, v: np.all((0 <= r.lower) & (r.upper <= 1)),
+    ),
     "sequential.confidence.confidence_sequence": Spec(
         confidence.confidence_sequence, {"x": A(zero_ones(1, 60), "array"), "alpha": AL,
                                          "method": _choice(["betting", "empirical-bernstein", "mixture", "hoeffding"]),
@@ -1147,6 +1184,8 @@ def test_adjusted_p_values_are_ordered(p):
     raw = np.asarray(p)
     holm, bonf, bh = multiple.holm(raw), multiple.bonferroni(raw), multiple.benjamini_hochberg(raw)
     assert np.all(raw <= bh + 1e-15) and np.all(bh <= holm + 1e-15) and np.all(holm <= bonf + 1e-15)
+    hom, by = multiple.hommel(raw), multiple.benjamini_yekutieli(raw)
+    assert np.all(raw <= hom + 1e-15) and np.all(hom <= holm + 1e-15) and np.all(bh <= by + 1e-15)
 
 
 @settings(max_examples=25, deadline=None, derandomize=True)

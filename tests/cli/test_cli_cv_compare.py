@@ -7,6 +7,7 @@ import math
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from scipy import stats
 
@@ -165,3 +166,39 @@ def test_subprocess_json():
     )
     assert out.returncode == 0 and out.stderr == ""
     assert set(json.loads(out.stdout)) >= {"t", "p_value", "method"}
+
+
+def test_rope_gives_baycomp_s_correlated_t_probabilities(capsys):
+    import baycomp
+
+    a = [0.91, 0.90, 0.93, 0.89, 0.92]
+    b = [0.89, 0.90, 0.90, 0.88, 0.90]
+    res = _json(
+        capsys,
+        "cv-compare",
+        "--scores-a",
+        ",".join(map(str, a)),
+        "--scores-b",
+        ",".join(map(str, b)),
+        "--test-fraction",
+        "0.2",
+        "--rope",
+        "0.01",
+    )
+    ref = baycomp.CorrelatedTTest.probs(np.array(a), np.array(b), rope=0.01)
+    assert (res["p_a_better"], res["p_equivalent"], res["p_b_better"]) == pytest.approx(ref)
+    assert res["rope"] == 0.01 and res["method"] == "corrected"
+
+
+@pytest.mark.parametrize(
+    "extra,words",
+    [
+        (["--method", "naive", "--rope", "0.01"], "--rope needs --test-fraction"),
+        (["--test-fraction", "0.2", "--rope", "-0.1"], "rope"),
+    ],
+)
+def test_rope_refusals(capsys, extra, words):
+    argv = ["cv-compare", "--scores-a", "0.9,0.8,0.85", "--scores-b", "0.8,0.8,0.8", *extra]
+    assert main([*argv, "--json"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0]

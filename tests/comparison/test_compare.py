@@ -423,6 +423,7 @@ def test_paired_cell_probs():
         (lambda: C.holm([]), "pvalues"),
         (lambda: C.holm([0.1, float("nan")]), "pvalues"),
         (lambda: C.required_size(1.5, 0.01), "accuracy"),
+        (lambda: C.required_size(0.9, 0.01, models=2.5), "models"),
         (lambda: C.required_size(0.9, -0.01), "gap"),
         (lambda: C.required_size([], 0.01), "accuracy"),
         (lambda: C.required_size(0.5, 1e-300), "overflows"),

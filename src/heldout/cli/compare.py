@@ -44,7 +44,9 @@ def _run_predictions(args: argparse.Namespace) -> dict:
 
     from heldout.accuracy.bounds import interval
     from heldout.comparison.best import best_set, prob_best_paired
+    from heldout.comparison.mcs import model_confidence_set
     from heldout.comparison.multiple import all_pairs
+    from heldout.comparison.omnibus import cochran_q
     from heldout.comparison.predictions import read_predictions
 
     alpha = _probability_arg(args.alpha, "--alpha")
@@ -56,6 +58,8 @@ def _run_predictions(args: argparse.Namespace) -> dict:
     pairs = all_pairs(correct, alpha=alpha, method="holm")
     chosen = best_set(correct, alpha=alpha)
     pbest = prob_best_paired(correct)
+    omnibus = cochran_q(correct)
+    mcs = model_confidence_set(1 - correct.astype(float), alpha=alpha) if n >= 2 else None
     out = {
         "n": int(n),
         "alpha": alpha,
@@ -86,6 +90,16 @@ def _run_predictions(args: argparse.Namespace) -> dict:
         "best": names[int(np.argmax(right))],
         "best_set": [names[int(j)] for j in chosen.models],
         "prob_best": {name: float(pbest.prob[j]) for j, name in enumerate(names)},
+        "cochran_q": {
+            "statistic": omnibus.statistic,
+            "df": omnibus.df,
+            "p_value": omnibus.p_value,
+        },
+        # the model confidence set resamples items: none with a single item
+        "mcs": None if mcs is None else [names[int(j)] for j in mcs.models],
+        "mcs_p_values": None
+        if mcs is None
+        else {name: float(mcs.p_values[j]) for j, name in enumerate(names)},
     }
     if not args.json:
         sys.stdout.write(_table(out))
@@ -115,6 +129,11 @@ def _table(res: dict) -> str:
         "",
         f"best: {res['best']}; models that cannot be ruled out as best (alpha = "
         f"{res['alpha']:g}): {', '.join(res['best_set'])}",
+        f"model confidence set (Hansen, Lunde and Nason; 0/1 losses, alpha = "
+        f"{res['alpha']:g}): "
+        + (", ".join(res["mcs"]) if res["mcs"] is not None else "needs at least 2 items"),
+        f"Cochran's Q (all accuracies equal?): Q = {res['cochran_q']['statistic']:.3f}, "
+        f"df = {res['cochran_q']['df']}, p = {res['cochran_q']['p_value']:.3g}",
         "",
         "pairs: McNemar's exact test, p-values adjusted for all pairs by Holm",
         f"{'a':<{width}}  {'b':<{width}}  {'a only':>7}  {'b only':>7}  {'p':>9}  "
@@ -267,7 +286,8 @@ def register(top, size) -> None:
             "  heldout compare --a 96/100 --b 98/100 --json\n"
             "With --predictions: accuracies with exact intervals, McNemar's exact test for every\n"
             "pair (Holm-adjusted) with Tango's interval for each difference, the best set (models\n"
-            "that cannot be ruled out as best, at --alpha) and the paired P(best).\n"
+            "that cannot be ruled out as best, at --alpha), the paired P(best), Cochran's Q\n"
+            "(are all accuracies equal?) and the model confidence set of the 0/1 losses.\n"
             "With --a/--b:\n"
             "p_a_better is the posterior probability that A's accuracy exceeds B's (independent\n"
             "Beta posteriors); fisher_p, chi2_p and mcnemar_p are p-values for --alternative\n"

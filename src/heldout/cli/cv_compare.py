@@ -9,6 +9,10 @@ a baseline), ``5x2cv`` (Dietterich's 5x2cv t-test) and ``5x2cv-f`` (Alpaydin's
 combined F-test); these two need the ten scores of five replications of 2-fold
 cross-validation in fold order: replication 1 fold 1, replication 1 fold 2,
 replication 2 fold 1, ..., replication 5 fold 2.
+
+``--rope R`` adds the Bayesian correlated t-test (Corani and Benavoli): the posterior
+probabilities that A is better by more than ``R``, that the two are practically
+equivalent (within ``R``), and that B is better by more than ``R``.
 """
 
 from __future__ import annotations
@@ -104,6 +108,17 @@ def _run(args: argparse.Namespace) -> dict:
     out["alternative"] = result.alternative
     if result.method == "corrected":
         out["test_fraction"] = args.test_fraction
+    if args.rope is not None:
+        from heldout.resampling.bayes import correlated_t_rope
+
+        fraction = 0.5 if args.method in ("5x2cv", "5x2cv-f") else args.test_fraction
+        if fraction is None:
+            raise ValueError("--rope needs --test-fraction (1/k for k-fold cross-validation)")
+        post = correlated_t_rope(a, b, fraction, rope=args.rope)
+        out["rope"] = post.rope
+        out["p_a_better"] = post.a_better
+        out["p_equivalent"] = post.equivalent
+        out["p_b_better"] = post.b_better
     return out
 
 
@@ -120,7 +135,9 @@ def register(top, size) -> None:
             "Scores of both learners on the same folds, same order. Default method: the\n"
             "corrected resampled t-test (Nadeau and Bengio), which needs --test-fraction\n"
             "(1/k for k-fold CV). 'naive' is the paired t-test over folds: too liberal, kept as\n"
-            "a baseline. " + _LAYOUT
+            "a baseline. " + _LAYOUT + "\n"
+            "--rope R adds P(A better by more than R), P(within R), P(B better by more than R)\n"
+            "from the Bayesian correlated t-test (the same correction as the corrected test)."
         ),
     )
     p.add_argument("--scores-a", default=None, help="learner A's scores, comma-separated")
@@ -145,4 +162,11 @@ def register(top, size) -> None:
         default="two-sided",
         choices=["two-sided", "greater", "less"],
         help="about A's scores relative to B's (default: two-sided)",
+    )
+    p.add_argument(
+        "--rope",
+        type=float,
+        default=None,
+        metavar="R",
+        help="half-width of the region of practical equivalence, in score units (e.g. 0.01)",
     )

@@ -2,7 +2,9 @@
 
 Per-item correctness (``predictions``), paired tests, intervals and sizes for two models
 on the same items (``paired``), every pair with an adjustment for multiplicity
-(``multiple``), two models' accuracies from counts (``compare``), and which model can be
+(``multiple``), one omnibus test of equal accuracy (``omnibus``: Cochran's Q), the model
+confidence set of per-item losses (``mcs``), A better / practically equivalent / B
+better from the paired posterior (``rope``), two models' accuracies from counts (``compare``), and which model can be
 the best (``best``: the best set, the paired P(best)).
 
 Every public function and result class of the wing is importable from here
@@ -24,10 +26,12 @@ from heldout._lazy import attach
 WHERE = {
     "BestBounds": "compare",
     "BestSet": "best",
+    "CochranQ": "omnibus",
     "DiffInterval": "paired",
     "Disagreements": "paired",
     "EquivalenceTest": "paired",
     "FalseClaims": "best",
+    "ModelConfidenceSet": "mcs",
     "MonteCarlo": "compare",
     "NoninferiorityTest": "paired",
     "PairedBest": "best",
@@ -38,16 +42,19 @@ WHERE = {
     "PickBest": "best",
     "PickBestSize": "best",
     "PickSize": "paired",
+    "Rope": "rope",
     "Predictions": "predictions",
     "SimulatedPower": "compare",
     "adjust": "multiple",
     "all_pairs": "multiple",
     "as_correct": "predictions",
     "benjamini_hochberg": "multiple",
+    "benjamini_yekutieli": "multiple",
     "best_bounds": "compare",
     "best_set": "best",
     "bonferroni": "multiple",
     "chi2_test": "compare",
+    "cochran_q": "omnibus",
     "correctness": "predictions",
     "diff_coverage": "paired",
     "diff_interval": "paired",
@@ -57,12 +64,15 @@ WHERE = {
     "first_at_least": "paired",
     "fisher_test": "compare",
     "holm": "multiple",
+    "hommel": "multiple",
     "mc_draws_needed": "compare",
     "mcnemar_exact": "paired",
     "mcnemar_power": "paired",
+    "model_confidence_set": "mcs",
     "noninferiority_test": "paired",
     "paired_cell_probs": "compare",
     "paired_prob_better": "compare",
+    "paired_rope": "rope",
     "paired_size": "paired",
     "pairwise_prob_better": "compare",
     "pattern_counts": "predictions",

@@ -637,6 +637,8 @@ def required_size(accuracy, gap, models=1):
     p = _probabilities(accuracy, "accuracy")
     g = _positive(gap, "gap")
     m = _positive(models, "models")
+    if np.any(m != np.floor(m)):
+        raise ValueError(f"models must be a whole number of models, got {models!r}")
     if np.any(g >= p):
         raise ValueError(
             f"gap must be smaller than accuracy, got gap={gap!r}, accuracy={accuracy!r}"

@@ -2,7 +2,8 @@
 
 Tests comparing two learners on per-fold scores (``cv``), the paired per-fold scores
 themselves (``cv_scores``), naive and nested cross-validation intervals (``cv_interval``),
-the simulations behind them (``cv_simulation``), and adaptive reuse of a holdout: the
+the simulations behind them (``cv_simulation``), A better / practically equivalent / B
+better across folds and across data sets (``bayes``), and adaptive reuse of a holdout: the
 Ladder, Thresholdout (``reuse``).
 
 Every public function and result class of the wing is importable from here
@@ -40,8 +41,10 @@ WHERE = {
     "boosting_attack": "reuse",
     "compare": "cv",
     "corrected_t": "cv",
+    "correlated_t_rope": "bayes",
     "fit": "cv_scores",
     "fit_predict": "cv_scores",
+    "from_cross_validate": "cv_scores",
     "five_by_two_f": "cv",
     "five_by_two_t": "cv",
     "ladder": "reuse",
@@ -57,6 +60,7 @@ WHERE = {
     "queries_supported": "reuse",
     "simulate_coverage": "cv_interval",
     "simulate_tests": "cv_simulation",
+    "signed_rank_rope": "bayes",
     "single_thread": "cv_scores",
     "split_correct": "cv_scores",
     "splits": "cv_scores",

@@ -11,7 +11,14 @@ splits, in a known order.  This module makes those splits and scores:
 * :func:`paired_scores`: fits both learners on every training part and returns
   their accuracies on the test parts, in fold order;
 * :func:`split_correct`: one random split and the per-item correctness of both
-  fitted models on its test part (for :func:`heldout.resampling.cv.mcnemar_split`).
+  fitted models on its test part (for :func:`heldout.resampling.cv.mcnemar_split`);
+* :func:`from_cross_validate`: the paired scores from two results of scikit-learn's
+  ``cross_validate`` run on the same splits.
+
+:func:`paired_scores` also takes a scikit-learn splitter object as ``design``
+(``StratifiedKFold``, ``GroupKFold`` with ``groups``, ``TimeSeriesSplit``,
+``RepeatedStratifiedKFold``, ...) and estimators that are pipelines or searches
+(``GridSearchCV``: the tuning then happens inside every training part).
 
 scikit-learn is imported inside the functions.  Loops of fits run with one
 BLAS thread (:func:`single_thread`, threadpoolctl), so that they do not
@@ -37,6 +44,7 @@ __all__ = [
     "SplitPredictions",
     "fit_predict",
     "fit",
+    "from_cross_validate",
     "paired_scores",
     "predict_splits",
     "single_thread",
@@ -427,6 +435,7 @@ def paired_scores(
     test_fraction: float | None = None,
     columns_a: Sequence[int] | None = None,
     columns_b: Sequence[int] | None = None,
+    groups=None,
     seed=None,
 ) -> PairedScores:
     """Accuracies of two scikit-learn learners on the same splits, in fold order.
@@ -443,15 +452,24 @@ def paired_scores(
     X, y
         The data: a rows-by-features matrix and one label per row.
     design, k, repeats, test_fraction, seed
-        As in :func:`splits`.
+        As in :func:`splits`; or ``design`` is a scikit-learn splitter (any object with
+        ``split(X, y, groups)``), whose splits are used as they come (``k``,
+        ``repeats``, ``test_fraction`` and ``seed`` are then ignored; give the splitter
+        its own ``random_state``).
     columns_a, columns_b
         Columns of ``X`` each learner sees (default: all).
+    groups
+        Group labels of the rows, passed to a splitter's ``split`` (``GroupKFold``:
+        items of one group, e.g. one writer's digits, never on both sides).
 
     Returns
     -------
     PairedScores
-        ``test_fraction`` is ``1/k`` for ``"kfold"``, ``1/2`` for ``"5x2"`` and the
-        realised share of test rows for ``"resampled"``.
+        ``test_fraction`` is ``1/k`` for ``"kfold"``, ``1/2`` for ``"5x2"``, the
+        realised share of test rows for ``"resampled"``, and for a splitter the mean
+        over splits of ``n_test / (n_train + n_test)`` (for ``TimeSeriesSplit``, whose
+        training parts grow, the corrected test's premise of equal overlaps holds only
+        roughly).  ``design`` is the splitter's class name.
 
     Examples
     --------
@@ -470,12 +488,23 @@ def paired_scores(
     Xa, ya = _check_xy(X, y)
     ca = _columns(columns_a, Xa.shape[1], "columns_a")
     cb = _columns(columns_b, Xa.shape[1], "columns_b")
-    parts = splits(len(ya), design, k=k, repeats=repeats, test_fraction=test_fraction, seed=seed)
+    splitter = hasattr(design, "split") and not isinstance(design, str)
+    if splitter:
+        parts = _splitter_parts(design, Xa, ya, groups)
+    else:
+        if groups is not None:
+            raise ValueError("groups needs a scikit-learn splitter as design (e.g. GroupKFold)")
+        parts = splits(
+            len(ya), design, k=k, repeats=repeats, test_fraction=test_fraction, seed=seed
+        )
     with single_thread():
         pred_a, _ = predict_splits(estimator_a, Xa[:, ca], ya, parts)
         pred_b, _ = predict_splits(estimator_b, Xa[:, cb], ya, parts)
     sa = np.array([np.mean(p == ya[te]) for p, (_, te) in zip(pred_a, parts, strict=True)])
     sb = np.array([np.mean(p == ya[te]) for p, (_, te) in zip(pred_b, parts, strict=True)])
+    if splitter:
+        f = float(np.mean([len(te) / (len(tr) + len(te)) for tr, te in parts]))
+        return PairedScores(sa, sb, test_fraction=f, design=type(design).__name__)
     if design == "kfold":
         f = 1.0 / (k if k is not None else 10)
     elif design == "5x2":
@@ -483,6 +512,89 @@ def paired_scores(
     else:
         f = len(parts[0][1]) / len(ya)
     return PairedScores(sa, sb, test_fraction=float(f), design=design)
+
+
+def _splitter_parts(splitter, X, y, groups) -> list:
+    """The (train, test) pairs of a scikit-learn splitter, checked."""
+    if groups is not None:
+        g = np.asarray(groups)
+        if g.ndim != 1 or g.shape[0] != len(y):
+            raise ValueError(f"groups must hold one label per row ({len(y)}), got shape {g.shape}")
+    try:
+        raw = list(splitter.split(X, y, groups))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"design (a splitter) could not split the data: {exc}") from None
+    if len(raw) < 2:
+        raise ValueError(f"design (a splitter) must give at least 2 splits, got {len(raw)}")
+    parts = _parts(raw, len(y))
+    if any(len(tr) == 0 or len(te) == 0 for tr, te in parts):
+        raise ValueError("design (a splitter) gave an empty training or test part")
+    return parts
+
+
+def from_cross_validate(
+    result_a, result_b, *, test_fraction: float | None = None, key: str = "test_score"
+) -> PairedScores:
+    """Paired per-split scores from two results of scikit-learn's ``cross_validate``.
+
+    ``cross_validate(estimator, X, y, cv=splitter, return_indices=True)`` returns a dict
+    with one score per split under ``key`` (``"test_score"``, or ``"test_<name>"`` with
+    several scorers) and, with ``return_indices=True``, the splits' indices.  Run it for
+    both learners with the **same** splitter (a fixed ``random_state``); this function
+    checks that the test indices agree split by split (when both results carry them),
+    takes the test fraction as the mean ``n_test / (n_train + n_test)`` over the splits
+    (or ``test_fraction`` when the indices are absent), and returns the pair ready for
+    :func:`heldout.resampling.cv.corrected_t` (:cite:`nadeau2003`) or
+    :func:`heldout.resampling.bayes.correlated_t_rope` (:cite:`corani2015`).
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.model_selection import StratifiedKFold, cross_validate
+    >>> from sklearn.naive_bayes import GaussianNB
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(200, 3)); y = (X[:, 0] + gen.normal(size=200) > 0).astype(int)
+    >>> cv = StratifiedKFold(5, shuffle=True, random_state=1)
+    >>> ra = cross_validate(LogisticRegression(), X, y, cv=cv, return_indices=True)
+    >>> rb = cross_validate(GaussianNB(), X, y, cv=cv, return_indices=True)
+    >>> s = from_cross_validate(ra, rb)
+    >>> s.scores_a.shape, s.test_fraction
+    ((5,), 0.2)
+    """
+    for name, res in (("result_a", result_a), ("result_b", result_b)):
+        if not isinstance(res, dict) or key not in res:
+            raise ValueError(f"{name} must be a dict from cross_validate holding {key!r}")
+    sa = np.asarray(result_a[key], dtype=float).ravel()
+    sb = np.asarray(result_b[key], dtype=float).ravel()
+    if sa.size != sb.size or sa.size < 2:
+        raise ValueError(
+            f"result_a and result_b must hold the same number (>= 2) of splits, got "
+            f"{sa.size} and {sb.size}"
+        )
+    ia, ib = result_a.get("indices"), result_b.get("indices")
+    if ia is not None and ib is not None:
+        for ta, tb in zip(ia["test"], ib["test"], strict=True):
+            if not np.array_equal(np.sort(ta), np.sort(tb)):
+                raise ValueError(
+                    "result_a and result_b were not run on the same splits (test indices "
+                    "differ): give cross_validate the same splitter with a fixed random_state"
+                )
+        f = float(
+            np.mean(
+                [
+                    len(te) / (len(tr) + len(te))
+                    for tr, te in zip(ia["train"], ia["test"], strict=True)
+                ]
+            )
+        )
+    elif test_fraction is not None:
+        f = float(as_probability(test_fraction, "test_fraction", scalar=True))
+    else:
+        raise ValueError(
+            "test_fraction is needed when the results carry no indices "
+            "(or run cross_validate with return_indices=True)"
+        )
+    return PairedScores(sa, sb, test_fraction=round(f, 12), design="cross_validate")
 
 
 def split_correct(

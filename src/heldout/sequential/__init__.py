@@ -13,8 +13,12 @@ that may be stopped whenever they say so.
 ``decide``       sequential acceptance against a required accuracy, labels to a decision
 ``sprt``         Wald's sequential probability ratio test for simple hypotheses
 ``peeking``      simulations: how often fixed-size intervals and sequences ever miss
+``bet_mixture``  :func:`~heldout.sequential.bet_mixture.mixture_of_bets`, diversified bets (0/1 labels)
+``asymptotic``   :func:`~heldout.sequential.asymptotic.asymptotic_sequence` for unbounded losses
 """
 
+from heldout.sequential.asymptotic import AsymptoticSequence, asymptotic_sequence
+from heldout.sequential.bet_mixture import BetMixture, mixture_of_bets
 from heldout.sequential.confidence import (
     ConfidenceMonitor,
     ConfidenceSequence,
@@ -23,8 +27,12 @@ from heldout.sequential.confidence import (
 )
 
 __all__ = [
+    "AsymptoticSequence",
+    "BetMixture",
     "ConfidenceMonitor",
     "ConfidenceSequence",
+    "asymptotic_sequence",
     "confidence_sequence",
+    "mixture_of_bets",
     "paired_difference",
 ]
