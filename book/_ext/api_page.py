@@ -127,7 +127,10 @@ def page() -> str:
     out = [HEAD]
     for wing, heading in WINGS:
         if wing == "sequential":
-            out.append(SEQUENTIAL.replace("## Label until sure", f"## {heading}", 1))
+            block = SEQUENTIAL.replace("## Label until sure", f"## {heading}", 1).rstrip()
+            extra = [m for m in _modules(wing) if f".. automodule:: {m}\n" not in block + "\n"]
+            lines = "".join(f".. automodule:: {m}\n   :members:\n" for m in extra)
+            out.append(block.removesuffix("```") + lines + "```\n")
             continue
         level = "###" if wing == "book.mnist" else "##"
         sub = level + "#"
