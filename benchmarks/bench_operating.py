@@ -10,7 +10,9 @@ process (the cost of drawing the curve once):
   interval, on 10^6 scores;
 * the simultaneous bootstrap band of the ROC curve with 2,000 resamples on 10^5 scores.
 
-The last lines are ``TARGET`` lines for ``make bench`` (issue 28: under 2 s and 10 s).
+The last lines are ``TARGET`` lines for ``make bench``, ratios to ``roc_curve`` measured in
+the same process (issue 28 asked for 2 s and 10 s on this machine, where ``roc_curve`` takes
+about 0.65 s on 10^6 scores and 12 ms on 10^5: the targets are those times as ratios).
 """
 
 from __future__ import annotations
@@ -65,11 +67,19 @@ def main() -> None:
         f"half-width {b.half_width:.4f}"
     )
     for name, figure, target in (
-        (f"sens_at_spec_and_partial_auc_{n_point:.0e}_scores", t_se + t_p, 2.0),
-        (f"roc_band_{reps}x{n_band:.0e}", t_band, 10.0),
+        (
+            f"sens_at_spec_and_partial_auc_{n_point:.0e}_scores_over_roc_curve",
+            (t_se + t_p) / t_roc,
+            3.0,
+        ),
+        (
+            f"roc_band_{reps}x{n_band:.0e}_per_resample_over_roc_curve",
+            t_band / (reps * t_roc_b),
+            0.4,
+        ),
     ):
-        verdict = "met" if figure < target else "missed"
-        print(f"TARGET {name}: {figure:.2f} s (target {target:g} s) {verdict}")
+        verdict = "met" if figure <= target else "missed"
+        print(f"TARGET {name}: {figure:.3f} (target <= {target:g}) {verdict}")
 
 
 if __name__ == "__main__":
