@@ -75,17 +75,22 @@ def test_variational_split_follows_the_coefficients():
 
 
 @pytest.mark.slow
-def test_beta_posterior_follows_the_counts():
-    glued = run_with("beta_posterior", {"k_a": 170, "k_b": 188, "n": 200})
-    # independent: scipy's two-sided Fisher test on the 2x2 table; the article's 96/100 vs 98/100
+def test_beta_posterior_follows_the_count():
+    glued = run_with("beta_posterior", {"correct": 170, "n": 200})
+    # independent: uniform prior, Beta(k + 1, n - k + 1); its 2.5 % quantile from scipy
+    assert glued["post_a"] == "171" and glued["post_b"] == "31"
+    assert glued["eq_lo"] == f"{stats.beta.ppf(0.025, 171, 31):.4f}"
+
+
+@pytest.mark.slow
+def test_two_models_follows_the_counts():
+    glued = run_with("two_models", {"k_a": 170, "k_b": 188, "n": 200})
+    # independent: scipy's two-sided Fisher test on the 2x2 table; 96/100 vs 98/100
     # gives 0.68 ("not significant")
     p = stats.fisher_exact([[170, 188], [30, 12]]).pvalue
     assert p < 0.05
     assert glued["fisher_two"] == f"{p:.4f}"
     assert glued["fisher_word"] == "significant"
-    assert (
-        glued["post_a"] == "171" and glued["post_b"] == "31"
-    )  # uniform prior: Beta(k + 1, n - k + 1)
 
 
 @pytest.mark.slow
