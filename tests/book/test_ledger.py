@@ -527,7 +527,7 @@ def test_table_renders_links_and_no_nan(rows):
     # every row links the section that checks it (the default role) ...
     assert ledger.LINK_ROLE == "ref"
     assert "{ref}`tsb-example-2`" in text and "{ref}`lost-upper-bound`" in text
-    assert "{ref}`split-article-example`" in text
+    assert "{ref}`size-split-example`" in text
     assert "nan" not in text.lower()
     assert "**differs** (wrong number)" in text and "“0.4565”" in text
     # ... or its chapter
