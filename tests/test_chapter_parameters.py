@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from chapter_runs import declared, inputs, run_with
 from scipy import stats
@@ -96,9 +97,14 @@ def test_two_models_follows_the_counts():
 @pytest.mark.slow
 def test_regression_metrics_follows_scale_and_bias():
     glued = run_with("regression_metrics", {"bias": 0.0, "scale": 2.0})
-    # independent: with B = 0 the article's variance is (2 + 1/s^2) times the right one
-    assert glued["ratio_m"] == f"{2 + 1 / 2.0**2:.3g}"  # 3.91 with the worked example's s, B
+    # independent: the true MSE is B^2 + s^2; the CLT interval by hand on the same draws
+    from heldout.config import SEED
+
+    r = 2.0 * np.random.default_rng(SEED).standard_normal(200)
+    half = stats.norm.isf(0.025) * np.std(r**2, ddof=1) / math.sqrt(r.size)
     assert glued["true_mse"] == f"{2.0**2:.4f}"
+    assert glued["mse"] == f"{np.mean(r**2):.4f}"
+    assert glued["clt_hi"] == f"{np.mean(r**2) + half:.4f}"
 
 
 def _quick_mnist_cached(monkeypatch) -> None:
