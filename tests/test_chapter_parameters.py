@@ -85,7 +85,7 @@ def test_beta_posterior_follows_the_count():
 
 @pytest.mark.slow
 def test_two_models_follows_the_counts():
-    glued = run_with("two_models", {"k_a": 170, "k_b": 188, "n": 200})
+    glued = run_with("two_models", {"correct_a": 170, "correct_b": 188, "n": 200})
     # independent: scipy's two-sided Fisher test on the 2x2 table; 96/100 vs 98/100
     # gives 0.68 ("not significant")
     p = stats.fisher_exact([[170, 188], [30, 12]]).pvalue
