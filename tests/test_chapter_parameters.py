@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from chapter_runs import declared, inputs, run_with
 from scipy import stats
@@ -75,25 +76,35 @@ def test_variational_split_follows_the_coefficients():
 
 
 @pytest.mark.slow
-def test_beta_posterior_follows_the_counts():
-    glued = run_with("beta_posterior", {"k_a": 170, "k_b": 188, "n": 200})
-    # independent: scipy's two-sided Fisher test on the 2x2 table; the article's 96/100 vs 98/100
+def test_beta_posterior_follows_the_count():
+    glued = run_with("beta_posterior", {"correct": 170, "n": 200})
+    # independent: uniform prior, Beta(k + 1, n - k + 1); its 2.5 % quantile from scipy
+    assert glued["post_a"] == "171" and glued["post_b"] == "31"
+    assert glued["eq_lo"] == f"{stats.beta.ppf(0.025, 171, 31):.4f}"
+
+
+@pytest.mark.slow
+def test_two_models_follows_the_counts():
+    glued = run_with("two_models", {"correct_a": 170, "correct_b": 188, "n": 200})
+    # independent: scipy's two-sided Fisher test on the 2x2 table; 96/100 vs 98/100
     # gives 0.68 ("not significant")
     p = stats.fisher_exact([[170, 188], [30, 12]]).pvalue
     assert p < 0.05
     assert glued["fisher_two"] == f"{p:.4f}"
     assert glued["fisher_word"] == "significant"
-    assert (
-        glued["post_a"] == "171" and glued["post_b"] == "31"
-    )  # uniform prior: Beta(k + 1, n - k + 1)
 
 
 @pytest.mark.slow
 def test_regression_metrics_follows_scale_and_bias():
     glued = run_with("regression_metrics", {"bias": 0.0, "scale": 2.0})
-    # independent: with B = 0 the article's variance is (2 + 1/s^2) times the right one
-    assert glued["ratio_m"] == f"{2 + 1 / 2.0**2:.3g}"  # 3.91 with the worked example's s, B
+    # independent: the true MSE is B^2 + s^2; the CLT interval by hand on the same draws
+    from heldout.config import SEED
+
+    r = 2.0 * np.random.default_rng(SEED).standard_normal(200)
+    half = stats.norm.isf(0.025) * np.std(r**2, ddof=1) / math.sqrt(r.size)
     assert glued["true_mse"] == f"{2.0**2:.4f}"
+    assert glued["mse"] == f"{np.mean(r**2):.4f}"
+    assert glued["clt_hi"] == f"{np.mean(r**2) + half:.4f}"
 
 
 def _quick_mnist_cached(monkeypatch) -> None:

@@ -45,6 +45,10 @@ PREFIX = {
     "acceptance_testing": "acc-",
     "lost_test_set": "lost-",
     "beta_posterior": "beta-",
+    "two_models": "two-",
+    "many_models": "many-",
+    "article_validation_set": "val-",
+    "article_test_set_size": "size-",
     "regression_metrics": "regression-",
     "mnist_comparison": "mnist-",
     "test_set_reuse": "reuse-",
@@ -567,7 +571,7 @@ def test_table_renders_links_and_no_nan(rows):
     # every row links the section that checks it (the default role) ...
     assert ledger.LINK_ROLE == "ref"
     assert "{ref}`tsb-example-2`" in text and "{ref}`lost-upper-bound`" in text
-    assert "{ref}`split-article-example`" in text
+    assert "{ref}`size-split-example`" in text
     assert "nan" not in text.lower()
     assert "**differs** (wrong number)" in text and "“0.4565”" in text
     # ... or its chapter
