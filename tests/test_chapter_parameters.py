@@ -52,8 +52,8 @@ def test_acceptance_testing_follows_the_count():
 
 @pytest.mark.slow
 def test_lost_test_set_follows_the_data_accuracy():
-    v = inputs("lost_test_set")
-    glued = run_with("lost_test_set", declared("lost_test_set"))
+    v = inputs("article_lost_test_set")
+    glued = run_with("article_lost_test_set", declared("article_lost_test_set"))
     n = v["train_rows"] + v["test_rows"]
     low = max(0.0, (v["data_accuracy"] * n - v["train_rows"]) / v["test_rows"])
     assert glued["cli_lo"] == f"{low:.3f}"

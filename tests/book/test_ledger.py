@@ -43,7 +43,7 @@ PREFIX = {
     "hoeffding_sizing": "hoef-",
     "variational_split": "split-",
     "acceptance_testing": "acc-",
-    "lost_test_set": "lost-",
+    "article_lost_test_set": "lost-",
     "beta_posterior": "beta-",
     "regression_metrics": "regression-",
     "mnist_comparison": "mnist-",
