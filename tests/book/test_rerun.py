@@ -50,7 +50,9 @@ _INCLUDE = re.compile(r"^[`:]{3,}\{include\}\s+\.\./book/_rerun\.md\s*$", re.M)
 
 def _pointer(stem: str) -> re.Pattern:
     """The one-line pointer: the chapter's own command and a link to the rerun page."""
-    return re.compile(rf"`make rerun CHAPTER={re.escape(stem)}\b[^`\n]*`[^\n]*\{{doc\}}`/book/rerun`")
+    return re.compile(
+        rf"`make rerun CHAPTER={re.escape(stem)}\b[^`\n]*`[^\n]*\{{doc\}}`/book/rerun`"
+    )
 
 
 def test_every_chapter_says_how_to_rerun_it():
@@ -69,7 +71,7 @@ def test_every_chapter_says_how_to_rerun_it():
             problems.append(f"{stem}: says how to rerun it; remove it from allow_no_rerun_note")
         elif not says and stem not in allowed:
             problems.append(
-                f"{stem}: add the line `make rerun CHAPTER={stem} PARAMS=\"...\"` "
+                f'{stem}: add the line `make rerun CHAPTER={stem} PARAMS="..."` '
                 "(details in {doc}`/book/rerun`) after the parameters cell"
             )
     assert (ROOT / "book" / "rerun.md").exists()
