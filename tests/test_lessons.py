@@ -286,3 +286,23 @@ def test_every_ledger_claim_links_a_page_and_label_of_the_book():
         if not re.search(rf"^\({re.escape(claim.label)}\)=$", text, re.M):
             problems.append(f"{claim.id}: {claim.chapter} has no label {claim.label}")
     assert not problems, "\n".join(problems)
+
+
+# ------------------------------------------------------------------------------- notation
+_K_AS_ITEMS = re.compile(r"\$k\$ (?:test )?(?:rows|items)\b|rows \$k\$|\$k\^\\ast\$ test rows")
+
+
+@pytest.mark.parametrize("stem", _lesson_params())
+def test_lesson_keeps_k_for_errors(stem):
+    """One notation (book/notation.md): k counts errors (events) of n items, never the items."""
+    text = "\n".join(_markdown(f"notebooks/{stem}"))
+    found = _K_AS_ITEMS.findall(text)
+    assert not found, f"{stem}: k used for a number of items: {found[:3]}"
+
+
+def test_notation_table_defines_k_and_n():
+    text = (ROOT / "book" / "notation.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| (\$[^$]+\$) \| (.+) \|$", text, re.M))
+    assert rows["$n$"].startswith("number of items")
+    assert rows["$k$"].startswith("number of errors among the $n$ items")
+    assert re.search(r"\$k\$ (?:test )?rows", "the losses of $k$ test rows")  # the check bites
