@@ -28,7 +28,7 @@ help:
 	@echo "            then the browser test of the quick build (installs Debian's chromium if missing)"
 	@echo "            and the check of its PDF (installs Debian's TeX packages if missing)"
 	@echo "make pdf    build the whole book as one PDF (installs Debian's TeX packages if missing)"
-	@echo "make rerun CHAPTER=test_set_bound PARAMS=\"k=10 m=200\" [QUICK=1]"
+	@echo "make rerun CHAPTER=test_set_bound PARAMS=\"k=10 n=200\" [QUICK=1]"
 	@echo "            rerun one chapter with your own numbers; prints its verdicts"
 	@echo "make bench  run the benchmarks in benchmarks/ and print a table of their targets"
 	@echo "make lab    open the notebooks in JupyterLab"
@@ -126,7 +126,7 @@ quickpdf: $(STAMP) tex quickbook
 # Rerun one chapter with other values for the inputs of its `parameters` cell, headless:
 # the executed notebook goes to _build/rerun/, the values its text would show are printed.
 rerun: $(STAMP)
-	@test -n "$(CHAPTER)" || { echo 'usage: make rerun CHAPTER=test_set_bound PARAMS="k=10 m=200" [QUICK=1]'; exit 2; }
+	@test -n "$(CHAPTER)" || { echo 'usage: make rerun CHAPTER=test_set_bound PARAMS="k=10 n=200" [QUICK=1]'; exit 2; }
 	$(BIN)/heldout rerun $(CHAPTER) $(PARAMS) $(if $(QUICK),--quick)
 
 # Every benchmark, then one table of their TARGET lines (figure, target, met or missed).

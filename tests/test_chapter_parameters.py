@@ -20,14 +20,14 @@ pytest.importorskip("nbclient")
 
 
 @pytest.mark.slow
-def test_test_set_bound_follows_k_and_m():
+def test_test_set_bound_follows_k_and_n():
     v = inputs("test_set_bound")
-    k, m, delta = v["k"], v["m"], v["delta"]
+    k, n, delta = v["k"], v["n"], v["delta"]
     glued = run_with("test_set_bound", declared("test_set_bound"))
     # independent: exact bound as a beta quantile, normal rule by hand
-    exact = stats.beta.ppf(1 - delta, k + 1, m - k)
-    p = k / m
-    normal = p + stats.norm.isf(delta) * math.sqrt(p * (1 - p) / (m - 1))
+    exact = stats.beta.ppf(1 - delta, k + 1, n - k)
+    p = k / n
+    normal = p + stats.norm.isf(delta) * math.sqrt(p * (1 - p) / (n - 1))
     assert glued["normal_vs_exact"] == ("above" if normal > exact else "below")
     assert glued["ex_exact"] == f"{exact:.4f}"
 
@@ -53,8 +53,8 @@ def test_acceptance_testing_follows_the_count():
 
 @pytest.mark.slow
 def test_lost_test_set_follows_the_data_accuracy():
-    v = inputs("lost_test_set")
-    glued = run_with("lost_test_set", declared("lost_test_set"))
+    v = inputs("article_lost_test_set")
+    glued = run_with("article_lost_test_set", declared("article_lost_test_set"))
     n = v["train_rows"] + v["test_rows"]
     low = max(0.0, (v["data_accuracy"] * n - v["train_rows"]) / v["test_rows"])
     assert glued["cli_lo"] == f"{low:.3f}"

@@ -40,10 +40,12 @@ NUMBERS = [k for k in PLAIN if ledger.claim(k).kind == "number"]
 #: Label prefix of each chapter's sections.
 PREFIX = {
     "test_set_bound": "tsb-",
+    "article_test_set_bound": "tsb-",
+    "article_acceptance": "acc-",
     "hoeffding_sizing": "hoef-",
     "variational_split": "split-",
     "acceptance_testing": "acc-",
-    "lost_test_set": "lost-",
+    "article_lost_test_set": "lost-",
     "beta_posterior": "beta-",
     "two_models": "two-",
     "many_models": "many-",
@@ -575,8 +577,8 @@ def test_table_renders_links_and_no_nan(rows):
     assert "nan" not in text.lower()
     assert "**differs** (wrong number)" in text and "“0.4565”" in text
     # ... or its chapter
-    assert "{doc}`test_set_bound`" in str(ledger.table(some, role="doc"))
-    assert ledger.link(some[0], "doc") == "{doc}`test_set_bound`"
+    assert "{doc}`article_test_set_bound`" in str(ledger.table(some, role="doc"))
+    assert ledger.link(some[0], "doc") == "{doc}`article_test_set_bound`"
 
 
 def test_counts_reject_an_unknown_column(rows):

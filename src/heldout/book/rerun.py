@@ -9,8 +9,8 @@ profile) and returns the values the chapter glued into its prose, the verdict wo
 and numbers that follow from your inputs.  Unlike papermill it refuses a name that
 is not an input of the parameters cell, so a typo cannot rerun the chapter unchanged.
 
-From a terminal: ``heldout rerun notebooks/test_set_bound.ipynb k=10 m=200`` (or
-``make rerun CHAPTER=test_set_bound PARAMS="k=10 m=200"``) writes the executed notebook
+From a terminal: ``heldout rerun notebooks/test_set_bound.ipynb k=10 n=200`` (or
+``make rerun CHAPTER=test_set_bound PARAMS="k=10 n=200"``) writes the executed notebook
 to ``_build/rerun/`` and prints the glued values.  Executing needs the ``book`` extra
 (nbclient, nbformat, ipykernel).
 """

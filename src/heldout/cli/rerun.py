@@ -14,7 +14,7 @@ name that is not an input is refused.  The executed notebook is written to
 _build/rerun/CHAPTER.ipynb (open it in JupyterLab); the values the chapter
 pastes into its text (verdicts and numbers) are printed.
 
-example: heldout rerun test_set_bound k=10 m=200 --quick
+example: heldout rerun test_set_bound k=10 n=200 --quick
 """
 
 
