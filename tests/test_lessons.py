@@ -51,7 +51,7 @@ def book_pages() -> list[str]:
 
 
 def lessons() -> list[str]:
-    return [Path(e).name for e in _part("Lessons") if e.startswith("notebooks/")]
+    return [Path(e).name for e in _part("Part I: Lessons") if e.startswith("notebooks/")]
 
 
 def _path(entry: str) -> Path:
