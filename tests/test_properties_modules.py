@@ -55,7 +55,7 @@ from property_support import (
 
 from heldout import config
 from heldout.accuracy import lost, split
-from heldout.book import chapter, metric_coverage, rerun
+from heldout.book import chapter, decision, metric_coverage, rerun
 from heldout.book.mnist import data, digit_pool, qmnist, writer_leak
 from heldout.comparison import best, compare, multiple, paired, predictions
 from heldout.dependent import cluster_sizing, clustered, repeated, strata
@@ -223,6 +223,10 @@ SPECS = {
                           "keys": A(st.just(["n", "k"]), "array")},
     ),
     "book.chapter.style": Spec(chapter.style, {}, corrupt=False, examples=2),
+    # ------------------------------------------------------------------ decision chart
+    "book.decision.leaves": Spec(decision.leaves, {}, corrupt=False, examples=2),
+    "book.decision.chart_rows": Spec(decision.chart_rows, {"links": A(st.booleans(), "array")}, keyword=("links",), corrupt=False, examples=2),
+    "book.decision.draw": Spec(decision.draw, {}, corrupt=False, examples=2),
     # ------------------------------------------------------------------ config
     "config.pick": Spec(config.pick, {"full": A(st.integers(), "array"), "quick_value": A(st.integers(), "array")}),
     "config.quick": Spec(config.quick, {}, examples=2),

@@ -96,7 +96,7 @@ def test_data_file_is_the_one_read():
 def test_table_has_one_row_per_leaf_with_links():
     rows = decision.chart_rows()
     assert len(rows) == len(LEAVES)
-    assert all(row[3].startswith("{py:func}`~heldout.") for row in rows)
+    assert all(row[3].startswith("`heldout.") for row in rows)
     assert all(row[5].startswith("{doc}`") for row in rows)
     plain = decision.chart_rows(links=False)
     assert {row[3] for row in plain} == {leaf.function for leaf in LEAVES}

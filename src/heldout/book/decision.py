@@ -102,8 +102,8 @@ def chart_rows(*, links: bool = True) -> list[list[str]]:
     Parameters
     ----------
     links : bool, default True
-        Write the function as a MyST ``{py:func}`` role and the lesson as a ``{doc}``
-        link relative to a page in ``notebooks/`` (for the book); plain text otherwise.
+        Write the lesson as a MyST ``{doc}`` link relative to a page in ``notebooks/``
+        (for the book) and the function and command as code; plain text otherwise.
 
     Returns
     -------
@@ -120,12 +120,12 @@ def chart_rows(*, links: bool = True) -> list[list[str]]:
     column = {key: i for i, key in enumerate(want)}
     rows = []
     for leaf in sorted(found, key=lambda x: (order[x.have], column[x.want])):
-        function = f"{{py:func}}`~{leaf.function}`" if links else leaf.function
         lesson = leaf.lesson.removeprefix("notebooks/")
-        lesson = f"{{doc}}`{lesson}`" if links else lesson
-        rows.append(
-            [have[leaf.have], want[leaf.want], leaf.method, function, f"`{leaf.command}`", lesson]
-        )
+        if links:
+            row = [f"`{leaf.function}`", f"`{leaf.command}`", f"{{doc}}`{lesson}`"]
+        else:
+            row = [leaf.function, leaf.command, lesson]
+        rows.append([have[leaf.have], want[leaf.want], leaf.method, *row])
     return rows
 
 
