@@ -179,7 +179,7 @@ def draw(ax=None):
                 edgecolor="#4a6fa5",
             )
         )
-        ax.text(c + 0.5, r + 0.5, text, ha="center", va="center", fontsize=7.5)
+        ax.text(c + 0.5, r + 0.5, text, ha="center", va="center", fontsize=9)
     ax.set_xlim(0, len(cols))
     ax.set_ylim(len(rows), 0)
     ax.set_xticks([c + 0.5 for c in range(len(cols))], [want[k] for k in cols])
@@ -191,6 +191,7 @@ def draw(ax=None):
     ax.set_xlabel("What do I want?")
     ax.set_ylabel("What do I have?")
     ax.tick_params(length=0)
+    ax.grid(False)
     for side in ax.spines.values():
         side.set_visible(False)
     ax.set_title("Which method? (each box: method, function of heldout, lesson)", pad=28)
