@@ -84,7 +84,18 @@ def test_leaf_check_is_an_existing_coverage_or_level_test(leaf):
     tree = ast.parse(source.read_text(encoding="utf-8"))
     tests = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
     assert name in tests, f"{path} has no {name}"
-    words = ("cover", "level", "hold", "error", "simulation", "simulated", "brute", "binomtest", "keeps", "miss")
+    words = (
+        "cover",
+        "level",
+        "hold",
+        "error",
+        "simulation",
+        "simulated",
+        "brute",
+        "binomtest",
+        "keeps",
+        "miss",
+    )
     assert any(w in name for w in words), f"{name} does not look like a check of coverage or level"
 
 

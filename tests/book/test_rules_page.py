@@ -31,8 +31,14 @@ def _notebook(path: Path, *markdown: str) -> Path:
         for i, text in enumerate(markdown)
     ]
     cells.append(
-        {"id": "code", "cell_type": "code", "metadata": {}, "source": "import heldout",
-         "outputs": [], "execution_count": None}
+        {
+            "id": "code",
+            "cell_type": "code",
+            "metadata": {},
+            "source": "import heldout",
+            "outputs": [],
+            "execution_count": None,
+        }
     )
     nb = {"cells": cells, "nbformat": 4, "nbformat_minor": 5,
           "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
@@ -138,9 +144,7 @@ def test_tiny_latex_build_opens_the_appendix_before_the_named_document(tmp_path)
     _notebook(src / "notebooks" / "one.ipynb", "# Lesson one", RULE)
     _notebook(src / "notebooks" / "two.ipynb", "# Lesson two", "Reference matter.")
     (src / "_toc.yml").write_text("root: index\n")
-    (src / "index.md").write_text(
-        "# Book\n\n```{toctree}\nnotebooks/one\nnotebooks/two\n```\n"
-    )
+    (src / "index.md").write_text("# Book\n\n```{toctree}\nnotebooks/one\nnotebooks/two\n```\n")
     (src / "conf.py").write_text(
         "import sys\n"
         f"sys.path.insert(0, {str(ROOT / 'book' / '_ext')!r})\n"
