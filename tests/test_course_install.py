@@ -185,9 +185,7 @@ def test_light_venv_has_no_heavy_package(course_env):
 
 @pytest.mark.parametrize("stem", SMOKE)
 def test_lesson_executes_in_the_light_venv(course_env, stem):
-    env = {
-        k: v for k, v in os.environ.items() if k not in {"VIRTUAL_ENV", "PYTHONHOME"}
-    }
+    env = {k: v for k, v in os.environ.items() if k not in {"VIRTUAL_ENV", "PYTHONHOME"}}
     env.update(
         PYTHONPATH=str(ROOT / "src"),
         HELDOUT_QUICK="1",
