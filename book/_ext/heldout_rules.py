@@ -29,7 +29,10 @@ from docutils import nodes
 from docutils.statemachine import StringList
 from sphinx import addnodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
+
+LOGGER = logging.getLogger(__name__)
 
 #: The opening line of a fenced directive (backticks or colons), its name and argument.
 _OPEN = re.compile(r"^(?P<fence>`{3,}|:{3,})\{(?P<name>[\w-]+)\}\s*(?P<arg>.*?)\s*$")
@@ -122,6 +125,11 @@ class RulesDirective(SphinxDirective):
             target = Path(*([".."] * len(here.parts)), doc).as_posix()
             lines += [f"**{{doc}}`{title} <{target}>`**", ""]
             for rule in rules:
+                if "{glue" in rule:  # glued values exist only on the lesson's own page
+                    LOGGER.warning(
+                        f"{doc}: its rule uses {{glue}}, which the rules page cannot show",
+                        location=(self.env.docname, self.lineno),
+                    )
                 lines += [*rule.splitlines(), ""]
         if not lines:
             lines = ["No lesson states its rule yet."]

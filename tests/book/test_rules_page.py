@@ -4,6 +4,7 @@ tiny Sphinx build of a page that uses the ``{heldout-rules}`` directive."""
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import sys
 from pathlib import Path
@@ -163,3 +164,26 @@ def test_tiny_latex_build_opens_the_appendix_before_the_named_document(tmp_path)
     tex = (out / "book.tex").read_text(encoding="utf-8")
     assert tex.count("\\appendix") == 1
     assert tex.index("Lesson one") < tex.index("\\appendix") < tex.index("Lesson two")
+
+
+def test_a_rule_with_glue_is_reported(tmp_path):
+    sphinx_app = pytest.importorskip("sphinx.application")
+    src = tmp_path / "src"
+    (src / "notebooks").mkdir(parents=True)
+    glued = RULE.replace("standard errors.", "standard errors ({glue:text}`k`).")
+    _notebook(src / "notebooks" / "one.ipynb", "# Lesson one", glued)
+    (src / "_toc.yml").write_text("root: index\nchapters:\n  - file: notebooks/one\n")
+    (src / "index.md").write_text(
+        "# Rules\n\n```{heldout-rules}\n```\n\n```{toctree}\nnotebooks/one\n```\n"
+    )
+    (src / "conf.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(ROOT / 'book' / '_ext')!r})\n"
+        "extensions = ['myst_nb', 'heldout_rules']\nnb_execution_mode = 'off'\n"
+    )
+    warnings = io.StringIO()
+    app = sphinx_app.Sphinx(
+        str(src), str(src), str(tmp_path / "html"), str(tmp_path / "doctrees"), "html",
+        status=None, warning=warnings, freshenv=True,
+    )  # fmt: skip
+    app.build()
+    assert "notebooks/one: its rule uses {glue}" in warnings.getvalue()
