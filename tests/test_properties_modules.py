@@ -55,7 +55,7 @@ from property_support import (
 
 from heldout import config
 from heldout.accuracy import lost, split
-from heldout.book import chapter, metric_coverage, rerun
+from heldout.book import chapter, decision, metric_coverage, rerun
 from heldout.book.mnist import data, digit_pool, qmnist, writer_leak
 from heldout.comparison import best, compare, mcs, multiple, omnibus, paired, predictions, rope
 from heldout.dependent import cluster_sizing, clustered, repeated, strata
@@ -236,6 +236,10 @@ SPECS = {
         chapter.level_verdict, {"rate": A(prob_c, "prob", accepts=(0.0, 1.0)), "reps": A(count1, "count"), "alpha": A(alpha, "prob")},
         lambda r, v: r in chapter.LEVEL_VERDICTS,
     ),
+    # ------------------------------------------------------------------ decision chart
+    "book.decision.leaves": Spec(decision.leaves, {}, corrupt=False, examples=2),
+    "book.decision.chart_rows": Spec(decision.chart_rows, {"links": A(st.booleans(), "array")}, keyword=("links",), corrupt=False, examples=2),
+    "book.decision.draw": Spec(decision.draw, {}, corrupt=False, examples=2),
     # ------------------------------------------------------------------ config
     "config.pick": Spec(config.pick, {"full": A(st.integers(), "array"), "quick_value": A(st.integers(), "array")}),
     "config.quick": Spec(config.quick, {}, examples=2),

@@ -160,8 +160,12 @@ def pdf_images(pdf: Path) -> list[tuple[int, str]]:
 
 
 def chapter_starts(pages: list[str]) -> list[int]:
-    """Indices of the pages that open a numbered chapter (first line ``CHAPTER``)."""
-    return [i for i, page in enumerate(pages) if page.lstrip().startswith("CHAPTER\n")]
+    """Indices of the pages that open a numbered chapter (first line ``CHAPTER``, or
+    ``APPENDIX`` for the chapters after ``\\appendix``, which book/_ext/heldout_rules.py
+    writes before the Reference part)."""
+    return [
+        i for i, page in enumerate(pages) if page.lstrip().startswith(("CHAPTER\n", "APPENDIX\n"))
+    ]
 
 
 # --- the HTML build of the same profile -----------------------------------------------

@@ -172,3 +172,9 @@ def test_check_reports_each_fault_of_a_small_book(book, monkeypatch):
     assert "chapter 'Beta' missing" in problems
     assert "notebooks/beta: 1 figures in the PDF, 2 in the HTML page" in problems
     assert "notebooks/beta: unrendered math" in problems
+
+
+def test_appendix_chapters_count_as_chapters():
+    pages = ["CHAPTER\nONE\nWELCOME\n", "text", "APPENDIX\nA\nTHE RULES ON ONE PAGE\n", "more"]
+    assert check_pdf.chapter_starts(pages) == [0, 2]
+    assert check_pdf.chapter_starts(["Appendix of a chapter\n", "CHAPTERS\n"]) == []
