@@ -627,7 +627,10 @@ def simulate_key_assumption(
     (0.6337, 0.69)
     """
     c = _correct_vector(correct)
-    t = np.asarray(test_mask)
+    try:
+        t = np.asarray(test_mask)
+    except (TypeError, ValueError, OverflowError):
+        t = np.asarray(None)
     if t.shape != c.shape or t.dtype != bool:
         raise ValueError(
             f"test_mask must be a boolean array of the same shape as correct {c.shape}"

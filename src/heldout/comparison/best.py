@@ -313,7 +313,7 @@ def _shared(shared, k: int) -> np.ndarray:
     """``shared`` as one probability per model (a number applies to all)."""
     try:
         arr = np.asarray(shared, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"shared must be a probability or one per model, got {shared!r}") from None
     if arr.ndim > 1 or (arr.ndim == 1 and arr.size != k):
         raise ValueError(f"shared must be a number or one number per model ({k}), got {shared!r}")

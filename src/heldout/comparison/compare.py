@@ -107,7 +107,7 @@ def _count_pair(k, m, k_name: str, m_name: str) -> tuple[np.ndarray, np.ndarray]
 def _positive(value, name: str) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name} must be a positive number or an array of them") from None
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")

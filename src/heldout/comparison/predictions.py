@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from heldout._checks import show
 from heldout._result import Result
 
 __all__ = [
@@ -39,10 +40,23 @@ _MAX_COUNT = 2**63  # counts at or above this do not fit in an int64
 # ---------------------------------------------------------------------------
 
 
+def _not_boolean(value, name: str) -> None:
+    """Refuse booleans and complex numbers given as counts or probabilities (by name)."""
+    kind = getattr(value, "dtype", None)
+    kind = kind.kind if kind is not None else None
+    if isinstance(value, bool | np.bool_) or kind == "b":
+        raise ValueError(f"{name} must be a number, not a boolean (True/False), got {show(value)}")
+    if isinstance(value, complex | np.complexfloating) or kind == "c":
+        raise ValueError(f"{name} must be a real number, got the complex {show(value)}")
+    if isinstance(value, list | tuple) and any(
+        isinstance(v, bool | np.bool_ | complex) for v in value
+    ):
+        raise ValueError(f"{name} must hold real numbers, not booleans or complex numbers")
+
+
 def _scalar(value, name: str) -> float:
     """A single finite real number (not an array, not NaN), else ValueError naming ``name``."""
-    if isinstance(value, bool | np.bool_):
-        raise ValueError(f"{name} must be a number, got the boolean {value!r}")
+    _not_boolean(value, name)
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError, OverflowError):
@@ -79,6 +93,7 @@ def _count(value, name: str, *, minimum: int = 0) -> int:
 
 def _counts(value, name: str, *, minimum: int = 0) -> np.ndarray:
     """An array of whole numbers ``>= minimum`` and below 2**63 (int64)."""
+    _not_boolean(value, name)
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError, OverflowError):
@@ -100,9 +115,10 @@ def _counts(value, name: str, *, minimum: int = 0) -> np.ndarray:
 
 def _probabilities(value, name: str, *, closed: bool = False) -> np.ndarray:
     """An array of numbers strictly between 0 and 1, or in [0, 1] if ``closed`` (not empty, no NaN)."""
+    _not_boolean(value, name)
     try:
         arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name} must be a number or an array of numbers, got {value!r}") from None
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
@@ -138,12 +154,12 @@ def as_correct(correct, name: str = "correct", *, min_models: int = 2) -> np.nda
     """
     try:
         arr = np.asarray(correct) if not isinstance(correct, np.ndarray) else correct
-    except (TypeError, ValueError):  # ragged rows
+    except (TypeError, ValueError, OverflowError):  # ragged rows
         raise ValueError(f"{name} must be a matrix of booleans (or 0/1)") from None
     if arr.dtype == object:
         try:
             arr = np.asarray(arr, dtype=float)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise ValueError(f"{name} must be a matrix of booleans (or 0/1)") from None
     if arr.ndim != 2:
         raise ValueError(

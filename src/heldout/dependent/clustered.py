@@ -85,7 +85,7 @@ INTERVAL_METHODS = ("auto", "wilson", "t", "normal")
 def _scores(scores, name: str = "scores") -> np.ndarray:
     try:
         arr = np.asarray(scores, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name} must be an array of numbers (one score per item)") from None
     if arr.ndim != 1:
         raise ValueError(
@@ -172,7 +172,7 @@ def _count(value, name: str, minimum: int, maximum: int) -> int:
     """A whole number in [minimum, maximum], checked before any cast (2**63 must not wrap)."""
     try:
         big = float(np.asarray(value, dtype=float))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name} must be a whole number, got {value!r}") from None
     if np.isfinite(big) and big > maximum:
         raise ValueError(f"{name} must be at most {maximum:,}, got {value!r}")

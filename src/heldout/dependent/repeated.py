@@ -113,7 +113,7 @@ def variance_components(scores: ArrayLike) -> Components:
     """
     try:
         y = np.asarray(scores, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError("scores must be a 2-D array of numbers (questions x samples)") from None
     if y.ndim != 2:
         raise ValueError(f"scores must be 2-D (questions x samples), got shape {y.shape}")

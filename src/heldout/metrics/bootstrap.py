@@ -168,7 +168,7 @@ def bca_interval(
         raise ValueError(f"method must be 'bca' or 'percentile', got {method!r}")
     try:
         b = np.asarray(boot, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"boot must be an array of resampled values, got {boot!r}") from None
     if b.ndim != 1:
         raise ValueError(f"boot must be 1-d (one value per resample), got shape {b.shape}")
@@ -194,7 +194,7 @@ def _acceleration(jack, weights) -> float:
     try:
         j = np.asarray(jack, dtype=float)
         w = np.ones_like(j) if weights is None else np.asarray(weights, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError("jackknife and weights must be arrays of numbers") from None
     keep = np.isfinite(j) & (w > 0)
     j, w = j[keep], w[keep]

@@ -771,15 +771,21 @@ def evaluate(
     ('clustered-wilson (CR1, 50 clusters)', 50)
     """
     from heldout import _inputs
-    from heldout._checks import as_probability
+    from heldout._checks import as_count, as_probability
+    from heldout.config import rng
 
     a_ = float(as_probability(alpha, "alpha"))
     th = float(as_probability(threshold, "threshold"))
+    # checked here, before any metric: a bad value must raise, not become a note in a field
+    n_resamples = as_count(n_resamples, "n_resamples", minimum=1, maximum=10**6, scalar=True)
+    if not isinstance(seed, np.random.Generator):
+        rng(seed)  # None, an int >= 0 or a Generator, else a ValueError naming seed
     if not isinstance(predictions, dict) or not predictions:
         raise ValueError("predictions must be a dict holding at least one model's column")
     if correction not in ("CR1", "CR0"):
         raise ValueError(f"correction must be 'CR1' or 'CR0', got {correction!r}")
     yy = _inputs.scores(y, "labels")
+    _inputs.label_range(yy, "labels")
     classes = _classes(yy)
     if classes.size < 2:
         raise ValueError(
@@ -822,6 +828,7 @@ def evaluate(
         else:
             if np.any(col != np.round(col)):
                 raise ValueError(f"model {name!r} is read as labels but holds fractions")
+            _inputs.label_range(col, f"model {name!r}")
             labels[name] = col.astype(np.int64)
         report[name] = {"kind": kind, "kind_source": "given" if given else "detected"}
     all_classes = np.union1d(classes, np.unique(np.concatenate(list(labels.values()))))

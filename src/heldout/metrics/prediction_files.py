@@ -240,7 +240,7 @@ def _read_parquet(path, source, label, models, groups=()):
             raise ValueError(f"{source}: column {name!r} has missing values") from None
         try:
             columns.append(np.asarray(col, dtype=np.float64))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise ValueError(f"{source}: column {name!r} is not numeric") from None
     found = {}
     for g in groups:

@@ -90,7 +90,7 @@ def _gamma_interval(values: np.ndarray, alpha: float, axis: int = -1):
     k = np.where(ok, mean**2 / np.where(ok, se**2, 1.0), 1.0)
     scale = np.where(ok, se**2 / np.where(ok, mean, 1.0), 0.0)
     low = np.where(ok, scale * special.gammaincinv(k, alpha / 2), mean)
-    high = np.where(ok, scale * special.gammaincinv(k + 1.0, 1 - alpha / 2), mean)
+    high = np.where(ok, scale * special.gammainccinv(k + 1.0, alpha / 2), mean)
     return mean, low, high, se
 
 

@@ -82,13 +82,13 @@ def number(value, name: str) -> float:
     """A single number (not an array), else ValueError naming ``name``."""
     try:
         ndim = np.ndim(value)
-    except (TypeError, ValueError):  # ragged nested lists
+    except (TypeError, ValueError, OverflowError):  # ragged nested lists
         raise ValueError(f"{name} must be a single number, got {value!r}") from None
     if ndim != 0:
         raise ValueError(f"{name} must be a single number, got {value!r}")
     try:
         return float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name} must be a number, got {value!r}") from None
 
 
@@ -96,7 +96,7 @@ def _check_x(X, name: str = "X") -> np.ndarray:
     """A finite numeric matrix (rows by features), else ValueError naming ``name``."""
     try:
         Xa = np.asarray(X, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name} must be a numeric matrix (rows by features)") from None
     if Xa.ndim != 2:
         raise ValueError(f"{name} must be a 2-d array (rows by features), got shape {Xa.shape}")
@@ -109,7 +109,7 @@ def _check_xy(X, y, x_name: str = "X", y_name: str = "y") -> tuple[np.ndarray, n
     try:
         Xa = np.asarray(X, dtype=float)
         ya = np.asarray(y)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(
             f"{x_name} must be a numeric matrix and {y_name} a vector of labels"
         ) from None
@@ -251,7 +251,7 @@ def _parts(parts, n: int) -> list:
     for pair in parts:
         try:
             tr, te = (np.asarray(p) for p in pair)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise ValueError(f"parts must hold (train, test) index pairs, got {pair!r}") from None
         for idx in (tr, te):
             if (

@@ -153,7 +153,7 @@ class Ladder:
     def _losses(self, losses) -> np.ndarray:
         try:
             arr = np.asarray(losses, dtype=float)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise ValueError(f"losses must be numbers, got {show(losses)}") from None
         if arr.ndim > 1 or arr.size == 0:
             raise ValueError(

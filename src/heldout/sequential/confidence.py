@@ -109,7 +109,7 @@ def _prior(prior, method):
         )
     try:
         a, b = (float(v) for v in prior)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(
             f"prior must be a pair (a, b) of positive numbers, got {prior!r}"
         ) from None

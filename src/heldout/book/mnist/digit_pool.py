@@ -350,7 +350,7 @@ def pool_coverage(
     bootstrap_reps = min(int(_inputs.count(bootstrap_reps, "bootstrap_reps")), reps)
     alpha = float(as_probability(alpha, "alpha"))
     truths = pool_truths(pool, digit)
-    z_crit = float(special.ndtri(1 - alpha / 2))
+    z_crit = float(-special.ndtri(alpha / 2))
     rng = make_rng(seed)
     models = list(pool.proba)
     y_all = pool.labels
