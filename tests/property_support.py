@@ -187,6 +187,8 @@ def numbers_ok(result, allow_inf=False, allow_nan=False) -> bool:
     for leaf in leaves(result):
         if isinstance(leaf, bool | str) or leaf is None:
             continue
+        if isinstance(leaf, int) and not -(2**1023) < leaf < 2**1023:
+            continue  # an exact Python integer beyond any float (passed through): not a defect
         if isinstance(leaf, int | float | np.integer | np.floating):
             x = float(leaf)
             if math.isnan(x) and not allow_nan:

@@ -132,12 +132,14 @@ def _numeric(
     what: str,
     allow_bool: bool = False,
     allow_nan: bool = False,
+    bool_arrays: bool = False,
 ) -> np.ndarray:
     """``value`` as a numeric (int or float; bool if ``allow_bool``) array; refuses everything else.
 
     Booleans are refused unless ``allow_bool``: ``True`` passed as a count or a
     probability is almost always a mistake (an argument in the wrong place), and
-    reading it as 1 would answer a question nobody asked.
+    reading it as 1 would answer a question nobody asked.  ``bool_arrays`` still
+    accepts arrays of booleans (a 0/1 count per item), never a single ``True``.
     """
     if isinstance(value, str | bytes | dict | set) or value is None:
         raise _fail(name, what, value)
@@ -155,7 +157,7 @@ def _numeric(
             arr = np.asarray(value, dtype=float)
         except (TypeError, ValueError, OverflowError):
             raise _fail(name, what, value) from None
-    if arr.dtype.kind == "b" and not allow_bool:
+    if arr.dtype.kind == "b" and not allow_bool and (arr.ndim == 0 or not bool_arrays):
         raise ValueError(f"{name} must be {what}, not booleans (True/False), got {show(value)}")
     if arr.dtype.kind not in "biuf":
         raise _fail(name, what, value)
@@ -227,7 +229,7 @@ def as_count(
     Python ``int`` is returned.
     """
     what = "a whole number (a count)" if scalar else "a whole number or an array of whole numbers"
-    arr = _numeric(value, name, scalar=scalar, allow_empty=allow_empty, what=what)
+    arr = _numeric(value, name, scalar=scalar, allow_empty=allow_empty, what=what, bool_arrays=True)
     kind = arr.dtype.kind
     if kind == "f":
         if np.any(np.isinf(arr)):

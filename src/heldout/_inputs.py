@@ -32,6 +32,8 @@ def _numeric(value, name: str, *, ndim: int | tuple[int, ...] = 1) -> np.ndarray
         raise ValueError(f"{name} must be a {want} array, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
+    if arr.ndim == 0 and arr.dtype == bool:  # a single True is an argument in the wrong place
+        raise ValueError(f"{name} must be a number, not a boolean, got {arr.item()!r}")
     if arr.dtype.kind == "f":
         bad = ~np.isfinite(arr)
         if bad.any():

@@ -1264,7 +1264,8 @@ def simulate_fitted(
         )
     n1 = n - n2
     ks = np.atleast_1d(as_count(batches, "batches", minimum=1))
-    reps = as_count(reps, "reps", minimum=1, scalar=True)
+    # every repetition fits a model: more than a million cannot finish
+    reps = as_count(reps, "reps", minimum=1, maximum=1_000_000, scalar=True)
     factory = model if callable(model) else (lambda: make_model(model))
     if not callable(model):
         make_model(model)  # fail early on a bad name

@@ -311,6 +311,8 @@ def _accuracies(accuracies, *, minimum: int = 2) -> np.ndarray:
 
 def _shared(shared, k: int) -> np.ndarray:
     """``shared`` as one probability per model (a number applies to all)."""
+    if isinstance(shared, bool | np.bool_):
+        raise ValueError(f"shared must be a probability, not a boolean, got {shared!r}")
     try:
         arr = np.asarray(shared, dtype=float)
     except (TypeError, ValueError, OverflowError):

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from heldout._checks import as_count, broadcast
+from heldout._checks import as_count, broadcast, show
 from heldout._result import Result
 from heldout._saddle import binom_cdf, binom_logpmf, binom_sf
 from heldout.comparison.predictions import _choice, _count, _counts, _probability, _scalar
@@ -579,6 +579,8 @@ def first_at_least(fn, target: float, *, start: int = 1, n_max: int = _N_MAX) ->
         raise ValueError(f"fn must be a function of n, got {fn!r}")
     if isinstance(target, bool) or not isinstance(target, int | float | np.integer | np.floating):
         raise ValueError(f"target must be a real number, got {target!r}")
+    if not (-1e308 <= target <= 1e308):  # NaN, infinities and 10**400 (no float() overflow)
+        raise ValueError(f"target must be finite, got {show(target)}")
     start = int(as_count(start, "start", minimum=1, scalar=True))
     n_max = int(as_count(n_max, "n_max", minimum=1, scalar=True))
     lo, hi = start - 1, max(start, 1)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from heldout import _files
 from heldout._checks import show
 from heldout._result import Result
 
@@ -208,7 +209,10 @@ def correctness(y_true, predictions) -> np.ndarray:
            [0, 1],
            [1, 1]])
     """
-    y = np.asarray(y_true)
+    try:
+        y = np.asarray(y_true)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError("y_true must be a one-dimensional array of labels") from None
     if y.ndim != 1 or y.size == 0:
         raise ValueError(f"y_true must be a non-empty 1-d array of labels, got shape {y.shape}")
     if isinstance(predictions, Mapping):
@@ -244,11 +248,11 @@ class Predictions(Result):
 
 def _read_text(source) -> str:
     if isinstance(source, str | os.PathLike) and str(source) == "-":
-        data = sys.stdin.buffer.read()
+        data = _files.read_bounded(sys.stdin.buffer, "predictions file")
     elif isinstance(source, str | os.PathLike):
         try:
             with open(source, "rb") as fh:
-                data = fh.read()
+                data = _files.read_bounded(fh, "predictions file")
         except FileNotFoundError:
             raise ValueError(f"predictions file {str(source)!r} does not exist") from None
         except IsADirectoryError:
@@ -256,7 +260,7 @@ def _read_text(source) -> str:
         except OSError as exc:
             raise ValueError(f"cannot read predictions file {str(source)!r}: {exc}") from None
     elif hasattr(source, "read"):
-        data = source.read()
+        data = _files.read_bounded(source, "predictions file")
     else:
         raise ValueError(f"source must be a path, '-' (standard input) or a file, got {source!r}")
     if isinstance(data, bytes):
@@ -303,7 +307,17 @@ def read_predictions(source, label: str = "label") -> Predictions:
     if not text.strip():
         raise ValueError("predictions file is empty")
     head, _, body = text.partition("\n")
-    header = [h.strip() for h in next(csv.reader([head.rstrip("\r")]))]
+    if len(head) > _files.MAX_LINE:
+        raise ValueError(
+            f"predictions file: the header row is longer than {_files.MAX_LINE:,} characters"
+        )
+    if head.count(",") >= _files.MAX_COLUMNS:  # before the csv module splits it
+        _files.check_header(head.split(","), "predictions file")
+    try:
+        header = [h.strip() for h in next(csv.reader([head.rstrip("\r")]))]
+    except csv.Error as exc:
+        raise ValueError(f"predictions file: the header row cannot be read as CSV: {exc}") from None
+    _files.check_header(header, "predictions file")
     if label not in header:
         raise ValueError(
             f"predictions file has no label column {label!r} (columns: {', '.join(header)}); "

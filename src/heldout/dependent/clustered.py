@@ -54,6 +54,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from heldout import _inputs
 from heldout._checks import as_count, as_positive, as_probability
 from heldout._result import Result, extra
 
@@ -139,7 +140,7 @@ def cluster_codes(clusters: ArrayLike, n: int, name: str = "clusters") -> Cluste
     >>> codes.tolist(), g
     ([1, 0, 1, 2], 3)
     """
-    arr = np.asarray(clusters)
+    arr = _inputs.array(clusters, "clusters")  # ragged lists refused by name
     if arr.ndim != 1:
         raise ValueError(
             f"{name} must be one-dimensional (one label per item), got shape {arr.shape}"
@@ -917,7 +918,7 @@ def simulate_coverage(
     if rho >= 1:
         raise ValueError(f"icc must be below 1 for a simulation, got {icc!r}")
     a = _alpha(alpha)
-    size_arr = np.asarray(cluster_size)
+    size_arr = _inputs.array(cluster_size, "cluster_size")
     if size_arr.ndim == 0:
         if clusters is None:
             raise ValueError("clusters must be given when cluster_size is a single number")

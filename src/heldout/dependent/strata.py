@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from heldout import _inputs
 from heldout._checks import as_count, as_positive, as_probability
 from heldout._result import Result, extra
 
@@ -170,7 +171,7 @@ def stratified_mean(
     )
 
     y = _scores(scores)
-    arr = np.asarray(strata)
+    arr = _inputs.array(strata, "strata")  # a ragged list: a ValueError naming strata
     if arr.ndim != 1 or arr.shape[0] != y.size:
         raise ValueError(
             f"strata must have one label per item: got shape {arr.shape} for {y.size} items"
@@ -207,7 +208,7 @@ def stratified_mean(
             )
         w = np.array([float(shares[k]) for k in keys])
     if clusters is not None:
-        cl = np.asarray(clusters)
+        cl = _inputs.array(clusters, "clusters")
         cluster_codes(cl, y.size)  # checks length and labels
     var_h = np.empty(labels.size)
     dof_h = np.empty(labels.size)

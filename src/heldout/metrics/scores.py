@@ -284,7 +284,7 @@ def reliability(
 
     pos = _inputs.binary_labels(y, "y")
     q = _inputs.probabilities(p, "p", pos.size)
-    if not isinstance(bins, int | np.integer) or bins < 1 or bins > 1000:
+    if isinstance(bins, bool) or not isinstance(bins, int | np.integer) or not 1 <= bins <= 1000:
         raise ValueError(f"bins must be a whole number from 1 to 1000, got {bins!r}")
     if strategy == "uniform":
         edges = np.linspace(0.0, 1.0, bins + 1)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from heldout._checks import as_count, as_probability
+from heldout._checks import as_count, as_floats, as_probability, check_work
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 
@@ -86,10 +86,8 @@ def number(value, name: str) -> float:
         raise ValueError(f"{name} must be a single number, got {value!r}") from None
     if ndim != 0:
         raise ValueError(f"{name} must be a single number, got {value!r}")
-    try:
-        return float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    # the shared check: refuses text, None, booleans, complex numbers and 10**400 by name
+    return as_floats(value, name, scalar=True)
 
 
 def _check_x(X, name: str = "X") -> np.ndarray:
@@ -161,6 +159,7 @@ def splits(
     (10, [5, 5])
     """
     n = whole(n, "n", minimum=2)
+    check_work(n, 10**9, "n (items split)")
     if design not in DESIGNS:
         raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
     k = whole(k, "k", minimum=2)  # checked even where the design ignores it

@@ -17,6 +17,8 @@ METHODS = ("betting", "empirical-bernstein", "mixture", "hoeffding")
 ALTERNATIVES = ("two-sided", "greater", "less")
 #: Largest pool accepted (beyond it a pool is, for every practical purpose, infinite).
 MAX_POOL = 2**53
+#: Most sequences a monitor follows side by side (each keeps a few floats).
+MAX_RUNS = 10**7
 
 
 def scalar(value, name: str) -> None:

@@ -156,6 +156,8 @@ class ConfidenceMonitor:
         self.pool = _inputs.pool(pool)
         self.prior = _prior(prior, self.method)
         runs = _inputs.whole(runs, "runs")
+        if runs > _inputs.MAX_RUNS:  # a few arrays of this length are kept per run
+            raise ValueError(f"runs must be at most {_inputs.MAX_RUNS:,}, got {runs:,}")
         a_lo, a_hi = side_levels(self.method, self.alpha, self.alternative)
         self._engine = make_engine(self.method, runs, a_lo, a_hi, self.pool, self.prior)
         self._one = True

@@ -102,6 +102,8 @@ class AcceptanceMonitor:
             required, alpha, beta, method, pool
         )
         runs = _inputs.whole(runs, "runs")
+        if runs > _inputs.MAX_RUNS:  # a few arrays of this length are kept per run
+            raise ValueError(f"runs must be at most {_inputs.MAX_RUNS:,}, got {runs:,}")
         self._engine = make_engine(
             self.method, runs, self.alpha, self.beta, self.pool, DEFAULT_PRIOR
         )

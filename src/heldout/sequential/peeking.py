@@ -28,14 +28,15 @@ __all__ = ["fixed_interval_miss", "sequence_miss"]
 _CELLS = 1 << 21
 
 
-def _common(accuracy, looks, batch, alpha):
+def _common(accuracy, looks, batch, alpha, *, looks_name="looks"):
     _inputs.scalar(accuracy, "accuracy")
     p = float(_inputs.as_probability(accuracy, "accuracy"))
-    k = _inputs.whole(looks, "looks")
+    k = _inputs.whole(looks, looks_name)
     b = _inputs.whole(batch, "batch")
     a = _inputs.alpha_(alpha)
     if k * b > 10_000_000:
-        raise ValueError(f"looks * batch must be at most 10,000,000 labels, got {k * b:,}")
+        what = f"{looks_name} * batch" if looks_name == "looks" else looks_name
+        raise ValueError(f"{what} must be at most 10,000,000 labels, got {k * b:,}")
     return p, k, b, a
 
 
@@ -118,7 +119,7 @@ def sequence_miss(
     >>> float(miss[-1]) <= 0.05
     True
     """
-    p, steps, _, a = _common(accuracy, n, 1, alpha)
+    p, steps, _, a = _common(accuracy, n, 1, alpha, looks_name="n")
     r = _inputs.whole(reps, "reps")
     size = _inputs.pool(pool, steps)
     gen = make_rng(seed)
