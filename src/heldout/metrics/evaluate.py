@@ -319,8 +319,9 @@ def _boot_pair(name_binary: str, name_multi: str):
         from heldout.metrics.bootstrap import bootstrap_interval
 
         metric = name_binary if ctx.binary else name_multi
+        # a small-sample warning is passed on to the caller (the command line prints it)
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+            warnings.simplefilter("ignore", RuntimeWarning)
             return bootstrap_interval(
                 metric,
                 ctx.y,
