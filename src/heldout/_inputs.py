@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from heldout._checks import as_count, as_probability
+from heldout._checks import as_count, as_probability, show
 
 
 def array(value, name: str) -> np.ndarray:
@@ -142,5 +142,5 @@ def count(value, name: str, *, minimum: int = 0) -> np.ndarray:
     except (TypeError, ValueError, OverflowError):
         big = False
     if big:
-        raise ValueError(f"{name} must be below 2**63, got {value!r}")
+        raise ValueError(f"{name} must be below 2**63, got {show(value)}")
     return as_count(value, name, minimum=minimum)

@@ -104,10 +104,14 @@ def _labels_column(values: list[str], option: str, name: str):
     """A label column: text, or numbers that are finite (``nan`` is not a label)."""
     import numpy as np
 
+    from heldout._inputs import label_range
+
     arr = _as_numbers(values)
     if arr is not None and not np.all(np.isfinite(arr)):
         bad = values[int(np.flatnonzero(~np.isfinite(arr))[0])]
         raise UsageError(f"{option} column {name!r} holds {bad!r}, which is not a label")
+    if arr is not None:
+        label_range(arr, f"{option} column {name!r}")  # 2**63, 1e300: not a class label
     return values
 
 
@@ -122,6 +126,9 @@ def _same(a: list[str], b: list[str], model: str):
 
     x, y = _as_numbers(a), _as_numbers(b)
     if x is not None and y is not None:
+        from heldout._inputs import label_range
+
+        label_range(x, f"--model column {model!r}")
         frac = x != np.round(x)
         if np.any(frac):
             raise UsageError(

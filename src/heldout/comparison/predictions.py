@@ -88,7 +88,7 @@ def _count(value, name: str, *, minimum: int = 0) -> int:
     if x < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {value!r}")
     if x >= _MAX_COUNT:
-        raise ValueError(f"{name} must be below 2**63, got {value!r}")
+        raise ValueError(f"{name} must be below 2**63, got {show(value)}")
     return int(x)
 
 
@@ -250,6 +250,9 @@ def _read_text(source) -> str:
     if isinstance(source, str | os.PathLike) and str(source) == "-":
         data = _files.read_bounded(sys.stdin.buffer, "predictions file")
     elif isinstance(source, str | os.PathLike):
+        if os.path.exists(source) and not os.path.isdir(source) and not os.path.isfile(source):
+            # a device or a pipe by name (/dev/zero): use '-' to read a stream
+            raise ValueError(f"predictions file {str(source)!r} is not a regular file")
         try:
             with open(source, "rb") as fh:
                 data = _files.read_bounded(fh, "predictions file")
@@ -335,6 +338,11 @@ def read_predictions(source, label: str = "label") -> Predictions:
     if not body.strip():
         raise ValueError("predictions file has a header but no items (rows)")
     cells = _parse_body(body, len(header))
+    if cells.dtype.kind == "f":  # 2**63 or 1e300 is no class label (evaluate refuses it too)
+        from heldout._inputs import label_range
+
+        for i, name in enumerate(header):
+            label_range(cells[:, i], f"predictions file column {name!r}")
     j = header.index(label)
     truth = cells[:, j]
     models = np.delete(cells, j, axis=1)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from heldout._checks import as_count, as_floats, as_probability, check_work
+from heldout._checks import as_count, as_floats, as_probability, check_work, show
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 
@@ -74,7 +74,7 @@ def whole(value, name: str, minimum: int = 0) -> int:
     """A single whole number >= ``minimum`` (and below 2**63), else ValueError naming ``name``."""
     x = number(value, name)  # a single number (refuses arrays and ragged lists)
     if np.isfinite(x) and abs(x) >= 2.0**63:
-        raise ValueError(f"{name} must be below 2**63, got {value!r}")
+        raise ValueError(f"{name} must be below 2**63, got {show(value)}")
     return int(as_count(x, name, minimum=minimum))
 
 
