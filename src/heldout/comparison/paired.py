@@ -78,6 +78,8 @@ def _bool_vector(value, name: str) -> np.ndarray:
         arr = np.asarray(value)
     except (TypeError, ValueError, OverflowError):  # ragged rows
         raise ValueError(f"{name} must be an array of booleans (or 0/1)") from None
+    if arr.dtype.kind == "c":  # float() would drop the imaginary part with only a warning
+        raise ValueError(f"{name} must hold booleans or 0/1 values, got complex numbers")
     if arr.dtype != bool:
         try:
             num = np.asarray(arr, dtype=float)
