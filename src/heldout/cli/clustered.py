@@ -10,6 +10,12 @@ chapter "When test items are not independent").  The file holds either
   1 when the prediction equals the label; or
 * a per-item score column named with ``--score`` (1/0 for correct/wrong, or any loss).
 
+A prediction column of fractions (probabilities or scores, not predicted labels) is
+refused: compared with the labels it would count nearly every item wrong.  ``--scores``
+reads the prediction columns as probabilities of class 1 (labels 0/1), predicting 1 at
+``--threshold`` (0.5) or above.  Labels must be text or finite numbers below ``2**62``
+in magnitude (``nan`` is not a label).
+
 With one model the result's keys are at the top level (``accuracy`` or ``mean``,
 ``se_iid``, ``se_cluster``, ``design_effect``, ``icc``, ``effective_n``, ``low``,
 ``high``...); with several, under ``models`` by name, with ``pairs`` holding each
