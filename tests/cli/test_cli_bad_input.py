@@ -34,7 +34,9 @@ def predictions(tmp_path):
     a = np.where(rng.random(200) < 0.9, y, 1 - y)
     b = np.where(rng.random(200) < 0.7, y, 1 - y)
     path = tmp_path / "p.csv"
-    path.write_text("label,a,b\n" + "".join(f"{u},{v},{w}\n" for u, v, w in zip(y, a, b, strict=True)))
+    path.write_text(
+        "label,a,b\n" + "".join(f"{u},{v},{w}\n" for u, v, w in zip(y, a, b, strict=True))
+    )
     return str(path)
 
 
@@ -58,7 +60,9 @@ def test_compare_predictions_prints_the_far_tail_p_value(tmp_path):
     path.write_text("label,a,b\n" + "\n".join(rows) + "\n")
     code, out, err = _run("compare", "--predictions", str(path), "--json")
     assert code == 0, err
-    found = [v for k, v in _items(json.loads(out)) if "p" in k and isinstance(v, float) and v < 1e-6]
+    found = [
+        v for k, v in _items(json.loads(out)) if "p" in k and isinstance(v, float) and v < 1e-6
+    ]
     want = stats.binomtest(118, 128).pvalue
     assert found and any(v == pytest.approx(want, rel=1e-9) for v in found), out
 

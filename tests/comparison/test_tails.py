@@ -110,6 +110,23 @@ def test_paired_bootstrap_p_value_never_below_one_over_b_plus_one():
     y = rng.integers(0, 2, 400)
     a = y.copy()  # perfect model
     b = np.where(rng.random(400) < 0.6, y, 1 - y)
-    d = bootstrap.bootstrap_interval("accuracy", y, a, b, n_resamples=2000, seed=1)
+    with pytest.warns(bootstrap.SmallSampleWarning):  # B never beats A: a count of 0
+        d = bootstrap.bootstrap_interval("accuracy", y, a, b, n_resamples=2000, seed=1)
     assert d.p_value >= 1 / 2001
     assert d.p_value == pytest.approx(1 / 2001)
+
+
+def test_peeking_miss_probability_is_summed_from_its_own_side():
+    # after the first batch of 10 the miss probability is P(the Clopper-Pearson interval
+    # excludes p) = the binomial mass of the excluded counts: tiny at alpha = 1e-8, where
+    # 1 - P(no miss) kept only about 6 significant digits
+    from heldout.sequential import peeking
+
+    p, alpha, n = 0.9, 1e-8, 10
+    k = np.arange(n + 1)
+    low = np.where(k > 0, stats.beta.ppf(alpha / 2, k, n - k + 1), 0.0)
+    high = np.where(k < n, stats.beta.isf(alpha / 2, k + 1, n - k), 1.0)
+    want = float(stats.binom.pmf(k, n, p)[(low > p) | (high < p)].sum())
+    got = peeking.fixed_interval_miss(p, 3, n, alpha=alpha)
+    assert got[0] == pytest.approx(want, rel=1e-9)
+    assert np.all(np.diff(got) >= 0)

@@ -85,11 +85,14 @@ def fixed_interval_miss(
     batch_pmf = stats.binom.pmf(np.arange(b + 1), b, p)
     alive = np.ones(1)  # P(S = s and no miss yet), s = 0..n
     missed = np.empty(k)
+    gone = 0.0  # the mass removed so far, summed from its own side (not 1 - alive.sum())
     for j, n in enumerate(ns):
         alive = np.convolve(alive, batch_pmf)
         low, high = interval(np.arange(n + 1), n, alpha=a, method="clopper-pearson")
-        alive = np.where((low > p) | (high < p), 0.0, alive)
-        missed[j] = 1.0 - alive.sum()
+        out = (low > p) | (high < p)
+        gone += float(alive[out].sum())
+        alive = np.where(out, 0.0, alive)
+        missed[j] = min(gone, 1.0)
     return missed
 
 
