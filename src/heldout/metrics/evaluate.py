@@ -735,7 +735,9 @@ def evaluate(
     threshold : float, default 0.5
         Scores at or above it are predicted positive.
     n_resamples : int, default 2000
-        Resamples of the paired (and cluster) bootstrap.
+        Resamples of the paired (and cluster) bootstrap, from 100 to
+        :data:`heldout.metrics.bootstrap.MAX_RESAMPLES`; outside that range, or with a bad
+        ``seed``, ``ValueError`` is raised before any metric is computed.
     seed : int, optional
         Seed of the bootstrap.
     clusters : array_like, optional
@@ -778,7 +780,12 @@ def evaluate(
     a_ = float(as_probability(alpha, "alpha"))
     th = float(as_probability(threshold, "threshold"))
     # checked here, before any metric: a bad value must raise, not become a note in a field
-    n_resamples = as_count(n_resamples, "n_resamples", minimum=1, maximum=10**6, scalar=True)
+    from heldout.metrics.bootstrap import MAX_RESAMPLES
+
+    # the bootstrap's own range (100 to MAX_RESAMPLES): outside it every interval would fail
+    n_resamples = as_count(
+        n_resamples, "n_resamples", minimum=100, maximum=MAX_RESAMPLES, scalar=True
+    )
     if not isinstance(seed, np.random.Generator):
         rng(seed)  # None, an int >= 0 or a Generator, else a ValueError naming seed
     if not isinstance(predictions, dict) or not predictions:
