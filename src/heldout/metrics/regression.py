@@ -311,6 +311,10 @@ def mse_coverage(
     n = as_count(n, "n", minimum=2, scalar=True)
     reps = as_count(reps, "reps", minimum=1, scalar=True)
     check_work(float(n) * reps, 100_000_000, "n times reps")
+    if isinstance(methods, str):
+        methods = (methods,)
+    if not isinstance(methods, list | tuple) or not methods:
+        raise ValueError(f"methods must be a tuple of method names, got {show(methods)}")
     for method in methods:
         as_choice(method, "methods", METHODS)
     rng = _rng(seed)
