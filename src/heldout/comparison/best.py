@@ -208,6 +208,8 @@ def best_set(
     """
     alpha = _probability(alpha, "alpha")
     draws = _count(draws, "draws", minimum=99)
+    if draws > 10_000_000:  # stated limit: more draws cannot finish in reasonable time
+        raise ValueError(f"draws must be at most 10,000,000, got {draws:,}")
     _choice(method, "method", ("signflip", "gaussian"))
     c = as_correct(correct)
     pat = pattern_counts(c)
@@ -269,6 +271,8 @@ def prob_best_paired(correct, *, prior: float = 0.0, draws: int = 20_000, seed=N
     if prior < 0:
         raise ValueError(f"prior must be >= 0 (a Dirichlet concentration per pattern), got {prior}")
     draws = _count(draws, "draws", minimum=1)
+    if draws > 10_000_000:  # stated limit: more draws cannot finish in reasonable time
+        raise ValueError(f"draws must be at most 10,000,000, got {draws:,}")
     c = as_correct(correct)
     k = c.shape[1]
     pat = pattern_counts(c)
@@ -462,7 +466,11 @@ def false_claims(
     n = _count(n, "n", minimum=1)
     alpha = _probability(alpha, "alpha")
     reps = _count(reps, "reps", minimum=1)
+    if reps > 1_000_000:  # stated limit: more repetitions cannot finish in reasonable time
+        raise ValueError(f"reps must be at most 1,000,000, got {reps:,}")
     draws = _count(draws, "draws", minimum=99)
+    if draws > 10_000_000:  # stated limit: more draws cannot finish in reasonable time
+        raise ValueError(f"draws must be at most 10,000,000, got {draws:,}")
     pp = shared_patterns(acc, shared)
     g = make_rng(seed)
     x = pp.patterns.astype(float)
@@ -547,6 +555,8 @@ def pick_best_paired(
         raise ValueError("accuracies[0] must be strictly the largest (the truly best model)")
     n = _count(n, "n", minimum=1)
     reps = _count(reps, "reps", minimum=1)
+    if reps > 1_000_000:  # stated limit: more repetitions cannot finish in reasonable time
+        raise ValueError(f"reps must be at most 1,000,000, got {reps:,}")
     p = _pick_rate(acc, n, _shared(shared, acc.size), reps, make_rng(seed))
     return PickBest(p, float(np.sqrt(max(p * (1 - p), 1e-12) / reps)))
 
@@ -608,6 +618,8 @@ def pick_best_size_paired(
     if power <= 1.0 / (models + 1):
         raise ValueError(f"power must exceed 1/(models+1) (a random pick), got {power}")
     reps = _count(reps, "reps", minimum=1)
+    if reps > 1_000_000:  # stated limit: more repetitions cannot finish in reasonable time
+        raise ValueError(f"reps must be at most 1,000,000, got {reps:,}")
     shared = _probability(shared, "shared", closed=True)
     acc = np.array([p] + [p - gap] * models)
     shared = np.full(acc.size, shared)

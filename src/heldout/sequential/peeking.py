@@ -74,6 +74,8 @@ def fixed_interval_miss(
     ns = b * np.arange(1, k + 1)
     if reps is not None:
         r = _inputs.whole(reps, "reps")
+        if r > 10**6:  # stated limit: the runs are simulated side by side
+            raise ValueError(f"reps must be at most 1,000,000, got {r:,}")
         gen = make_rng(seed)
         ever = np.zeros((r, k), dtype=bool)
         rows = max(1, _CELLS // k)
@@ -124,6 +126,8 @@ def sequence_miss(
     """
     p, steps, _, a = _common(accuracy, n, 1, alpha, looks_name="n")
     r = _inputs.whole(reps, "reps")
+    if r > 10**6:  # stated limit: the runs are simulated side by side
+        raise ValueError(f"reps must be at most 1,000,000, got {r:,}")
     size = _inputs.pool(pool, steps)
     gen = make_rng(seed)
     if size is not None:
