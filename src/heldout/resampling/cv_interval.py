@@ -406,8 +406,10 @@ def simulate_coverage(
     n = whole(n, "n", minimum=10)
     reps = whole(reps, "reps", minimum=2)
     eval_rows = whole(eval_rows, "eval_rows", minimum=1)
-    whole(k, "k", minimum=2)
-    whole(nested_k, "nested_k", minimum=2)
+    if whole(k, "k", minimum=2) > n:
+        raise ValueError(f"k must be at most n ({n:,} rows), got {k!r}")
+    if whole(nested_k, "nested_k", minimum=2) > n:
+        raise ValueError(f"nested_k must be at most n ({n:,} rows), got {nested_k!r}")
     nested_reps = whole(nested_reps, "nested_reps", minimum=1)
     check_work(n, 10**7, "n (rows per data set)")
     check_work(eval_rows, 10**7, "eval_rows (fresh rows per data set)")
