@@ -84,6 +84,16 @@ BAD = st.sampled_from(
         [[1.0], [2.0, 3.0]],
         complex(1, 1),
         {"a": 1},
+        # issue 31: Python ints beyond any float, booleans, complex numbers with no
+        # imaginary part, and work sizes that cannot finish (refused by name, or fast)
+        10**400,
+        -(10**400),
+        True,
+        False,
+        complex(3, 0),
+        10**12,
+        1e12,
+        -1e-300,
     ]
 )
 
@@ -120,13 +130,23 @@ def _is_number(value) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def _finite(value) -> bool:
+    """A finite int or float (a Python int beyond any float, such as 10**400, is not)."""
+    if not _is_number(value):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def accepted_ok(kind: str, value, extra: tuple) -> bool:
     """May an argument of this kind legitimately accept this bad value?"""
     if any(value is v or (type(value) is type(v) and value == v) for v in extra):
         return True
     if kind in ("array", "fixed", "any"):
         return True
-    finite = _is_number(value) and math.isfinite(value)
+    finite = _finite(value)
     if kind == "real":
         return finite
     if kind == "pos":
@@ -137,6 +157,8 @@ def accepted_ok(kind: str, value, extra: tuple) -> bool:
         return finite and value >= 0 and value == int(value) and value < 2**63
     if kind == "prob":
         return finite and 0 < value < 1
+    if kind == "flag":
+        return isinstance(value, bool)
     if kind == "seed":  # None, any whole number >= 0 (numpy takes big ones), a Generator
         return value is None or (
             isinstance(value, int) and not isinstance(value, bool) and value >= 0
@@ -165,6 +187,8 @@ def numbers_ok(result, allow_inf=False, allow_nan=False) -> bool:
     for leaf in leaves(result):
         if isinstance(leaf, bool | str) or leaf is None:
             continue
+        if isinstance(leaf, int) and not -(2**1023) < leaf < 2**1023:
+            continue  # an exact Python integer beyond any float (passed through): not a defect
         if isinstance(leaf, int | float | np.integer | np.floating):
             x = float(leaf)
             if math.isnan(x) and not allow_nan:
@@ -255,3 +279,65 @@ def exercise(spec: Spec, data, label: str) -> None:
     )
     if spec.check is not None and corrupt is None:
         assert spec.check(result, values), f"{label}{values}: out of range: {result!r}"
+
+
+#: The kinds of bad value every argument meets in :func:`sweep` (issue 31), one of each.
+SWEEP = (
+    "many",
+    None,
+    float("nan"),
+    float("inf"),
+    -float("inf"),
+    -1,
+    2.5,
+    2**63,
+    1e300,
+    10**400,
+    -(10**400),
+    True,
+    complex(3, 0),
+    complex(1, 1),
+    10**12,
+    [[1.0], [2.0, 3.0]],
+)
+
+
+def check_bad(spec: Spec, values: dict, name: str, bad, label: str) -> str | None:
+    """Call with ``values[name] = bad``; a description of what went wrong, or None."""
+    trial = dict(values)
+    trial[name] = bad
+    try:
+        kind, result = run(spec, trial)
+    except AssertionError as exc:  # over the time limit
+        return str(exc)[:300]
+    except Exception as exc:  # noqa: BLE001 - any other exception is the defect reported
+        return f"{label}({name}={bad!r}) raised {type(exc).__name__}: {str(exc)[:150]}"
+    if kind == "value_error":
+        names = [*spec.args, *spec.kwargs, *spec.aliases]
+        if not named(result, names, trial):
+            return f"{label}({name}={bad!r}): the message names no argument: {result[:150]}"
+        if any(r in result for r in REPRS):
+            return f"{label}({name}={bad!r}): a numpy repr in {result[:150]!r}"
+        return None
+    arg = spec.args[name]
+    if not accepted_ok(arg.kind, bad, arg.accepts):
+        return f"{label} accepted {name}={bad!r} (a {arg.kind}) and returned {str(result)[:120]}"
+    if not numbers_ok(result, spec.allow_inf, spec.allow_nan):
+        return f"{label}({name}={bad!r}) returned non-finite numbers: {str(result)[:120]}"
+    return None
+
+
+def sweep(spec: Spec, data, label: str) -> list[str]:
+    """Every non-fixed argument of one valid draw replaced, in turn, by every value of SWEEP."""
+    values = {name: data.draw(arg.strategy, label=name) for name, arg in spec.args.items()}
+    if spec.prepare is not None:
+        values = spec.prepare(values)
+    problems = []
+    for name, arg in spec.args.items():
+        if arg.kind == "fixed" or not spec.corrupt:
+            continue
+        for bad in SWEEP:
+            found = check_bad(spec, values, name, bad, label)
+            if found:
+                problems.append(found)
+    return problems

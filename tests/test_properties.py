@@ -50,6 +50,7 @@ from property_support import (
     prob_c,
     real,
     small1,
+    sweep,
 )
 from property_support import (
     examples as scaled,
@@ -280,10 +281,10 @@ SPECS = {
     "accuracy.posterior.BetaPosterior": Spec(P.BetaPosterior, {"a": A(pos, "array"), "b": A(pos, "array")}, corrupt=False),
     # losses
     "accuracy.losses.collared_deviance": Spec(
-        L.collared_deviance, {"y": A(st.sampled_from([0, 1]), "choice"), "p": A(prob_c, "prob"), "mu": A(st.floats(1e-6, 0.49), "prob")}
+        L.collared_deviance, {"y": A(st.sampled_from([0, 1]), "choice", accepts=(True, False)), "p": A(prob_c, "prob"), "mu": A(st.floats(1e-6, 0.49), "prob")}
     ),
     "accuracy.losses.collared_deviance_range": Spec(L.collared_deviance_range, {"mu": A(st.floats(1e-6, 0.49), "prob")}),
-    "accuracy.losses.zero_one_loss": Spec(L.zero_one_loss, {"y": A(st.sampled_from([0, 1]), "choice"), "p": A(prob_c, "prob")}, in01),
+    "accuracy.losses.zero_one_loss": Spec(L.zero_one_loss, {"y": A(st.sampled_from([0, 1]), "choice", accepts=(True, False)), "p": A(prob_c, "prob")}, in01),
     "accuracy.losses.classifier_pool": Spec(
         L.classifier_pool, {"n_train": A(st.integers(10, 200), "count"), "n_pool": A(st.integers(1, 300), "count")},
         kwargs={"seed": 1}, examples=3,
@@ -379,6 +380,30 @@ def test_random_valid_and_invalid_input(name):
     @given(data=st.data())
     def inner(data):
         exercise(spec, data, name)
+
+    inner()
+
+
+@pytest.mark.parametrize("name", list(SPECS))
+def test_every_argument_refuses_every_kind_of_bad_value(name):
+    """Issue 31: each argument of one valid call replaced, in turn, by each value of SWEEP.
+
+    Python ints of 10**400, booleans, complex numbers, NaN, infinities, negatives and
+    work sizes of 10**12: each is refused with a ValueError naming the argument, or (where
+    the argument's kind allows it) answered with finite numbers within the time limit.
+    """
+    spec = SPECS[name]
+
+    @settings(
+        max_examples=1,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(data=st.data())
+    def inner(data):
+        problems = sweep(spec, data, name)
+        assert not problems, "\n".join(problems)
 
     inner()
 

@@ -47,6 +47,7 @@ from property_support import (
     reals,
     seed,
     small1,
+    sweep,
     zero_ones,
 )
 from property_support import (
@@ -1177,6 +1178,30 @@ def test_random_valid_and_invalid_input(name):
     @given(data=st.data())
     def inner(data):
         exercise(spec, data, name)
+
+    inner()
+
+
+@pytest.mark.parametrize("name", list(SPECS))
+def test_every_argument_refuses_every_kind_of_bad_value(name):
+    """Issue 31: each argument of one valid call replaced, in turn, by each value of SWEEP.
+
+    Python ints of 10**400, booleans, complex numbers, NaN, infinities, negatives and
+    work sizes of 10**12: each is refused with a ValueError naming the argument, or (where
+    the argument's kind allows it) answered with finite numbers within the time limit.
+    """
+    spec = SPECS[name]
+
+    @settings(
+        max_examples=1,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(data=st.data())
+    def inner(data):
+        problems = sweep(spec, data, name)
+        assert not problems, "\n".join(problems)
 
     inner()
 

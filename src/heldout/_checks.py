@@ -6,7 +6,8 @@ argument, says what was wrong and what is expected.  The command line turns
 these messages into one line on stderr and exit code 2.
 
 What every helper refuses, with a ``ValueError`` naming the argument: text,
-``None`` and other non-numbers, complex numbers, ragged nested lists, empty
+``None`` and other non-numbers, booleans, complex numbers, Python integers too large
+for a float (``10**400``), ragged nested lists, empty
 arrays (unless ``allow_empty=True``), NaN, and (where a finite value is needed)
 infinities.  ``scalar=True`` also refuses arrays and returns a plain Python
 ``int`` or ``float``.  Counts are exact integers below ``2**63`` (a float such as
@@ -25,6 +26,9 @@ Helpers (all keyword options are keyword-only):
     A finite number ``> 0`` (``>= 0`` if ``allow_zero``).
 ``as_real(value, name, *, scalar=False, allow_empty=False)``
     Any finite number.
+``as_floats(value, name, *, allow_bool=False, scalar=False)``
+    Any real numbers as float64 (NaN, infinities and empty arrays pass), for a module's own
+    checks: the refusals above happen here, by name.
 ``as_choice(value, name, choices)``
     One of a few strings (``method="exact"``...).
 ``as_flag(value, name)``
@@ -70,6 +74,7 @@ __all__ = [
     "as_count",
     "as_counts",
     "as_flag",
+    "as_floats",
     "as_positive",
     "as_probability",
     "as_real",
@@ -96,6 +101,8 @@ def show(value) -> str:
         return f"an array of shape {value.shape}"
     if isinstance(value, np.generic):
         return show(value.item())
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        return f"an integer of {len(str(abs(value)))} digits"
     if isinstance(value, bool | int | float | complex | str | bytes) or value is None:
         text = repr(value)
         return text if len(text) <= 60 else text[:57] + "..."
@@ -116,10 +123,30 @@ def _fail(name: str, what: str, value) -> ValueError:
 
 
 # --------------------------------------------------------------------------- numbers
-def _numeric(value, name: str, *, scalar: bool, allow_empty: bool, what: str) -> np.ndarray:
-    """``value`` as a numeric (bool, int or float) array; refuses everything else."""
+def _numeric(
+    value,
+    name: str,
+    *,
+    scalar: bool,
+    allow_empty: bool,
+    what: str,
+    allow_bool: bool = False,
+    allow_nan: bool = False,
+    bool_arrays: bool = False,
+) -> np.ndarray:
+    """``value`` as a numeric (int or float; bool if ``allow_bool``) array; refuses everything else.
+
+    Booleans are refused unless ``allow_bool``: ``True`` passed as a count or a
+    probability is almost always a mistake (an argument in the wrong place), and
+    reading it as 1 would answer a question nobody asked.  ``bool_arrays`` still
+    accepts arrays of booleans (a 0/1 count per item), never a single ``True``.
+    """
     if isinstance(value, str | bytes | dict | set) or value is None:
         raise _fail(name, what, value)
+    if not allow_bool and isinstance(value, bool | np.bool_):
+        raise ValueError(f"{name} must be {what}, not a boolean (True/False), got {value!r}")
+    if isinstance(value, complex | np.complexfloating):
+        raise ValueError(f"{name} must be {what}, not a complex number, got {show(value)}")
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError, OverflowError):
@@ -130,6 +157,8 @@ def _numeric(value, name: str, *, scalar: bool, allow_empty: bool, what: str) ->
             arr = np.asarray(value, dtype=float)
         except (TypeError, ValueError, OverflowError):
             raise _fail(name, what, value) from None
+    if arr.dtype.kind == "b" and not allow_bool and (arr.ndim == 0 or not bool_arrays):
+        raise ValueError(f"{name} must be {what}, not booleans (True/False), got {show(value)}")
     if arr.dtype.kind not in "biuf":
         raise _fail(name, what, value)
     if scalar and arr.ndim != 0:
@@ -138,15 +167,45 @@ def _numeric(value, name: str, *, scalar: bool, allow_empty: bool, what: str) ->
         )
     if arr.size == 0 and not allow_empty:
         raise ValueError(f"{name} must not be empty, got {show(value)}")
-    if arr.dtype.kind == "f" and np.any(np.isnan(arr)):
+    if not allow_nan and arr.dtype.kind == "f" and np.any(np.isnan(arr)):
         raise ValueError(f"{name} must not be NaN, got {show(value)}")
     return arr
+
+
+def as_floats(value, name: str, *, allow_bool: bool = False, scalar: bool = False):
+    """``value`` as float64 after refusing what is not a real number, by name.
+
+    The common first step of the modules' own checks: text, ``None``, complex
+    numbers, ragged lists, Python integers too large for a float (``10**400``) and,
+    unless ``allow_bool``, booleans raise ``ValueError`` naming ``name``.  NaN,
+    infinities and empty arrays pass (the caller decides); ``scalar=True`` refuses
+    arrays and returns a Python ``float``.
+
+    >>> as_floats([1, 2.5], "scores")
+    array([1. , 2.5])
+    >>> as_floats(10**400, "n")
+    Traceback (most recent call last):
+    ...
+    ValueError: n must be a number or an array of numbers, got an integer of 401 digits
+    """
+    what = "a number" if scalar else "a number or an array of numbers"
+    arr = _numeric(
+        value,
+        name,
+        scalar=scalar,
+        allow_empty=True,
+        what=what,
+        allow_bool=allow_bool,
+        allow_nan=True,
+    ).astype(float)
+    return _out(arr, scalar)
 
 
 def _arr(value, name: str, *, allow_empty: bool = False) -> np.ndarray:
     """``value`` as a float array, refusing non-numbers, empty arrays and NaN (infinities pass)."""
     what = "a number or an array of numbers"
-    return _numeric(value, name, scalar=False, allow_empty=allow_empty, what=what).astype(float)
+    arr = _numeric(value, name, scalar=False, allow_empty=allow_empty, what=what, allow_bool=True)
+    return arr.astype(float)
 
 
 def _out(arr: np.ndarray, scalar: bool):
@@ -170,7 +229,7 @@ def as_count(
     Python ``int`` is returned.
     """
     what = "a whole number (a count)" if scalar else "a whole number or an array of whole numbers"
-    arr = _numeric(value, name, scalar=scalar, allow_empty=allow_empty, what=what)
+    arr = _numeric(value, name, scalar=scalar, allow_empty=allow_empty, what=what, bool_arrays=True)
     kind = arr.dtype.kind
     if kind == "f":
         if np.any(np.isinf(arr)):

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from heldout._checks import as_count, as_probability
+from heldout._checks import as_count, as_probability, show
 
 
 def array(value, name: str) -> np.ndarray:
     """``np.asarray(value)`` with a ragged or unreadable input reported as a ``ValueError`` naming it."""
     try:
         return np.asarray(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name} must be a rectangular array of numbers") from None
 
 
@@ -32,6 +32,8 @@ def _numeric(value, name: str, *, ndim: int | tuple[int, ...] = 1) -> np.ndarray
         raise ValueError(f"{name} must be a {want} array, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
+    if arr.ndim == 0 and arr.dtype == bool:  # a single True is an argument in the wrong place
+        raise ValueError(f"{name} must be a number, not a boolean, got {arr.item()!r}")
     if arr.dtype.kind == "f":
         bad = ~np.isfinite(arr)
         if bad.any():
@@ -61,12 +63,29 @@ def class_labels(y, name: str = "y") -> np.ndarray:
     arr = _numeric(y, name)
     if arr.dtype == bool:
         return arr.astype(np.int64)
-    if arr.dtype.kind == "f":
-        if np.any(arr != np.round(arr)):
-            raise ValueError(f"{name} must hold whole-number class labels, got fractions")
-        if np.any(np.abs(arr) >= 2**62):
-            raise ValueError(f"{name} holds class labels too large to be class indices")
+    if arr.dtype.kind == "f" and np.any(arr != np.round(arr)):
+        raise ValueError(f"{name} must hold whole-number class labels, got fractions")
+    label_range(arr, name)  # also uint64 values of 2**63 or more, which would wrap around
     return arr.astype(np.int64)
+
+
+#: Largest magnitude of a class label (labels are class indices or codes, stored as int64).
+MAX_LABEL = 2**62
+
+
+def label_range(values: np.ndarray, name: str) -> None:
+    """Refuse class labels of magnitude ``2**62`` or more (``2**63`` or ``1e300`` in a file).
+
+    Such a value cannot be an int64 class code: converted, it would wrap around to
+    ``-2**63`` and silently become a class of its own.
+    """
+    arr = np.asarray(values)
+    if arr.dtype.kind in "iuf" and arr.size and np.any(np.abs(arr.astype(float)) >= MAX_LABEL):
+        big = arr[np.abs(arr.astype(float)) >= MAX_LABEL][0]
+        raise ValueError(
+            f"{name} holds the label {float(big):.6g}, too large for a class label "
+            f"(labels must be below 2**62 in magnitude)"
+        )
 
 
 def scores(s, name: str = "score", n: int | None = None, *, ndim=1) -> np.ndarray:
@@ -120,8 +139,8 @@ def count(value, name: str, *, minimum: int = 0) -> np.ndarray:
     """
     try:
         big = np.any(np.abs(np.asarray(value, dtype=float)) >= 2.0**63)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         big = False
     if big:
-        raise ValueError(f"{name} must be below 2**63, got {value!r}")
+        raise ValueError(f"{name} must be below 2**63, got {show(value)}")
     return as_count(value, name, minimum=minimum)

@@ -710,7 +710,8 @@ def size_table(required, margins, alphas=(0.05, 0.01)) -> SizeTable:
     :func:`normal_margin_size`, :func:`exact_margin_size` (``"stable"`` and ``"first"``) and
     the true level of the normal rule at its own size (:func:`actual_level`).
     Cells with :math:`\\pi_0 + d > 1` are impossible and hold ``-1`` (sizes) or
-    NaN (level).
+    NaN (level): a marker, not a size; a margin of 1 or more (impossible for every
+    required accuracy) raises ``ValueError``.
 
     Returns
     -------
@@ -727,6 +728,8 @@ def size_table(required, margins, alphas=(0.05, 0.01)) -> SizeTable:
     """
     p0 = np.atleast_1d(as_probability(required, "required"))
     d = np.atleast_1d(as_positive(margins, "margins"))
+    if np.any(d >= 1):  # no accuracy plus such a margin is at most 1: no cell has a size
+        raise ValueError(f"margins must be below 1 (an accuracy is at most 1), got {show(margins)}")
     a = np.atleast_1d(_alpha(alphas))
     A, P, D = np.meshgrid(a, p0, d, indexing="ij")
     ok = P + D <= 1 + 1e-12

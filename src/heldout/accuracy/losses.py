@@ -21,7 +21,15 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from heldout._checks import _arr, as_count, as_probability, broadcast, scalar_or_array, show
+from heldout._checks import (
+    _arr,
+    as_count,
+    as_probability,
+    broadcast,
+    check_work,
+    scalar_or_array,
+    show,
+)
 from heldout._result import Result
 from heldout.config import _random_state
 
@@ -226,6 +234,8 @@ def classifier_pool(
 
     n_train = int(as_count(n_train, "n_train", minimum=10))
     n_pool = int(as_count(n_pool, "n_pool", minimum=1))
+    # 20 float64 features a row: refuse before scikit-learn allocates them
+    check_work(n_train + n_pool, 5_000_000, "n_train plus n_pool (rows of 20 features)")
     seed = _random_state(seed)
     x, y = make_classification(
         n_samples=n_train + n_pool,

@@ -627,7 +627,10 @@ def simulate_key_assumption(
     (0.6337, 0.69)
     """
     c = _correct_vector(correct)
-    t = np.asarray(test_mask)
+    try:
+        t = np.asarray(test_mask)
+    except (TypeError, ValueError, OverflowError):
+        t = np.asarray(None)
     if t.shape != c.shape or t.dtype != bool:
         raise ValueError(
             f"test_mask must be a boolean array of the same shape as correct {c.shape}"
@@ -1261,7 +1264,8 @@ def simulate_fitted(
         )
     n1 = n - n2
     ks = np.atleast_1d(as_count(batches, "batches", minimum=1))
-    reps = as_count(reps, "reps", minimum=1, scalar=True)
+    # every repetition fits a model: more than a million cannot finish
+    reps = as_count(reps, "reps", minimum=1, maximum=1_000_000, scalar=True)
     factory = model if callable(model) else (lambda: make_model(model))
     if not callable(model):
         make_model(model)  # fail early on a bad name

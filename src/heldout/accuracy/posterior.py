@@ -81,7 +81,7 @@ def prior_params(prior: PriorLike = "uniform") -> tuple[float, float]:
         return PRIORS[key]
     try:
         a0, b0 = prior
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(
             f"prior must be a name or a pair (a, b) of non-negative numbers, got {show(prior)}"
         ) from None

@@ -27,6 +27,7 @@ Size?" (Win-Vector blog, 2021): ``k >= ln(2/alpha) U^2 / (2 t^2)``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -1061,6 +1062,11 @@ class RadiusCheck(Result):
     over_tolerance: float | None = extra(None)
 
 
+def _half_square(x: float) -> float:
+    """``x**2 / 2`` as a float, ``inf`` (no OverflowError) when it does not fit."""
+    return float(np.float64(x) / 2 * np.float64(x)) if x < 1e150 else math.inf
+
+
 def simulate_empirical_bernstein(
     losses: ArrayLike,
     size: int,
@@ -1141,7 +1147,9 @@ def simulate_empirical_bernstein(
 
     means = _test_set_means(losses, size, reps, gen, keep_variance)
     radii = np.asarray(
-        empirical_bernstein_radius(size, np.minimum(variances, range_**2 / 2), range_, alpha),
+        empirical_bernstein_radius(
+            size, np.minimum(variances, _half_square(range_)), range_, alpha
+        ),
         dtype=float,
     )
     misses = int(np.count_nonzero(np.abs(means - true_mean) > radii))

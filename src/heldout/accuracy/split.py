@@ -755,7 +755,7 @@ def logistic_population(
     d = int(as_count(n_features, "n_features", minimum=1))
     signal = float(as_positive(signal, "signal", allow_zero=True))
     intercept = as_real(intercept, "intercept", scalar=True)
-    n = int(as_count(pool_size, "pool_size", minimum=100))
+    n = int(as_count(pool_size, "pool_size", minimum=100, maximum=50_000_000))
     mu = float(as_probability(mu, "mu"))
     if mu >= 0.5:
         raise ValueError(f"mu must be below 1/2, got {show(mu)}")

@@ -52,9 +52,11 @@ _PCT_SPACE = " "
 
 
 def _finite(value: Any, name: str = "value") -> float:
+    if isinstance(value, bool) or isinstance(value, complex):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
     try:
         x = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name} must be a number, got {value!r}") from None
     if math.isnan(x):
         raise ValueError(f"{name} is NaN; a page must not show NaN")

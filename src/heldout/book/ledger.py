@@ -1294,12 +1294,13 @@ def _tuning_by_chance(accuracy, n, tweaks, alpha):
 
     k = np.arange(n + 1)
     pmf = stats.binom.pmf(k, n, accuracy)
-    cdf = np.cumsum(pmf)
     se = math.sqrt(2 * accuracy * (1 - accuracy) / n)
     need = int(math.ceil(stats.norm.isf(alpha) * se * n))  # extra correct answers needed
     beat = np.clip(k + need, 0, n)
-    p_one_beats = 1 - np.where(beat - 1 >= 0, cdf[beat - 1], 0.0)  # P(S_j >= s0 + need)
-    prob = float(np.sum(pmf * (1 - (1 - p_one_beats) ** tweaks)))
+    upper = np.cumsum(pmf[::-1])[::-1]  # P(S >= s), summed from the upper side (no 1 - cdf)
+    p_one_beats = np.clip(upper[beat], 0.0, 1.0)  # P(S_j >= s0 + need)
+    with np.errstate(divide="ignore"):
+        prob = float(np.sum(pmf * -np.expm1(tweaks * np.log1p(-p_one_beats))))
     return _ev(prob > alpha, prob=prob, tweaks=tweaks)
 
 

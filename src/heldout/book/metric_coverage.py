@@ -36,7 +36,7 @@ import numpy as np
 from scipy import integrate, special, stats
 
 from heldout import _inputs
-from heldout._checks import as_positive, as_probability
+from heldout._checks import as_count, as_positive, as_probability, check_work
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 from heldout.metrics.auc import AUC_INTERVAL_METHODS
@@ -140,8 +140,20 @@ def _methods(method) -> tuple:
     raise ValueError(f"method must be a method name or a tuple of names, got {method!r}")
 
 
+#: Largest number of simulated test sets, of items simulated in all (``n`` times ``reps``)
+#: and of bootstrap draws (``n * reps * n_resamples``): beyond these a simulation cannot
+#: finish in reasonable time or memory, and is refused by name before anything is allocated.
+MAX_REPS = 10**6
+MAX_ITEMS = 10**8
+MAX_DRAWS = 10**10
+
+
 def _reps(reps) -> int:
-    return int(_inputs.count(reps, "reps", minimum=1))
+    return int(as_count(reps, "reps", minimum=1, maximum=MAX_REPS, scalar=True))
+
+
+def _items(n: int, reps: int) -> None:
+    check_work(float(n) * reps, MAX_ITEMS, "n times reps (items simulated)")
 
 
 # --------------------------------------------------------------------------- binary labels
@@ -322,7 +334,8 @@ def precision_conditional_coverage(
     >>> bool(np.all(cov[share > 0.01] >= 0.93))
     True
     """
-    n = int(_inputs.count(n, "n", minimum=1))
+    # one entry per possible denominator: n is limited to what fits in memory
+    n = int(as_count(n, "n", minimum=1, maximum=10**7, scalar=True))
     alpha = float(as_probability(alpha, "alpha"))
     cells = _cells(prevalence, sensitivity, specificity)
     truth = float(_count_metric("precision", *cells))
@@ -360,6 +373,7 @@ def binormal_scores(
     pi = float(as_probability(prevalence, "prevalence"))
     mu = math.sqrt(2) * special.ndtri(float(as_probability(auc, "auc")))
     r = _reps(reps)
+    _items(n, r)
     y = rng.random((r, n)) < pi
     noise = rng.standard_normal((r, n))
     s = noise + mu * y
@@ -417,6 +431,7 @@ def scored_test_sets(
     pi = float(as_probability(prevalence, "prevalence"))
     a = float(as_probability(auc, "auc"))
     r = _reps(reps)
+    _items(n, r)
     y = rng.random((r, n)) < pi
     z = rng.standard_normal((r, n))
     if model == "binormal-wide":
@@ -585,6 +600,7 @@ def auc_difference_coverage(
         qb = 2 * (1 - float(as_probability(auc_b, "auc_b")))
         rho = float(as_probability(correlation, "correlation", closed=True))
         r = _reps(reps)
+        _items(n, r)
         y = rng.random((r, n)) < pi
         u = rng.random((r, n))
         za = rng.standard_normal((r, n))
@@ -782,9 +798,13 @@ def bootstrap_coverage(
     """
     from heldout.metrics.bootstrap import _binary_minority
 
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
+    n_resamples = as_count(n_resamples, "n_resamples", minimum=1, scalar=True)
     rng = make_rng(seed)
     n = int(_inputs.count(n, "n", minimum=2))
     r = _reps(reps)
+    _items(n, r)
+    check_work(float(n) * r * n_resamples, MAX_DRAWS, "n times reps times n_resamples")
     base = _cells(prevalence, sensitivity, specificity)
     truth = float(_count_metric(metric, *base))
     if paired_with is None:
@@ -853,10 +873,11 @@ def accuracy_difference_coverage(
     cells = np.array([both, ca - both, cb - both, 1 - ca - cb + both])
     if np.any(cells < -1e-12):
         raise ValueError("agreement is too strong for these accuracies")
+    n = int(_inputs.count(n, "n", minimum=1))
     counts = make_rng(seed).multinomial(
-        int(n), np.maximum(cells, 0) / np.maximum(cells, 0).sum(), size=_reps(reps)
+        n, np.maximum(cells, 0) / np.maximum(cells, 0).sum(), size=_reps(reps)
     )
-    low, high = _agresti_min(counts[:, 1], counts[:, 2], np.full(counts.shape[0], int(n)), alpha)
+    low, high = _agresti_min(counts[:, 1], counts[:, 2], np.full(counts.shape[0], n), alpha)
     truth = ca - cb
     hit = (low <= truth) & (truth <= high)
     return _coverage(hit, high - low, truth, np.ones(counts.shape[0], bool), alpha)
@@ -940,7 +961,7 @@ def macro_f1_coverage(
     from heldout.metrics.fscore import _macro_value_and_gradient, macro_interval
 
     alpha = float(as_probability(alpha, "alpha"))
-    k = int(_inputs.count(classes, "classes", minimum=2))
+    k = int(as_count(classes, "classes", minimum=2, maximum=1000, scalar=True))
     shares = float(imbalance) ** np.arange(k)
     shares /= shares.sum()
     acc = float(as_probability(accuracy, "accuracy", closed=True))

@@ -8,7 +8,10 @@ calculator lives in its own module in this package (``bound.py``,
 sub-commands with :func:`calculator`.  Modules are discovered automatically,
 so a chapter adds a command without touching this file.
 
-Every calculator takes ``--json`` and then prints exactly one JSON object.
+Every calculator takes ``--json`` and then prints exactly one JSON object.  A warning
+the package raises while a calculator runs (a sample too small for the bootstrap...)
+is never dropped: it is added to the result as a list ``warnings`` (printed as
+``warning`` lines without ``--json``).
 Bad input prints one line on stderr and exits with status 2, never a traceback,
 and nothing is printed before it (numerical warnings are silenced while a
 calculator runs; a result that is not a finite number is refused, never shown as
@@ -227,6 +230,9 @@ def _format_plain(result: dict) -> str:
     width = max((len(k) for k in result), default=0)
     lines = []
     for key, value in result.items():
+        if key == "warnings" and isinstance(value, list):
+            lines.extend(f"{'warning':<{width}}  {note}" for note in value)
+            continue
         if isinstance(value, float):
             text = f"{value:.6g}"
         else:
@@ -315,13 +321,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if hasattr(args, "_alpha_default"):
             _resolve_alpha(args)
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(record=True) as caught:
             # numerical warnings (overflow in a far tail, ...) never reach the terminal:
-            # a result that matters is checked below, and a refusal is one line
+            # a result that matters is checked below, and a refusal is one line; the
+            # package's own warnings (UserWarning: a small sample ...) go into the output
             warnings.simplefilter("ignore")
+            warnings.simplefilter("always", UserWarning)
             if os.environ.get("HELDOUT_DEPRECATIONS") == "error":  # the test suite sets it
                 warnings.filterwarnings("error", category=DeprecationWarning, module=r"heldout\.")
             result = _plain(func(args))
+        notes = _warning_texts(caught)
+        if notes and isinstance(result, dict):
+            result["warnings"] = notes
     except (ValueError, UsageError) as exc:
         _error(str(exc))
         return EXIT_USAGE
@@ -338,6 +349,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         sys.stdout.write(_format_plain(result) + "\n")
     return 0
+
+
+def _warning_texts(caught) -> list[str]:
+    """The messages of the package's warnings (UserWarning and subclasses), once each."""
+    out: list[str] = []
+    for w in caught:
+        if issubclass(w.category, UserWarning) and not issubclass(w.category, DeprecationWarning):
+            text = " ".join(str(w.message).split())
+            if text not in out:
+                out.append(text)
+    return out
 
 
 def _error(message: str) -> None:

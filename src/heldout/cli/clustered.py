@@ -10,6 +10,12 @@ chapter "When test items are not independent").  The file holds either
   1 when the prediction equals the label; or
 * a per-item score column named with ``--score`` (1/0 for correct/wrong, or any loss).
 
+A prediction column of fractions (probabilities or scores, not predicted labels) is
+refused: compared with the labels it would count nearly every item wrong.  ``--scores``
+reads the prediction columns as probabilities of class 1 (labels 0/1), predicting 1 at
+``--threshold`` (0.5) or above.  Labels must be text or finite numbers below ``2**62``
+in magnitude (``nan`` is not a label).
+
 With one model the result's keys are at the top level (``accuracy`` or ``mean``,
 ``se_iid``, ``se_cluster``, ``design_effect``, ``icc``, ``effective_n``, ``low``,
 ``high``...); with several, under ``models`` by name, with ``pairs`` holding each
@@ -42,8 +48,13 @@ def _read_csv(path: str) -> dict[str, list[str]]:
         raise UsageError(f"FILE {path!r} does not exist or is not a file")
     if os.path.getsize(path) > MAX_BYTES:
         raise UsageError(f"FILE {path!r} is larger than {MAX_BYTES:,} bytes")
+    from heldout import _files
+
     try:
         with open(path, newline="", encoding="utf-8-sig") as fh:
+            head = _files.line_of(fh, f"FILE {path!r}", 1)
+            _files.check_header(next(csv.reader([head]), []), f"FILE {path!r}")
+            fh.seek(0)
             rows = list(csv.reader(fh))
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise UsageError(f"FILE {path!r} could not be read as CSV: {exc}") from None
@@ -85,14 +96,66 @@ def _numbers(values: list[str], option: str, name: str):
     return arr
 
 
-def _same(a: list[str], b: list[str]):
-    """Element-wise equality of two label columns, numerically when both are numbers."""
+def _as_numbers(values: list[str]):
+    """The column as floats, or None when some cell is not a number (text labels)."""
     import numpy as np
 
     try:
-        return np.array([float(x) for x in a]) == np.array([float(x) for x in b])
+        return np.array([float(x) for x in values])
     except ValueError:
-        return np.array(a) == np.array(b)
+        return None
+
+
+def _labels_column(values: list[str], option: str, name: str):
+    """A label column: text, or numbers that are finite (``nan`` is not a label)."""
+    import numpy as np
+
+    from heldout._inputs import label_range
+
+    arr = _as_numbers(values)
+    if arr is not None and not np.all(np.isfinite(arr)):
+        bad = values[int(np.flatnonzero(~np.isfinite(arr))[0])]
+        raise UsageError(f"{option} column {name!r} holds {bad!r}, which is not a label")
+    if arr is not None:
+        label_range(arr, f"{option} column {name!r}")  # 2**63, 1e300: not a class label
+    return values
+
+
+def _same(a: list[str], b: list[str], model: str):
+    """Element-wise equality of a prediction column ``a`` and the labels ``b``.
+
+    Numerically when both are numbers; a prediction column of fractions (scores or
+    probabilities, not predicted labels) is refused: compared with whole-number labels
+    it would count almost every item as wrong.
+    """
+    import numpy as np
+
+    x, y = _as_numbers(a), _as_numbers(b)
+    if x is not None and y is not None:
+        from heldout._inputs import label_range
+
+        label_range(x, f"--model column {model!r}")
+        frac = x != np.round(x)
+        if np.any(frac):
+            raise UsageError(
+                f"--model column {model!r} holds fractions such as {a[int(np.flatnonzero(frac)[0])]} "
+                "(scores or probabilities, not predicted labels); give --scores to read the "
+                "prediction columns as probabilities of class 1 (cut at --threshold)"
+            )
+        return x == y
+    return np.array(a) == np.array(b)
+
+
+def _from_scores(a: list[str], labels: list[str], model: str, threshold: float):
+    """Correctness of a column of probabilities of class 1, cut at ``threshold``."""
+    import numpy as np
+
+    p, y = _as_numbers(a), _as_numbers(labels)
+    if p is None or not np.all(np.isfinite(p)) or np.any((p < 0) | (p > 1)):
+        raise UsageError(f"--scores: column {model!r} must hold probabilities between 0 and 1")
+    if y is None or not np.all((y == 0) | (y == 1)):
+        raise UsageError("--scores needs a label column of 0 and 1 (two classes)")
+    return (p >= threshold) == (y == 1)
 
 
 def _fields(result, key: str) -> dict:
@@ -137,14 +200,26 @@ def _run(args: argparse.Namespace) -> dict:
             args.score: _numbers(_column(columns, args.score, "--score"), "--score", args.score)
         }
     else:
-        labels = _column(columns, args.label, "--label")
+        labels = _labels_column(_column(columns, args.label, "--label"), "--label", args.label)
         names = args.model or [c for c in columns if c not in used | {args.label}]
         if not names:
             raise UsageError(
                 "FILE has no prediction columns besides the label and cluster columns; "
                 "add one column per model, or give a per-item score column with --score"
             )
-        scores = {m: _same(_column(columns, m, "--model"), labels).astype(float) for m in names}
+        if args.scores:
+            if not 0 < args.threshold < 1:
+                raise UsageError(f"--threshold must be between 0 and 1, got {args.threshold:g}")
+            scores = {
+                m: _from_scores(_column(columns, m, "--model"), labels, m, args.threshold).astype(
+                    float
+                )
+                for m in names
+            }
+        else:
+            scores = {
+                m: _same(_column(columns, m, "--model"), labels, m).astype(float) for m in names
+            }
     out: dict = {}
     per_model = {}
     for name, y in scores.items():
@@ -273,6 +348,17 @@ def register(top, size) -> None:
     )
     p.add_argument(
         "--score", default=None, metavar="COLUMN", help="a per-item score column instead"
+    )
+    p.add_argument(
+        "--scores",
+        action="store_true",
+        help="the prediction columns hold probabilities of class 1 (labels 0/1), not labels",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.5,
+        help="with --scores: predict class 1 when the probability is at least this (0.5)",
     )
     p.add_argument("--stratum", default=None, metavar="COLUMN", help="column of strata")
     p.add_argument(

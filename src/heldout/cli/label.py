@@ -32,19 +32,28 @@ example: heldout label --required 0.8 --alpha 0.01 outcomes.txt
 
 
 def _lines(path: str):
+    """Lines as they arrive, each at most ``MAX_LINE`` characters (``/dev/zero`` is refused)."""
+    from heldout._files import line_of
+
     if path == "-":
-        stream = sys.stdin
+        stream, source = sys.stdin, "standard input"
+    else:
+        try:
+            stream = open(path, encoding="utf-8", errors="replace")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            raise ValueError(f"FILE {path!r} cannot be read: {exc.strerror}") from None
+        source = f"FILE {path!r}"
+    try:
+        number = 0
         while True:
-            line = stream.readline()  # returns each line as it arrives (no read-ahead)
+            number += 1
+            line = line_of(stream, source, number)  # each line as it arrives (no read-ahead)
             if not line:
                 return
             yield line
-    try:
-        handle = open(path, encoding="utf-8")  # noqa: SIM115 - closed below
-    except OSError as exc:
-        raise ValueError(f"FILE {path!r} cannot be read: {exc.strerror}") from None
-    with handle:
-        yield from handle
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
 
 
 def _outcome(text: str, number: int) -> float | None:

@@ -247,6 +247,8 @@ def best_set(
     """
     alpha = _probability(alpha, "alpha")
     draws = _count(draws, "draws", minimum=99)
+    if draws > 10_000_000:  # stated limit: more draws cannot finish in reasonable time
+        raise ValueError(f"draws must be at most 10,000,000, got {draws:,}")
     _choice(method, "method", ("signflip", "gaussian"))
     c = as_correct(correct)
     pat = pattern_counts(c)
@@ -344,6 +346,8 @@ def prob_best_paired(
     if prior < 0:
         raise ValueError(f"prior must be >= 0 (a Dirichlet concentration per pattern), got {prior}")
     draws = _count(draws, "draws", minimum=1)
+    if draws > 10_000_000:  # stated limit: more draws cannot finish in reasonable time
+        raise ValueError(f"draws must be at most 10,000,000, got {draws:,}")
     pat = pattern_counts(c)
     x, counts = pat.patterns.astype(float), pat.counts.astype(float)
     if prior > 0:
@@ -385,9 +389,11 @@ def _accuracies(accuracies, *, minimum: int = 2) -> np.ndarray:
 
 def _shared(shared, k: int) -> np.ndarray:
     """``shared`` as one probability per model (a number applies to all)."""
+    if isinstance(shared, bool | np.bool_):
+        raise ValueError(f"shared must be a probability, not a boolean, got {shared!r}")
     try:
         arr = np.asarray(shared, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"shared must be a probability or one per model, got {shared!r}") from None
     if arr.ndim > 1 or (arr.ndim == 1 and arr.size != k):
         raise ValueError(f"shared must be a number or one number per model ({k}), got {shared!r}")
@@ -534,7 +540,11 @@ def false_claims(
     n = _count(n, "n", minimum=1)
     alpha = _probability(alpha, "alpha")
     reps = _count(reps, "reps", minimum=1)
+    if reps > 1_000_000:  # stated limit: more repetitions cannot finish in reasonable time
+        raise ValueError(f"reps must be at most 1,000,000, got {reps:,}")
     draws = _count(draws, "draws", minimum=99)
+    if draws > 10_000_000:  # stated limit: more draws cannot finish in reasonable time
+        raise ValueError(f"draws must be at most 10,000,000, got {draws:,}")
     pp = shared_patterns(acc, shared)
     g = make_rng(seed)
     x = pp.patterns.astype(float)
@@ -619,6 +629,8 @@ def pick_best_paired(
         raise ValueError("accuracies[0] must be strictly the largest (the truly best model)")
     n = _count(n, "n", minimum=1)
     reps = _count(reps, "reps", minimum=1)
+    if reps > 1_000_000:  # stated limit: more repetitions cannot finish in reasonable time
+        raise ValueError(f"reps must be at most 1,000,000, got {reps:,}")
     p = _pick_rate(acc, n, _shared(shared, acc.size), reps, make_rng(seed))
     return PickBest(p, float(np.sqrt(max(p * (1 - p), 1e-12) / reps)))
 
@@ -680,6 +692,8 @@ def pick_best_size_paired(
     if power <= 1.0 / (models + 1):
         raise ValueError(f"power must exceed 1/(models+1) (a random pick), got {power}")
     reps = _count(reps, "reps", minimum=1)
+    if reps > 1_000_000:  # stated limit: more repetitions cannot finish in reasonable time
+        raise ValueError(f"reps must be at most 1,000,000, got {reps:,}")
     shared = _probability(shared, "shared", closed=True)
     acc = np.array([p] + [p - gap] * models)
     shared = np.full(acc.size, shared)

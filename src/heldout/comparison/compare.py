@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from heldout._checks import as_flag, broadcast
+from heldout._checks import as_count, as_flag, as_positive, broadcast
 from heldout._result import Result
 from heldout._saddle import binom_cdf, binom_logpmf
 from heldout.comparison._beta_compare import prob_greater as _prob_greater
@@ -105,15 +105,8 @@ def _count_pair(k, m, k_name: str, m_name: str) -> tuple[np.ndarray, np.ndarray]
 
 
 def _positive(value, name: str) -> np.ndarray:
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number or an array of them") from None
-    if arr.size == 0:
-        raise ValueError(f"{name} must not be empty")
-    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(f"{name} must be positive and finite (no NaN)")
-    return arr
+    # the shared check: also refuses booleans, complex numbers and 10**400 by name
+    return as_positive(value, name)
 
 
 def _out(arr):
@@ -636,9 +629,7 @@ def required_size(accuracy, gap, models=1):
     """
     p = _probabilities(accuracy, "accuracy")
     g = _positive(gap, "gap")
-    m = _positive(models, "models")
-    if np.any(m != np.floor(m)):
-        raise ValueError(f"models must be a whole number of models, got {models!r}")
+    m = as_count(models, "models", minimum=1).astype(float)  # a number of models: whole
     if np.any(g >= p):
         raise ValueError(
             f"gap must be smaller than accuracy, got gap={gap!r}, accuracy={accuracy!r}"

@@ -44,7 +44,7 @@ _METHODS = ("holm", "bonferroni", "bh", "hommel", "by", "none")
 def _pvalues(pvalues) -> np.ndarray:
     try:
         p = np.asarray(pvalues, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"pvalues must be an array of numbers, got {pvalues!r}") from None
     if p.ndim != 1:
         raise ValueError(f"pvalues must be a 1-d array, got shape {p.shape}")

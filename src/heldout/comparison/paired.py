@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from heldout._checks import as_count, broadcast
+from heldout._checks import as_count, broadcast, show
 from heldout._result import Result
 from heldout._saddle import binom_cdf, binom_logpmf, binom_sf
 from heldout.comparison.predictions import _choice, _count, _counts, _probability, _scalar
@@ -76,12 +76,14 @@ class Disagreements(Result):
 def _bool_vector(value, name: str) -> np.ndarray:
     try:
         arr = np.asarray(value)
-    except (TypeError, ValueError):  # ragged rows
+    except (TypeError, ValueError, OverflowError):  # ragged rows
         raise ValueError(f"{name} must be an array of booleans (or 0/1)") from None
+    if arr.dtype.kind == "c":  # float() would drop the imaginary part with only a warning
+        raise ValueError(f"{name} must hold booleans or 0/1 values, got complex numbers")
     if arr.dtype != bool:
         try:
             num = np.asarray(arr, dtype=float)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise ValueError(f"{name} must be an array of booleans (or 0/1)") from None
         if num.size and not np.all((num == 0) | (num == 1)):
             raise ValueError(f"{name} must hold only booleans or 0/1 values")
@@ -151,7 +153,7 @@ def mcnemar_exact(only_a_correct, only_b_correct, alternative: str = "two-sided"
     b, c = broadcast(only_a_correct=b, only_b_correct=c)
     d = (b + c).astype(float)
     lower = _binom_half_cdf(b, d)
-    upper = 1.0 - _binom_half_cdf(b - 1, d)
+    upper = binom_sf(b - 1, d, 0.5)  # P(B >= b) from its own side: 1 - cdf cancels to 0
     if alternative == "less":
         p = lower
     elif alternative == "greater":
@@ -266,7 +268,7 @@ def diff_interval(only_a_correct, only_b_correct, n, alpha: float = 0.05, method
     alpha = _alpha(alpha)
     _choice(method, "method", ("tango", "wald"))
     b, c, m = _pair_counts(only_a_correct, only_b_correct, n)
-    z = float(special.ndtri(1.0 - alpha / 2.0))
+    z = float(-special.ndtri(alpha / 2.0))  # upper quantile from the small side
     est = (b - c) / m
     if method == "wald":
         half = z * np.sqrt(np.maximum(b + c - (b - c) ** 2 / m, 0.0)) / m
@@ -579,6 +581,8 @@ def first_at_least(fn, target: float, *, start: int = 1, n_max: int = _N_MAX) ->
         raise ValueError(f"fn must be a function of n, got {fn!r}")
     if isinstance(target, bool) or not isinstance(target, int | float | np.integer | np.floating):
         raise ValueError(f"target must be a real number, got {target!r}")
+    if not (-1e308 <= target <= 1e308):  # NaN, infinities and 10**400 (no float() overflow)
+        raise ValueError(f"target must be finite, got {show(target)}")
     start = int(as_count(start, "start", minimum=1, scalar=True))
     n_max = int(as_count(n_max, "n_max", minimum=1, scalar=True))
     lo, hi = start - 1, max(start, 1)
@@ -610,7 +614,7 @@ class PairedSize(Result):
 
 
 def _normal_sizes(pa, pb, d, power, alpha, alternative):
-    za = float(special.ndtri(1 - (alpha / 2 if alternative == "two-sided" else alpha)))
+    za = float(-special.ndtri(alpha / 2 if alternative == "two-sided" else alpha))
     zb = float(special.ndtri(power))
     gap = abs(pa - pb)
     paired = (za * np.sqrt(d) + zb * np.sqrt(d - gap**2)) ** 2 / gap**2

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from heldout import _files
+from heldout._checks import show
 from heldout._result import Result
 
 __all__ = [
@@ -39,10 +41,23 @@ _MAX_COUNT = 2**63  # counts at or above this do not fit in an int64
 # ---------------------------------------------------------------------------
 
 
+def _not_boolean(value, name: str) -> None:
+    """Refuse booleans and complex numbers given as counts or probabilities (by name)."""
+    kind = getattr(value, "dtype", None)
+    kind = kind.kind if kind is not None else None
+    if isinstance(value, bool | np.bool_) or kind == "b":
+        raise ValueError(f"{name} must be a number, not a boolean (True/False), got {show(value)}")
+    if isinstance(value, complex | np.complexfloating) or kind == "c":
+        raise ValueError(f"{name} must be a real number, got the complex {show(value)}")
+    if isinstance(value, list | tuple) and any(
+        isinstance(v, bool | np.bool_ | complex) for v in value
+    ):
+        raise ValueError(f"{name} must hold real numbers, not booleans or complex numbers")
+
+
 def _scalar(value, name: str) -> float:
     """A single finite real number (not an array, not NaN), else ValueError naming ``name``."""
-    if isinstance(value, bool | np.bool_):
-        raise ValueError(f"{name} must be a number, got the boolean {value!r}")
+    _not_boolean(value, name)
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError, OverflowError):
@@ -73,12 +88,13 @@ def _count(value, name: str, *, minimum: int = 0) -> int:
     if x < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {value!r}")
     if x >= _MAX_COUNT:
-        raise ValueError(f"{name} must be below 2**63, got {value!r}")
+        raise ValueError(f"{name} must be below 2**63, got {show(value)}")
     return int(x)
 
 
 def _counts(value, name: str, *, minimum: int = 0) -> np.ndarray:
     """An array of whole numbers ``>= minimum`` and below 2**63 (int64)."""
+    _not_boolean(value, name)
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError, OverflowError):
@@ -100,9 +116,10 @@ def _counts(value, name: str, *, minimum: int = 0) -> np.ndarray:
 
 def _probabilities(value, name: str, *, closed: bool = False) -> np.ndarray:
     """An array of numbers strictly between 0 and 1, or in [0, 1] if ``closed`` (not empty, no NaN)."""
+    _not_boolean(value, name)
     try:
         arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name} must be a number or an array of numbers, got {value!r}") from None
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
@@ -138,12 +155,12 @@ def as_correct(correct, name: str = "correct", *, min_models: int = 2) -> np.nda
     """
     try:
         arr = np.asarray(correct) if not isinstance(correct, np.ndarray) else correct
-    except (TypeError, ValueError):  # ragged rows
+    except (TypeError, ValueError, OverflowError):  # ragged rows
         raise ValueError(f"{name} must be a matrix of booleans (or 0/1)") from None
     if arr.dtype == object:
         try:
             arr = np.asarray(arr, dtype=float)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise ValueError(f"{name} must be a matrix of booleans (or 0/1)") from None
     if arr.ndim != 2:
         raise ValueError(
@@ -192,7 +209,10 @@ def correctness(y_true, predictions) -> np.ndarray:
            [0, 1],
            [1, 1]])
     """
-    y = np.asarray(y_true)
+    try:
+        y = np.asarray(y_true)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError("y_true must be a one-dimensional array of labels") from None
     if y.ndim != 1 or y.size == 0:
         raise ValueError(f"y_true must be a non-empty 1-d array of labels, got shape {y.shape}")
     if isinstance(predictions, Mapping):
@@ -228,11 +248,14 @@ class Predictions(Result):
 
 def _read_text(source) -> str:
     if isinstance(source, str | os.PathLike) and str(source) == "-":
-        data = sys.stdin.buffer.read()
+        data = _files.read_bounded(sys.stdin.buffer, "predictions file")
     elif isinstance(source, str | os.PathLike):
+        if os.path.exists(source) and not os.path.isdir(source) and not os.path.isfile(source):
+            # a device or a pipe by name (/dev/zero): use '-' to read a stream
+            raise ValueError(f"predictions file {str(source)!r} is not a regular file")
         try:
             with open(source, "rb") as fh:
-                data = fh.read()
+                data = _files.read_bounded(fh, "predictions file")
         except FileNotFoundError:
             raise ValueError(f"predictions file {str(source)!r} does not exist") from None
         except IsADirectoryError:
@@ -240,7 +263,7 @@ def _read_text(source) -> str:
         except OSError as exc:
             raise ValueError(f"cannot read predictions file {str(source)!r}: {exc}") from None
     elif hasattr(source, "read"):
-        data = source.read()
+        data = _files.read_bounded(source, "predictions file")
     else:
         raise ValueError(f"source must be a path, '-' (standard input) or a file, got {source!r}")
     if isinstance(data, bytes):
@@ -287,7 +310,17 @@ def read_predictions(source, label: str = "label") -> Predictions:
     if not text.strip():
         raise ValueError("predictions file is empty")
     head, _, body = text.partition("\n")
-    header = [h.strip() for h in next(csv.reader([head.rstrip("\r")]))]
+    if len(head) > _files.MAX_LINE:
+        raise ValueError(
+            f"predictions file: the header row is longer than {_files.MAX_LINE:,} characters"
+        )
+    if head.count(",") >= _files.MAX_COLUMNS:  # before the csv module splits it
+        _files.check_header(head.split(","), "predictions file")
+    try:
+        header = [h.strip() for h in next(csv.reader([head.rstrip("\r")]))]
+    except csv.Error as exc:
+        raise ValueError(f"predictions file: the header row cannot be read as CSV: {exc}") from None
+    _files.check_header(header, "predictions file")
     if label not in header:
         raise ValueError(
             f"predictions file has no label column {label!r} (columns: {', '.join(header)}); "
@@ -305,6 +338,11 @@ def read_predictions(source, label: str = "label") -> Predictions:
     if not body.strip():
         raise ValueError("predictions file has a header but no items (rows)")
     cells = _parse_body(body, len(header))
+    if cells.dtype.kind == "f":  # 2**63 or 1e300 is no class label (evaluate refuses it too)
+        from heldout._inputs import label_range
+
+        for i, name in enumerate(header):
+            label_range(cells[:, i], f"predictions file column {name!r}")
     j = header.index(label)
     truth = cells[:, j]
     models = np.delete(cells, j, axis=1)

@@ -92,8 +92,10 @@ def _clusters_needed(per_cluster_var, half_width, alpha, method):
     if method == "normal":
         return lo.astype(np.int64)
 
+    h2 = np.square(np.float64(half_width)) if half_width < 1e150 else np.inf  # no OverflowError
+
     def ok(g):
-        return stats.t.isf(alpha / 2, g - 1) ** 2 * v <= g * half_width**2
+        return stats.t.isf(alpha / 2, g - 1) ** 2 * v <= g * h2
 
     done = ok(lo)
     hi = lo.copy()

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from heldout import _dist
+from heldout import _dist, _inputs
 from heldout._checks import as_count, as_positive, as_probability
 from heldout._result import Result, extra
 
@@ -85,7 +85,7 @@ INTERVAL_METHODS = ("auto", "wilson", "t", "normal")
 def _scores(scores, name: str = "scores") -> np.ndarray:
     try:
         arr = np.asarray(scores, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name} must be an array of numbers (one score per item)") from None
     if arr.ndim != 1:
         raise ValueError(
@@ -139,7 +139,7 @@ def cluster_codes(clusters: ArrayLike, n: int, name: str = "clusters") -> Cluste
     >>> codes.tolist(), g
     ([1, 0, 1, 2], 3)
     """
-    arr = np.asarray(clusters)
+    arr = _inputs.array(clusters, "clusters")  # ragged lists refused by name
     if arr.ndim != 1:
         raise ValueError(
             f"{name} must be one-dimensional (one label per item), got shape {arr.shape}"
@@ -172,7 +172,7 @@ def _count(value, name: str, minimum: int, maximum: int) -> int:
     """A whole number in [minimum, maximum], checked before any cast (2**63 must not wrap)."""
     try:
         big = float(np.asarray(value, dtype=float))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name} must be a whole number, got {value!r}") from None
     if np.isfinite(big) and big > maximum:
         raise ValueError(f"{name} must be at most {maximum:,}, got {value!r}")
@@ -917,7 +917,7 @@ def simulate_coverage(
     if rho >= 1:
         raise ValueError(f"icc must be below 1 for a simulation, got {icc!r}")
     a = _alpha(alpha)
-    size_arr = np.asarray(cluster_size)
+    size_arr = _inputs.array(cluster_size, "cluster_size")
     if size_arr.ndim == 0:
         if clusters is None:
             raise ValueError("clusters must be given when cluster_size is a single number")

@@ -113,7 +113,7 @@ def variance_components(scores: ArrayLike) -> Components:
     """
     try:
         y = np.asarray(scores, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError("scores must be a 2-D array of numbers (questions x samples)") from None
     if y.ndim != 2:
         raise ValueError(f"scores must be 2-D (questions x samples), got shape {y.shape}")
@@ -286,9 +286,10 @@ def samples_needed(
             f"variance alone gives a half-width of {floor:.4g} however many samples per "
             "question; add questions"
         )
-    k = max(1, int(np.ceil(w / room * (1 - 1e-12))))
-    if k > max_samples:
+    raw = w / room * (1 - 1e-12)  # may be inf for a huge within-question variance
+    if not raw <= max_samples:
         raise ValueError(f"half_width {h:g} needs more than max_samples={max_samples} samples")
+    k = max(1, int(np.ceil(raw)))
     return k
 
 

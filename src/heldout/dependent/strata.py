@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from heldout import _dist
+from heldout import _dist, _inputs
 from heldout._checks import as_count, as_positive, as_probability
 from heldout._result import Result, extra
 
@@ -170,7 +170,7 @@ def stratified_mean(
     )
 
     y = _scores(scores)
-    arr = np.asarray(strata)
+    arr = _inputs.array(strata, "strata")  # a ragged list: a ValueError naming strata
     if arr.ndim != 1 or arr.shape[0] != y.size:
         raise ValueError(
             f"strata must have one label per item: got shape {arr.shape} for {y.size} items"
@@ -207,7 +207,7 @@ def stratified_mean(
             )
         w = np.array([float(shares[k]) for k in keys])
     if clusters is not None:
-        cl = np.asarray(clusters)
+        cl = _inputs.array(clusters, "clusters")
         cluster_codes(cl, y.size)  # checks length and labels
     var_h = np.empty(labels.size)
     dof_h = np.empty(labels.size)
@@ -348,13 +348,15 @@ def neyman_allocation(
     """
     n = int(as_count(total, "total", minimum=1))
     w = _shares_array(shares)
-    s = as_positive(sds, "sds", allow_zero=True)
+    # sds up to 1e150, so that the variance (sd squared) fits in a float
+    s = as_positive(sds, "sds", allow_zero=True, maximum=1e150)
     if s.shape != w.shape:
         raise ValueError(f"sds must have one entry per share: got {s.size} for {w.size} shares")
     if np.sum(w * s) == 0:
         raise ValueError("sds must not all be 0 where the shares are positive")
     minimum = int(as_count(minimum, "minimum"))
-    exact = n * w * s / np.sum(w * s)
+    share = (w * s) / np.sum(w * s)  # in [0, 1]: n * share never overflows
+    exact = n * share
     sizes = _round_to_total(exact, n, minimum)
     var = float(np.sum(np.where(sizes > 0, w**2 * s**2 / np.maximum(sizes, 1), 0.0)))
     if np.any((sizes == 0) & (w * s > 0)):
@@ -419,7 +421,7 @@ def mix_bias(means: ArrayLike, test_shares: ArrayLike, population_shares: ArrayL
 def _finite(values) -> np.ndarray:
     try:
         arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError("means must be numbers, one per stratum") from None
     if arr.ndim != 1 or not np.all(np.isfinite(arr)):
         raise ValueError("means must be a one-dimensional array of finite numbers")

@@ -61,7 +61,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from heldout import _dist, _inputs
-from heldout._checks import as_positive, as_probability, scalar_or_array
+from heldout._checks import as_positive, as_probability, as_size, scalar_or_array
 from heldout._result import Result, extra
 from heldout.metrics.estimate import Difference, Estimate
 
@@ -897,8 +897,10 @@ def _smallest_positives(criterion, shape) -> np.ndarray:
 def _size_result(n1, kappa, auc_for_se, method, interval=""):
     n0 = _negatives(n1, kappa)
     se = np.sqrt(_variance(auc_for_se, n1, n0, method))
-    ints = [scalar_or_array(v.astype(np.int64)) for v in (n1 + n0, n1, n0)]
-    ints = [int(v) if isinstance(v, float) else v for v in ints]
+    # a rare class makes n0 = n1 (1 - prevalence)/prevalence enormous: refuse a size that
+    # does not fit in 64 bits rather than print it wrapped around to a negative number
+    hint = "the prevalence is too small for a test set of this design"
+    ints = [as_size(v, what, hint=hint) for v, what in ((n1 + n0, "n"), (n1, "n1"), (n0, "n0"))]
     return AUCSize(*ints, se=scalar_or_array(se), method=method, interval=interval)
 
 
@@ -967,7 +969,7 @@ def auc_size(
     pi = as_probability(prevalence, "prevalence")
     al = as_probability(alpha, "alpha")
     a, h, pi, al = np.broadcast_arrays(a, h, pi, al)
-    z = special.ndtri(1 - al / 2)
+    z = -special.ndtri(al / 2)
     kappa = (1 - pi) / pi
 
     def ok(n1):
@@ -1017,7 +1019,7 @@ def auc_power_size(
     a1, a0, pi, al, pw = np.broadcast_arrays(a1, a0, pi, al, pw)
     if np.any(a1 <= a0):
         raise ValueError(f"auc must exceed null_auc, got auc={auc!r} and null_auc={null_auc!r}")
-    za, zb = special.ndtri(1 - al), special.ndtri(pw)
+    za, zb = -special.ndtri(al), special.ndtri(pw)
     kappa = (1 - pi) / pi
 
     def ok(n1):

@@ -168,7 +168,7 @@ def bca_interval(
         raise ValueError(f"method must be 'bca' or 'percentile', got {method!r}")
     try:
         b = np.asarray(boot, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"boot must be an array of resampled values, got {boot!r}") from None
     if b.ndim != 1:
         raise ValueError(f"boot must be 1-d (one value per resample), got shape {b.shape}")
@@ -194,7 +194,7 @@ def _acceleration(jack, weights) -> float:
     try:
         j = np.asarray(jack, dtype=float)
         w = np.ones_like(j) if weights is None else np.asarray(weights, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError("jackknife and weights must be arrays of numbers") from None
     keep = np.isfinite(j) & (w > 0)
     j, w = j[keep], w[keep]
@@ -208,19 +208,30 @@ def _acceleration(jack, weights) -> float:
 def _bca_p_value(
     boot: np.ndarray, z0: float, acc: float, method: str, df: float | None = None
 ) -> float:
-    """Two-sided p-value of "difference = 0" by inverting the BCa (or percentile) interval."""
+    """Two-sided p-value of "difference = 0" by inverting the BCa (or percentile) interval.
+
+    ``B`` finite resamples cannot tell p-values below ``1/(B + 1)`` apart (no resample
+    fell beyond 0 says only that the share beyond 0 is below about ``1/B``), so the
+    p-value is floored there: ``p >= 1/(B + 1)``, the smallest value of the Monte Carlo
+    p-value ``(1 + count)/(B + 1)`` of :cite:`davison1997bootstrap` (ch. 4).
+    Both tails are computed from their own side (``ndtr(-x)``, not ``1 - ndtr(x)``).
+    """
     b = boot[np.isfinite(boot)]
     if b.size == 0:
         return math.nan
     share = ((b < 0).sum() + (b <= 0).sum()) / (2 * b.size)
     share = min(max(share, 0.5 / b.size), 1 - 0.5 / b.size)
     if method == "percentile":
-        beta = share
+        lower, upper = share, 1 - share
     else:
         t = special.ndtri(share) - z0
         u = t / (1 + acc * t)
-        beta = float(special.ndtr(u - z0) if df is None else special.stdtr(df, u - z0))
-    return float(min(1.0, 2 * min(beta, 1 - beta)))
+        if df is None:
+            lower, upper = special.ndtr(u - z0), special.ndtr(z0 - u)
+        else:
+            lower, upper = special.stdtr(df, u - z0), special.stdtr(df, z0 - u)
+    floor = 1.0 / (b.size + 1)  # the resolution of b.size resamples
+    return float(min(1.0, max(2 * min(lower, upper), floor)))
 
 
 # --------------------------------------------------------------------------- label metrics
@@ -568,7 +579,8 @@ def bootstrap_interval(
     Returns
     -------
     Estimate or Difference
-        ``Difference`` (with ``p_value``, from inverting the interval) when ``b``
+        ``Difference`` (with ``p_value``, from inverting the interval, never below
+        ``1/(n_resamples + 1)``, the smallest p-value the resamples resolve) when ``b``
         is given.
 
     Examples

@@ -350,12 +350,13 @@ def _boot_pair(name_binary: str, name_multi: str):
         from heldout.metrics.bootstrap import bootstrap_interval
 
         metric = name_binary if ctx.binary else name_multi
+        # a small-sample warning is passed on to the caller (the command line prints it)
         if ctx.binary:  # booleans: the bootstrap need not check the 0/1 columns again
             y, pa, pb = ctx.positive, ctx.predicted_positive(a), ctx.predicted_positive(b)
         else:
             y, pa, pb = ctx.y, ctx.labels[a], ctx.labels[b]
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+            warnings.simplefilter("ignore", RuntimeWarning)
             return bootstrap_interval(
                 metric,
                 y,
@@ -792,7 +793,9 @@ def evaluate(
     threshold : float, default 0.5
         Scores at or above it are predicted positive.
     n_resamples : int, default 2000
-        Resamples of the paired (and cluster) bootstrap.
+        Resamples of the paired (and cluster) bootstrap, from 100 to
+        :data:`heldout.metrics.bootstrap.MAX_RESAMPLES`; outside that range, or with a bad
+        ``seed``, ``ValueError`` is raised before any metric is computed.
     seed : int, optional
         Seed of the bootstrap.
     clusters : array_like, optional
@@ -835,15 +838,26 @@ def evaluate(
     ('clustered-wilson (CR1, 50 clusters)', 50)
     """
     from heldout import _inputs
-    from heldout._checks import as_probability
+    from heldout._checks import as_count, as_probability
+    from heldout.config import rng
 
     a_ = float(as_probability(alpha, "alpha"))
     th = float(as_probability(threshold, "threshold"))
+    # checked here, before any metric: a bad value must raise, not become a note in a field
+    from heldout.metrics.bootstrap import MAX_RESAMPLES
+
+    # the bootstrap's own range (100 to MAX_RESAMPLES): outside it every interval would fail
+    n_resamples = as_count(
+        n_resamples, "n_resamples", minimum=100, maximum=MAX_RESAMPLES, scalar=True
+    )
+    if not isinstance(seed, np.random.Generator):
+        rng(seed)  # None, an int >= 0 or a Generator, else a ValueError naming seed
     if not isinstance(predictions, dict) or not predictions:
         raise ValueError("predictions must be a dict holding at least one model's column")
     if correction not in ("CR1", "CR0"):
         raise ValueError(f"correction must be 'CR1' or 'CR0', got {correction!r}")
     yy = _inputs.scores(y, "labels")
+    _inputs.label_range(yy, "labels")
     classes = _classes(yy)
     if classes.size < 2:
         raise ValueError(
@@ -872,6 +886,7 @@ def evaluate(
         col = _inputs.scores(column, f"model {name!r}", yy.size)
         kind, given, note = _column_kind(name, col, kinds, classes)
         if kind == "labels":
+            _inputs.label_range(col, f"model {name!r}")
             labels[name] = col.astype(np.int64)
         else:
             if classes.size > 2 or not set(classes.tolist()) <= {0, 1}:

@@ -132,7 +132,9 @@ def _poisson_box(lam: np.ndarray, b: np.ndarray, a: np.ndarray) -> np.ndarray:
     """P(b <= Y <= a) for Y ~ Poisson(lam), elementwise (b may be negative)."""
     upper = stats.poisson.cdf(a, lam)
     lower = np.where(b >= 1, stats.poisson.cdf(b - 1, lam), 0.0)
-    return upper - lower
+    # above the mean both cdfs are near 1 and their difference cancels: use the upper tails
+    right = stats.poisson.sf(b - 1, lam) - stats.poisson.sf(a, lam)
+    return np.where(b - 1 > lam, right, upper - lower)
 
 
 def _nu(counts: np.ndarray, cs: np.ndarray) -> np.ndarray:

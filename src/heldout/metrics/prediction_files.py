@@ -31,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from heldout import _files
+
 __all__ = ["Predictions", "column_kind", "label_warning", "read_predictions"]
 
 _BLOCK = 1 << 24  # bytes of CSV parsed at a time
@@ -85,6 +87,7 @@ def _header(line: bytes, source: str) -> list[str]:
     if not text:
         raise ValueError(f"{source}: the file is empty (no header row)")
     names = [c.strip().strip('"').strip("'") for c in text.split(",")]
+    _files.check_header(names, source)  # columns and name lengths, before any parsing
     if any(not c for c in names):
         raise ValueError(f"{source}: the header row has an empty column name")
     if len(set(names)) != len(names):
@@ -198,7 +201,7 @@ def _blocks(fh):
 
 
 def _read_csv(fh, source, label, models, expected_rows=None, groups=()):
-    names = _header(fh.readline(), source)
+    names = _header(_files.header_line(fh, source), source)  # bounded: no endless line
     usecols, model_names = _columns_wanted(names, label, models, source, groups)
     group_cols = [names.index(g) for g in groups]
     ncols = len(names)

@@ -191,7 +191,7 @@ def mse_interval(
         half = z * mse_se(y, yhat, "clt")
         lo, hi = m - half, m + half
     elif method == "t":
-        half = special.stdtrit(n - 1, 1 - alpha / 2) * mse_se(y, yhat, "clt")
+        half = -special.stdtrit(n - 1, alpha / 2) * mse_se(y, yhat, "clt")
         lo, hi = m - half, m + half
     elif method in ("normal", "article"):
         half = z * mse_se(y, yhat, method)
@@ -252,7 +252,7 @@ def sample_residuals(
     df = as_positive(df, "df", scalar=True)
     if df <= 2:
         raise ValueError(f"df must exceed 2 for a finite MSE, got {show(df)}")
-    shape = tuple(as_count(np.atleast_1d(size), "size", minimum=1).tolist())
+    shape = tuple(np.atleast_1d(as_count(size, "size", minimum=1)).tolist())
     check_work(float(np.prod(shape)), 500_000_000, "size (residuals drawn)")
     size = shape if np.ndim(size) else shape[0]
     rng = _rng(seed)
@@ -311,6 +311,10 @@ def mse_coverage(
     n = as_count(n, "n", minimum=2, scalar=True)
     reps = as_count(reps, "reps", minimum=1, scalar=True)
     check_work(float(n) * reps, 100_000_000, "n times reps")
+    if isinstance(methods, str):
+        methods = (methods,)
+    if not isinstance(methods, list | tuple) or not methods:
+        raise ValueError(f"methods must be a tuple of method names, got {show(methods)}")
     for method in methods:
         as_choice(method, "methods", METHODS)
     rng = _rng(seed)

@@ -101,7 +101,7 @@ def _gamma_from_moments(mean, sd, n: int, alpha: float):
     k = np.where(ok, mean**2 / np.where(ok, se**2, 1.0), 1.0)
     scale = np.where(ok, se**2 / np.where(ok, mean, 1.0), 0.0)
     low = np.where(ok, scale * special.gammaincinv(k, alpha / 2), mean)
-    high = np.where(ok, scale * special.gammaincinv(k + 1.0, 1 - alpha / 2), mean)
+    high = np.where(ok, scale * special.gammainccinv(k + 1.0, alpha / 2), mean)
     return mean, low, high, se
 
 
@@ -318,7 +318,7 @@ def reliability(
 
     pos = _inputs.binary_labels(y, "y")
     q = _inputs.probabilities(p, "p", pos.size)
-    if not isinstance(bins, int | np.integer) or bins < 1 or bins > 1000:
+    if isinstance(bins, bool) or not isinstance(bins, int | np.integer) or not 1 <= bins <= 1000:
         raise ValueError(f"bins must be a whole number from 1 to 1000, got {bins!r}")
     if strategy == "uniform":
         edges = np.linspace(0.0, 1.0, bins + 1)

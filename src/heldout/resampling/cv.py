@@ -107,7 +107,7 @@ def _check_alternative(alternative: str) -> str:
 def _scores(value, name: str) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name} must be an array of numbers, got {value!r}") from None
     if arr.ndim == 0:
         raise ValueError(

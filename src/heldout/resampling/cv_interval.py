@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from heldout._checks import as_probability
+from heldout._checks import as_probability, check_work
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 from heldout.resampling.cv_scores import (
@@ -280,6 +280,7 @@ def nested_cv_interval(
     if k < 3:
         raise ValueError(f"k must be at least 3 for nested cross-validation, got {k}")
     reps = whole(reps, "reps", minimum=1)
+    check_work(reps, 100_000, "reps (repeated cross-validations)")
     lossf = _loss_function(loss)
     gen = make_rng(seed)
     n = len(ya)
@@ -405,6 +406,15 @@ def simulate_coverage(
     n = whole(n, "n", minimum=10)
     reps = whole(reps, "reps", minimum=2)
     eval_rows = whole(eval_rows, "eval_rows", minimum=1)
+    if whole(k, "k", minimum=2) > n:
+        raise ValueError(f"k must be at most n ({n:,} rows), got {k!r}")
+    if whole(nested_k, "nested_k", minimum=2) > n:
+        raise ValueError(f"nested_k must be at most n ({n:,} rows), got {nested_k!r}")
+    nested_reps = whole(nested_reps, "nested_reps", minimum=1)
+    check_work(n, 10**7, "n (rows per data set)")
+    check_work(eval_rows, 10**7, "eval_rows (fresh rows per data set)")
+    check_work(reps * max(n, eval_rows), 10**9, "reps times rows")
+    check_work(reps * nested_reps * n, 10**9, "reps times nested_reps times n")
     alpha = float(as_probability(number(alpha, "alpha"), "alpha"))
     gen = make_rng(seed)
     cols = problem.columns_a if view == "a" else problem.columns_b

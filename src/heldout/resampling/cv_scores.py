@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from heldout._checks import as_count, as_probability
+from heldout._checks import as_count, as_floats, as_probability, check_work, show
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 
@@ -82,7 +82,7 @@ def whole(value, name: str, minimum: int = 0) -> int:
     """A single whole number >= ``minimum`` (and below 2**63), else ValueError naming ``name``."""
     x = number(value, name)  # a single number (refuses arrays and ragged lists)
     if np.isfinite(x) and abs(x) >= 2.0**63:
-        raise ValueError(f"{name} must be below 2**63, got {value!r}")
+        raise ValueError(f"{name} must be below 2**63, got {show(value)}")
     return int(as_count(x, name, minimum=minimum))
 
 
@@ -90,21 +90,19 @@ def number(value, name: str) -> float:
     """A single number (not an array), else ValueError naming ``name``."""
     try:
         ndim = np.ndim(value)
-    except (TypeError, ValueError):  # ragged nested lists
+    except (TypeError, ValueError, OverflowError):  # ragged nested lists
         raise ValueError(f"{name} must be a single number, got {value!r}") from None
     if ndim != 0:
         raise ValueError(f"{name} must be a single number, got {value!r}")
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    # the shared check: refuses text, None, booleans, complex numbers and 10**400 by name
+    return as_floats(value, name, scalar=True)
 
 
 def _check_x(X, name: str = "X") -> np.ndarray:
     """A finite numeric matrix (rows by features), else ValueError naming ``name``."""
     try:
         Xa = np.asarray(X, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name} must be a numeric matrix (rows by features)") from None
     if Xa.ndim != 2:
         raise ValueError(f"{name} must be a 2-d array (rows by features), got shape {Xa.shape}")
@@ -117,7 +115,7 @@ def _check_xy(X, y, x_name: str = "X", y_name: str = "y") -> tuple[np.ndarray, n
     try:
         Xa = np.asarray(X, dtype=float)
         ya = np.asarray(y)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(
             f"{x_name} must be a numeric matrix and {y_name} a vector of labels"
         ) from None
@@ -169,6 +167,7 @@ def splits(
     (10, [5, 5])
     """
     n = whole(n, "n", minimum=2)
+    check_work(n, 10**9, "n (items split)")
     if design not in DESIGNS:
         raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
     k = whole(k, "k", minimum=2)  # checked even where the design ignores it
@@ -259,7 +258,7 @@ def _parts(parts, n: int) -> list:
     for pair in parts:
         try:
             tr, te = (np.asarray(p) for p in pair)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise ValueError(f"parts must hold (train, test) index pairs, got {pair!r}") from None
         for idx in (tr, te):
             if (

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from heldout._checks import as_positive, as_probability
+from heldout._checks import as_positive, as_probability, check_work
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 from heldout.resampling import cv
@@ -219,8 +219,11 @@ def simulate_tests(
         raise ValueError(f"problem must be a TwoViews instance, got {type(problem).__name__}")
     n = whole(n, "n", minimum=10)
     reps = whole(reps, "reps", minimum=1)
+    check_work(n, 10**7, "n (rows per data set)")
+    check_work(reps, 10**6, "reps (simulated data sets)")
     k = whole(k, "k", minimum=2)
     resamples = whole(resamples, "resamples", minimum=2)
+    check_work(reps * resamples * n, 10**10, "reps times resamples times n")
     as_probability(number(resample_fraction, "resample_fraction"), "resample_fraction")
     alpha = float(as_probability(number(alpha, "alpha"), "alpha"))
     gen = make_rng(seed)

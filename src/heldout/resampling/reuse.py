@@ -153,7 +153,7 @@ class Ladder:
     def _losses(self, losses) -> np.ndarray:
         try:
             arr = np.asarray(losses, dtype=float)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise ValueError(f"losses must be numbers, got {show(losses)}") from None
         if arr.ndim > 1 or arr.size == 0:
             raise ValueError(
@@ -568,6 +568,8 @@ def attack_expected_accuracy(n, queries) -> float:
     k = _whole(queries, "queries", 1)
     if k > 10_000_000:
         raise ValueError(f"queries must be at most 10,000,000, got {k}")
+    if n > 100_000_000:  # one term per possible score above n/2
+        raise ValueError(f"n must be at most 100,000,000, got {n}")
     w = np.arange(n // 2 + 1, n + 1)
     pw = stats.binom.pmf(w, n, 0.5)
     p_sel = float(pw.sum())

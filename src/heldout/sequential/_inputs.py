@@ -17,13 +17,15 @@ METHODS = ("betting", "empirical-bernstein", "mixture", "hoeffding")
 ALTERNATIVES = ("two-sided", "greater", "less")
 #: Largest pool accepted (beyond it a pool is, for every practical purpose, infinite).
 MAX_POOL = 2**53
+#: Most sequences a monitor follows side by side (each keeps a few floats).
+MAX_RUNS = 10**7
 
 
 def scalar(value, name: str) -> None:
     """Refuse arrays where a single number is expected."""
     try:
         ndim = np.ndim(value)
-    except (TypeError, ValueError):  # ragged nested lists
+    except (TypeError, ValueError, OverflowError):  # ragged nested lists
         raise ValueError(f"{name} must be a single number, got {value!r}") from None
     if ndim != 0:
         raise ValueError(f"{name} must be a single number, got an array of shape {np.shape(value)}")
@@ -48,7 +50,7 @@ def outcomes(x, name: str = "x") -> np.ndarray:
         raise ValueError(f"{name} must be numbers in [0, 1], got the text {x!r}")
     try:
         arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name} must be an array of numbers in [0, 1], got {x!r}") from None
     if arr.ndim not in (1, 2):
         raise ValueError(
@@ -105,7 +107,7 @@ def pool(value, n: int | None = None, name: str = "pool") -> int | None:
     scalar(value, name)
     try:
         big = float(value) > MAX_POOL
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name} must be a whole number of items, got {value!r}") from None
     if big:
         raise ValueError(

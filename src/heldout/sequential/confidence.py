@@ -115,7 +115,7 @@ def _prior(prior, method):
         )
     try:
         a, b = (float(v) for v in prior)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(
             f"prior must be a pair (a, b) of positive numbers, got {prior!r}"
         ) from None
@@ -162,6 +162,8 @@ class ConfidenceMonitor:
         self.pool = _inputs.pool(pool)
         self.prior = _prior(prior, self.method)
         runs = _inputs.whole(runs, "runs")
+        if runs > _inputs.MAX_RUNS:  # a few arrays of this length are kept per run
+            raise ValueError(f"runs must be at most {_inputs.MAX_RUNS:,}, got {runs:,}")
         a_lo, a_hi = side_levels(self.method, self.alpha, self.alternative)
         self._engine = make_engine(self.method, runs, a_lo, a_hi, self.pool, self.prior)
         self._one = True

@@ -102,6 +102,8 @@ class AcceptanceMonitor:
             required, alpha, beta, method, pool
         )
         runs = _inputs.whole(runs, "runs")
+        if runs > _inputs.MAX_RUNS:  # a few arrays of this length are kept per run
+            raise ValueError(f"runs must be at most {_inputs.MAX_RUNS:,}, got {runs:,}")
         self._engine = make_engine(
             self.method, runs, self.alpha, self.beta, self.pool, DEFAULT_PRIOR
         )
@@ -273,7 +275,11 @@ def labels_to_decision(
     _inputs.scalar(accuracy, "accuracy")
     p = float(_inputs.as_probability(accuracy, "accuracy", closed=True))
     runs = _inputs.whole(reps, "reps")
+    if runs > _inputs.MAX_RUNS:  # the runs are simulated side by side
+        raise ValueError(f"reps must be at most {_inputs.MAX_RUNS:,}, got {runs:,}")
     limit = _inputs.whole(horizon, "horizon")
+    if limit > 10**8:  # stated limit: one step per label, in a loop
+        raise ValueError(f"horizon must be at most 100,000,000, got {limit:,}")
     if size is not None:
         limit = min(limit, size)
         ones = int(round(p * size))

@@ -31,14 +31,15 @@ __all__ = ["fixed_interval_miss", "sequence_miss"]
 _CELLS = 1 << 21
 
 
-def _common(accuracy, looks, batch, alpha):
+def _common(accuracy, looks, batch, alpha, *, looks_name="looks"):
     _inputs.scalar(accuracy, "accuracy")
     p = float(_inputs.as_probability(accuracy, "accuracy"))
-    k = _inputs.whole(looks, "looks")
+    k = _inputs.whole(looks, looks_name)
     b = _inputs.whole(batch, "batch")
     a = _inputs.alpha_(alpha)
     if k * b > 10_000_000:
-        raise ValueError(f"looks * batch must be at most 10,000,000 labels, got {k * b:,}")
+        what = f"{looks_name} * batch" if looks_name == "looks" else looks_name
+        raise ValueError(f"{what} must be at most 10,000,000 labels, got {k * b:,}")
     return p, k, b, a
 
 
@@ -76,6 +77,8 @@ def fixed_interval_miss(
     ns = b * np.arange(1, k + 1)
     if reps is not None:
         r = _inputs.whole(reps, "reps")
+        if r > 10**6:  # stated limit: the runs are simulated side by side
+            raise ValueError(f"reps must be at most 1,000,000, got {r:,}")
         gen = make_rng(seed)
         ever = np.zeros((r, k), dtype=bool)
         rows = max(1, _CELLS // k)
@@ -87,11 +90,14 @@ def fixed_interval_miss(
     batch_pmf = stats.binom.pmf(np.arange(b + 1), b, p)
     alive = np.ones(1)  # P(S = s and no miss yet), s = 0..n
     missed = np.empty(k)
+    gone = 0.0  # the mass removed so far, summed from its own side (not 1 - alive.sum())
     for j, n in enumerate(ns):
         alive = np.convolve(alive, batch_pmf)
         low, high = interval(np.arange(n + 1), n, alpha=a, method="clopper-pearson")
-        alive = np.where((low > p) | (high < p), 0.0, alive)
-        missed[j] = 1.0 - alive.sum()
+        out = (low > p) | (high < p)
+        gone += float(alive[out].sum())
+        alive = np.where(out, 0.0, alive)
+        missed[j] = min(gone, 1.0)
     return missed
 
 
@@ -121,8 +127,10 @@ def sequence_miss(
     >>> float(miss[-1]) <= 0.05
     True
     """
-    p, steps, _, a = _common(accuracy, n, 1, alpha)
+    p, steps, _, a = _common(accuracy, n, 1, alpha, looks_name="n")
     r = _inputs.whole(reps, "reps")
+    if r > 10**6:  # stated limit: the runs are simulated side by side
+        raise ValueError(f"reps must be at most 1,000,000, got {r:,}")
     size = _inputs.pool(pool, steps)
     gen = make_rng(seed)
     if size is not None:

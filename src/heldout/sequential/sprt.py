@@ -231,6 +231,8 @@ def sprt_operating(
     limit = _inputs.whole(horizon, "horizon")
     if limit > MAX_HORIZON:
         raise ValueError(f"horizon must be at most {MAX_HORIZON:,}, got {horizon!r}")
+    # a tolerance <= 0 or NaN is never met: the loop would run to the horizon every time
+    tolerance = float(_inputs.as_probability(tolerance, "tolerance", scalar=True))
     prob = np.ones((p.size, 1))  # P(S_n = base + j, no decision yet)
     base = 0
     passed = np.zeros(p.size)

@@ -161,7 +161,7 @@ def idx_bytes(array: np.ndarray) -> bytes:
     """
     try:
         arr = np.asarray(array)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError("array must be a uint8 array of labels or images") from None
     if arr.dtype != np.uint8:
         raise ValueError(f"array must have dtype uint8, got {arr.dtype}")

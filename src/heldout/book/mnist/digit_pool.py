@@ -347,10 +347,13 @@ def pool_coverage(
         raise ValueError(f"digit must be 0..9, got {digit}")
     test_size = int(_inputs.count(test_size, "test_size", minimum=10))
     reps = int(_inputs.count(reps, "reps", minimum=1))
+    if test_size > 10**7 or reps > 10**6:  # stated limits of the simulation
+        which = "test_size" if test_size > 10**7 else "reps"
+        raise ValueError(f"{which} must be at most {10**7 if which == 'test_size' else 10**6:,}")
     bootstrap_reps = min(int(_inputs.count(bootstrap_reps, "bootstrap_reps")), reps)
     alpha = float(as_probability(alpha, "alpha"))
     truths = pool_truths(pool, digit)
-    z_crit = float(special.ndtri(1 - alpha / 2))
+    z_crit = float(-special.ndtri(alpha / 2))
     rng = make_rng(seed)
     models = list(pool.proba)
     y_all = pool.labels
@@ -563,6 +566,9 @@ def pool_auc_coverage(
 
     test_size = int(_inputs.count(test_size, "test_size", minimum=10))
     reps = int(_inputs.count(reps, "reps", minimum=1))
+    if test_size > 10**7 or reps > 10**6:  # stated limits of the simulation
+        which = "test_size" if test_size > 10**7 else "reps"
+        raise ValueError(f"{which} must be at most {10**7 if which == 'test_size' else 10**6:,}")
     alpha = float(as_probability(alpha, "alpha"))
     from heldout._checks import as_count
 

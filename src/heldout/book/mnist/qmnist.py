@@ -229,7 +229,7 @@ def mnist_indices(images: np.ndarray, reference: np.ndarray) -> np.ndarray:
     try:
         a = np.ascontiguousarray(images)
         r = np.ascontiguousarray(reference)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(
             "images and reference must be 2-D uint8 arrays (one flattened digit a row)"
         ) from None

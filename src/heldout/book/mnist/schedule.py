@@ -51,7 +51,7 @@ _EPS = 1e-9
 def _finite_nonnegative(value, what: str) -> float:
     try:
         out = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{what} must be a number, got {value!r}") from None
     if not (math.isfinite(out) and out >= 0):
         raise ValueError(f"{what} must be finite and >= 0, got {value!r}")
@@ -194,7 +194,7 @@ def _check_jobs(jobs, cores, memory, started, done):
         raise ValueError(f"cores must be a whole number >= 1, got {cores!r}")
     try:
         memory = math.inf if memory is None else float(memory)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"memory must be a number of bytes or None, got {memory!r}") from None
     if not memory > 0:  # also catches NaN
         raise ValueError(f"memory must be > 0 bytes (or None for no limit), got {memory!r}")
@@ -463,7 +463,7 @@ def plan(
     mr = _max_running(max_running)
     try:
         tolerance = float(tolerance)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"tolerance must be a number >= 0, got {tolerance!r}") from None
     if not (0 <= tolerance < 1):
         raise ValueError(f"tolerance must be in [0, 1), got {tolerance!r}")

@@ -51,7 +51,7 @@ LEAK_MODELS = ("knn_3", "linear_svc_scaled")
 def _groups(groups) -> np.ndarray:
     try:
         g = np.asarray(groups)
-    except (TypeError, ValueError):  # ragged rows
+    except (TypeError, ValueError, OverflowError):  # ragged rows
         raise ValueError(
             "groups must be a one-dimensional array with a group id per item"
         ) from None
