@@ -37,9 +37,9 @@ def test_hoeffding_sizing_follows_t():
     v = inputs("hoeffding_sizing")
     glued = run_with("hoeffding_sizing", declared("hoeffding_sizing"))
     u = -2 * math.log2(v["mu"])
-    k = math.ceil(u**2 * math.log(2 / v["eps"]) / (2 * v["t"] ** 2))
-    assert glued["k_hoeff"] == f"{k:,}"
-    first = next(n for n in (5_000, 20_000, 100_000, 1_000_000, 10_000_000) if n // 5 >= k)
+    size = math.ceil(u**2 * math.log(2 / v["eps"]) / (2 * v["t"] ** 2))
+    assert glued["n_hoeff"] == f"{size:,}"
+    first = next(n for n in (5_000, 20_000, 100_000, 1_000_000, 10_000_000) if n // 5 >= size)
     assert glued["first_ok_80_20"] == f"{first:,}"
 
 

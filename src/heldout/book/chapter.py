@@ -216,7 +216,7 @@ def publish(name: str, value: Any, fmt: str | Callable[[Any], str] | None = None
 
     Examples
     --------
-    >>> publish('k_hoeffding', 36152)  # outside a book build the text is returned only
+    >>> publish('n_hoeffding', 36152)  # outside a book build the text is returned only
     '36,152'
     >>> publish('share', 0.1634, 'pct:0')
     '16 %'

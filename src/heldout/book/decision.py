@@ -132,8 +132,9 @@ def chart_rows(*, links: bool = True) -> list[list[str]]:
 def draw(ax=None):
     """Draw the chart as a grid: rows what one has, columns what one wants.
 
-    Each filled cell names the method, the function and the lesson; an empty cell is a
-    combination the book has no recommendation for.
+    Each filled cell names the method, the function and the lesson of each of its leaves; an
+    empty cell is a combination the book has no recommendation for.  Each row is as tall as
+    its longest box, and a new figure is sized to fit the chart.
 
     Parameters
     ----------
@@ -150,7 +151,7 @@ def draw(ax=None):
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> ax = draw()
-    >>> len(ax.patches) == len(leaves()[2])
+    >>> len(ax.patches) == len({(leaf.have, leaf.want) for leaf in leaves()[2]})
     True
     """
     import matplotlib.pyplot as plt
@@ -158,33 +159,44 @@ def draw(ax=None):
 
     have, want, found = leaves()
     rows, cols = list(have), list(want)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(3.1 * len(cols) + 2.6, 1.25 * len(rows) + 0.9))
     cells: dict[tuple[int, int], list[Leaf]] = {}
     for leaf in found:
         cells.setdefault((rows.index(leaf.have), cols.index(leaf.want)), []).append(leaf)
-    for (r, c), here in cells.items():
-        text = "\n".join(
-            "\n".join(textwrap.wrap(leaf.method, 30))
+    texts = {
+        cell: "\n\n".join(
+            "\n".join(textwrap.wrap(leaf.method, 28))
             + f"\n{leaf.function.rsplit('.', 1)[-1]}()\n→ {leaf.lesson.removeprefix('notebooks/')}"
             for leaf in here
         )
+        for cell, here in cells.items()
+    }
+    # each row as tall as its longest box (in inches: 0.17 a line, at fontsize 9)
+    lines = [
+        max([texts[(r, c)].count("\n") + 1 for c in range(len(cols)) if (r, c) in texts] or [2])
+        for r in range(len(rows))
+    ]
+    heights = [0.17 * k + 0.3 for k in lines]
+    tops = [sum(heights[:r]) for r in range(len(rows))]
+    if ax is None:
+        _, ax = plt.subplots(figsize=(2.4 * len(cols) + 2.2, sum(heights) + 1.1))
+    for (r, c), text in texts.items():
         ax.add_patch(
             FancyBboxPatch(
-                (c + 0.04, r + 0.06),
-                0.92,
-                0.88,
-                boxstyle="round,pad=0.0,rounding_size=0.06",
+                (c + 0.03, tops[r] + 0.05),
+                0.94,
+                heights[r] - 0.1,
+                boxstyle="round,pad=0.0,rounding_size=0.05",
                 facecolor="#e8f0fa",
                 edgecolor="#4a6fa5",
             )
         )
-        ax.text(c + 0.5, r + 0.5, text, ha="center", va="center", fontsize=9)
+        ax.text(c + 0.5, tops[r] + heights[r] / 2, text, ha="center", va="center", fontsize=9)
     ax.set_xlim(0, len(cols))
-    ax.set_ylim(len(rows), 0)
+    ax.set_ylim(sum(heights), 0)
     ax.set_xticks([c + 0.5 for c in range(len(cols))], [want[k] for k in cols])
     ax.set_yticks(
-        [r + 0.5 for r in range(len(rows))], ["\n".join(textwrap.wrap(have[k], 24)) for k in rows]
+        [tops[r] + heights[r] / 2 for r in range(len(rows))],
+        ["\n".join(textwrap.wrap(have[k], 22)) for k in rows],
     )
     ax.xaxis.tick_top()
     ax.xaxis.set_label_position("top")
