@@ -794,7 +794,7 @@ def evaluate(
         Scores at or above it are predicted positive.
     n_resamples : int, default 2000
         Resamples of the paired (and cluster) bootstrap, from 100 to
-        :data:`heldout.metrics.bootstrap.MAX_RESAMPLES`; outside that range, or with a bad
+        ``heldout.metrics.bootstrap.MAX_RESAMPLES``; outside that range, or with a bad
         ``seed``, ``ValueError`` is raised before any metric is computed.
     seed : int, optional
         Seed of the bootstrap.
