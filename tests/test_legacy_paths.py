@@ -44,7 +44,7 @@ def test_old_names_cover_every_module_that_moved():
         and not info.ispkg
     }
     # split out of ledger and scores in 0.2; engine is new in 0.2 (issue 30), with no 0.1 path
-    new_here = {"claims", "item_losses", "engine"}
+    new_here = {"claims", "item_losses", "engine", "decision"}
     new_here |= {  # new in 0.2 (issue 28): never had a 0.1 path
         "_roc", "calibration", "operating", "operating_coverage", "operating_report",
         "partial_area", "simultaneous_band", "threshold_optimism",

@@ -9,7 +9,8 @@ with the module at its new one, after one ``DeprecationWarning`` naming the new 
 
 Examples
 --------
->>> import warnings
+>>> import sys, warnings
+>>> _ = sys.modules.pop("heldout.bounds", None)  # as in a fresh interpreter
 >>> with warnings.catch_warnings(record=True) as caught:
 ...     warnings.simplefilter("always")
 ...     from heldout.bounds import exact_upper
