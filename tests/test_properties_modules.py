@@ -193,7 +193,7 @@ SPECS = {
         kwargs={"reps": 200, "seed": 1, "power": 0.8}, examples=4,
     ),
     "comparison.best.prob_best_paired": Spec(
-        best.prob_best_paired, {"correct": A(_matrix(), "array"), "prior": A(st.floats(0, 2), "pos0")},
+        best.prob_best_paired, {"correct": A(_matrix(), "array"), "prior": A(st.floats(0, 2), "pos0", accepts=(None,))},
         lambda r, v: in01(r.prob), keyword=("prior",), kwargs={"draws": 200, "seed": 1}, examples=10,
     ),
     "comparison.best.shared_patterns": Spec(

@@ -70,6 +70,12 @@ class Coverage(Result):
     truth: float
 
 
+#: Stated limits of the simulations (beyond them a run cannot finish or fit on one machine).
+_MAX_N = 10_000_000
+_MAX_REPS = 1_000_000
+_MAX_WORK = 10_000_000_000
+
+
 def _mu(auc: float) -> float:
     return math.sqrt(2) * float(special.ndtri(auc))
 
@@ -170,9 +176,16 @@ def operating_coverage(
 
     check = as_choice(check, "check", COVERAGE_CHECKS)
     n = int(as_count(n, "n", minimum=20))
+    if n > _MAX_N:
+        raise ValueError(f"n must be at most {_MAX_N:,} items per simulated test set, got {n:,}")
     pi = float(as_probability(prevalence, "prevalence", scalar=True))
     mu = _mu(float(as_probability(auc, "auc", scalar=True)))
     r = int(as_count(reps, "reps", minimum=1))
+    if r > _MAX_REPS or n * r > _MAX_WORK:
+        raise ValueError(
+            f"reps must be at most {_MAX_REPS:,} and n * reps at most {_MAX_WORK:,} "
+            f"(a simulation that cannot finish here), got reps={r:,} with n={n:,}"
+        )
     a = float(as_probability(alpha, "alpha", scalar=True))
     gamma = float(gamma)
     if not gamma > 0:
@@ -315,9 +328,16 @@ def threshold_simulation(
 
     metric = as_choice(metric, "metric", th.TUNED_METRICS)
     n = int(as_count(n, "n", minimum=20))
+    if n > _MAX_N:
+        raise ValueError(f"n must be at most {_MAX_N:,} items per simulated test set, got {n:,}")
     pi = float(as_probability(prevalence, "prevalence", scalar=True))
     mu = _mu(float(as_probability(auc, "auc", scalar=True)))
     r = int(as_count(reps, "reps", minimum=1))
+    if r > _MAX_REPS or n * r > _MAX_WORK:
+        raise ValueError(
+            f"reps must be at most {_MAX_REPS:,} and n * reps at most {_MAX_WORK:,} "
+            f"(a simulation that cannot finish here), got reps={r:,} with n={n:,}"
+        )
     a = float(as_probability(alpha, "alpha", scalar=True))
     gen = make_rng(seed)
     opt = np.empty(r)

@@ -45,7 +45,7 @@ class ModelConfidenceSet(Result):
 def _losses(losses) -> np.ndarray:
     try:
         arr = np.asarray(losses, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError("losses must be a matrix of numbers (n_items, n_models)") from None
     if arr.ndim != 2:
         raise ValueError(f"losses must be a 2-d matrix (n_items, n_models), got shape {arr.shape}")

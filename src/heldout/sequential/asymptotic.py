@@ -76,7 +76,7 @@ def asymptotic_sequence(x, alpha: float = 0.05, *, planned: int = 1000) -> Asymp
     """
     try:
         arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"x must be an array of numbers, got {x!r}") from None
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"x must be a non-empty 1-d array of losses, got shape {arr.shape}")

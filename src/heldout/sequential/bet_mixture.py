@@ -107,7 +107,7 @@ def mixture_of_bets(x, alpha: float = 0.05, *, sizes=None) -> BetMixture:
     """
     try:
         arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"x must be an array of 0/1 outcomes, got {x!r}") from None
     if arr.ndim not in (1, 2) or arr.size == 0:
         raise ValueError(f"x must be a non-empty 1-d or 2-d array of 0/1 outcomes, got {arr.shape}")
