@@ -1,7 +1,7 @@
 """Simulations behind the lesson on operating points and calibration.
 
-Every interval of :mod:`heldout.metrics.operating`, :mod:`heldout.metrics.partial_auc`,
-:mod:`heldout.metrics.roc_band` and :mod:`heldout.metrics.calibration` is checked the
+Every interval of :mod:`heldout.metrics.operating`, :mod:`heldout.metrics.partial_area`,
+:mod:`heldout.metrics.simultaneous_band` and :mod:`heldout.metrics.calibration` is checked the
 same way: draw test sets from the equal-variance binormal model (positives
 :math:`N(\\mu, 1)`, negatives :math:`N(0, 1)`, :math:`\\mu = \\sqrt2\\,\\Phi^{-1}(\\mathrm{AUC})`
 :cite:`pepe2003`), where every true value has a closed form or a one-dimensional
@@ -301,8 +301,8 @@ def threshold_simulation(
     For each simulated binormal test set the threshold maximising ``metric`` is found
     on the whole set; its in-sample value minus its true value (closed form under the
     binormal model :cite:`pepe2003`) is the optimism.  The metric's interval at that
-    threshold on the same items is the naive report; :func:`split_threshold` and
-    :func:`crossfit_threshold` are the honest ones.
+    threshold on the same items is the naive report; :func:`~heldout.metrics.threshold_optimism.split_threshold` and
+    :func:`~heldout.metrics.threshold_optimism.crossfit_threshold` are the honest ones.
 
     Parameters
     ----------

@@ -6,7 +6,7 @@ specificity is itself estimated, from the negatives' scores, so an interval that
 it as known (a binomial interval on the positives alone) is too narrow; the sampling of
 the negatives moves the threshold and with it the sensitivity :cite:`pepe2003`.
 
-The point estimate reads the empirical ROC polygon (see :mod:`heldout.metrics._roc`) at
+The point estimate reads the empirical ROC polygon (see ``heldout.metrics._roc``) at
 false-positive rate :math:`1-s`; at a vertical jump the highest point counts, which is
 :math:`\\max\\{\\widehat{Se}(t) : \\widehat{Sp}(t) \\ge s\\}`, the definition of pROC's
 ``coords(..., input = "specificity")`` :cite:`robin2011proc`.  Intervals:

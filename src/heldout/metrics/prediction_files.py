@@ -355,7 +355,7 @@ def read_predictions(
         Columns of group labels (cluster ids, strata) to read as text; any
         values but empty cells.
     reader : {"auto", "numpy", "arrow"}, default "auto"
-        CSV parser: pyarrow's for files of :data:`ARROW_MIN_BYTES` or more when
+        CSV parser: pyarrow's for files of ``ARROW_MIN_BYTES`` or more when
         pyarrow is installed (``"auto"``), always pyarrow's when installed
         (``"arrow"``), or numpy's, the reference (``"numpy"``); all give the same
         columns.
