@@ -636,10 +636,9 @@ def evaluate_files(
     from heldout._checks import as_probability
 
     a_ = float(as_probability(alpha, "alpha"))
-    from heldout.comparison.multiple import _METHODS as _ADJUST_METHODS
+    from heldout.metrics.evaluate import _check_adjust
 
-    if adjust not in _ADJUST_METHODS:
-        raise ValueError(f"adjust must be one of {', '.join(_ADJUST_METHODS)}, got {adjust!r}")
+    _check_adjust(adjust)
     th = float(as_probability(threshold, "threshold"))
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")

@@ -877,10 +877,7 @@ def evaluate(
         cluster_codes(cl, yy.size)  # at least two clusters, no missing ids
     y_int = yy.astype(np.int64)
     labels, scores, report = {}, {}, {}
-    from heldout.comparison.multiple import _METHODS as _ADJUST_METHODS
-
-    if adjust not in _ADJUST_METHODS:
-        raise ValueError(f"adjust must be one of {', '.join(_ADJUST_METHODS)}, got {adjust!r}")
+    _check_adjust(adjust)
     best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99))
     for name, column in predictions.items():
         col = _inputs.scores(column, f"model {name!r}", yy.size)
@@ -985,6 +982,14 @@ def _column_kind(name, col, kinds, classes):
         kind = "probabilities" if np.all((col >= 0) & (col <= 1)) else "scores"
     note = label_warning(col, classes) if kind == "labels" else None
     return kind, given, note
+
+
+def _check_adjust(adjust: str) -> None:
+    """Refuse an unknown adjustment by name (``evaluate`` and the out-of-core engine)."""
+    from heldout.comparison.multiple import _METHODS
+
+    if adjust not in _METHODS:
+        raise ValueError(f"adjust must be one of {', '.join(_METHODS)}, got {adjust!r}")
 
 
 def _adjust_pairs(pairs: list, method: str) -> None:
