@@ -81,8 +81,12 @@ rref:
 	      apt-get install -y -qq --no-install-recommends $$missing >/dev/null; fi; \
 	else command -v Rscript >/dev/null || echo "Rscript missing: the tests against pROC are skipped"; fi
 
+# The unit suite runs on every core (pytest-xdist; work stealing balances the long simulations).
+# TEST_JOBS=1 runs it in one process.
+TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 8 ] && n=8; echo $$n)
+
 unit: $(STAMP) rref
-	$(BIN)/python -m pytest -q --doctest-modules tests src/heldout
+	$(BIN)/python -m pytest -q --doctest-modules -n $(TEST_JOBS) --dist worksteal tests src/heldout
 
 # Every chapter executed in the quick profile by a strict build (a failing cell or a
 # broken reference fails it). Its own output folder and cache keep it apart from `make book`.
