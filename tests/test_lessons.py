@@ -288,3 +288,32 @@ def test_notation_table_defines_k_and_n():
     assert rows["$n$"].startswith("number of items")
     assert rows["$k$"].startswith("number of errors among the $n$ items")
     assert re.search(r"\$k\$ (?:test )?rows", "the losses of $k$ test rows")  # the check bites
+
+
+_K_AS_FOLDS = re.compile(r"(?<![\w\\])\$?k\$?(?:-| )folds?\b")
+
+
+def _all_book_sources() -> list[tuple[str, str]]:
+    """(file, text) of every notebook cell (prose and code) and every page under book/."""
+    found = []
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        found += [(path.name, "".join(c["source"])) for c in cells]
+    found += [
+        (p.name, p.read_text(encoding="utf-8")) for p in sorted((ROOT / "book").rglob("*.md"))
+    ]
+    return found
+
+
+def test_folds_are_counted_by_capital_k():
+    """book/notation.md: k counts errors, K counts folds; "k-fold" or "k folds" is refused."""
+    problems = [
+        f"{name}: {m.group(0)!r}"
+        for name, text in _all_book_sources()
+        for m in _K_AS_FOLDS.finditer(text)
+    ]
+    assert not problems, "write K folds (K-fold), k is a number of errors:\n" + "\n".join(problems)
+    bites = ["k-fold", "$k$-fold", "the $k$ folds", "k folds", "ten k-folds"]
+    assert all(_K_AS_FOLDS.search(s) for s in bites)
+    passes = ["K-fold", "$K$-fold", "$K$ folds", "kfold", "10k folds", r"$\sqrt k$"]
+    assert not any(_K_AS_FOLDS.search(s) for s in passes)
