@@ -3,7 +3,7 @@
 The scores are the two learners' scores (accuracies, error rates, any score)
 on the same cross-validation folds or resampling splits, in the same order.
 Default: the corrected resampled t-test of Nadeau and Bengio, which needs the
-test fraction of each split (``1/k`` for k-fold cross-validation).  Other
+test fraction of each split (``1/K`` for K-fold cross-validation).  Other
 methods: ``naive`` (the paired t-test over folds, which is too liberal: kept as
 a baseline), ``5x2cv`` (Dietterich's 5x2cv t-test) and ``5x2cv-f`` (Alpaydin's
 combined F-test); these two need the ten scores of five replications of 2-fold
@@ -113,7 +113,7 @@ def _run(args: argparse.Namespace) -> dict:
 
         fraction = 0.5 if args.method in ("5x2cv", "5x2cv-f") else args.test_fraction
         if fraction is None:
-            raise ValueError("--rope needs --test-fraction (1/k for k-fold cross-validation)")
+            raise ValueError("--rope needs --test-fraction (1/K for K-fold cross-validation)")
         post = correlated_t_rope(a, b, fraction, rope=args.rope)
         out["rope"] = post.rope
         out["p_a_better"] = post.a_better
@@ -134,7 +134,7 @@ def register(top, size) -> None:
             "           --scores-b 0.89,0.90,0.90,0.88,0.90 --test-fraction 0.2 --json\n"
             "Scores of both learners on the same folds, same order. Default method: the\n"
             "corrected resampled t-test (Nadeau and Bengio), which needs --test-fraction\n"
-            "(1/k for k-fold CV). 'naive' is the paired t-test over folds: too liberal, kept as\n"
+            "(1/K for K-fold CV). 'naive' is the paired t-test over folds: too liberal, kept as\n"
             "a baseline. " + _LAYOUT + "\n"
             "--rope R adds P(A better by more than R), P(within R), P(B better by more than R)\n"
             "from the Bayesian correlated t-test (the same correction as the corrected test)."
@@ -155,7 +155,7 @@ def register(top, size) -> None:
         "--test-fraction",
         type=float,
         default=None,
-        help="share of rows in each test part (corrected test; 1/k for k-fold CV)",
+        help="share of rows in each test part (corrected test; 1/K for K-fold CV)",
     )
     p.add_argument(
         "--alternative",

@@ -233,7 +233,7 @@ def corrected_t(scores_a, scores_b, test_fraction: float, alternative: str = "tw
         t = \frac{\bar d}{\sqrt{\left(\frac{1}{J} + \frac{n_2}{n_1}\right) s^2}},
         \qquad \frac{n_2}{n_1} = \frac{f}{1 - f},
 
-    with ``f`` the test fraction (``1/k`` for ``k``-fold cross-validation) and
+    with ``f`` the test fraction (``1/K`` for ``K``-fold cross-validation) and
     ``J - 1`` degrees of freedom.  The correction is a heuristic: it assumes the
     correlation between two splits' differences is ``n_2 / n``, which makes the
     test conservative for stable learners and not always enough for unstable ones.
@@ -484,7 +484,7 @@ def compare(
         if test_fraction is None:
             raise ValueError(
                 "test_fraction is needed by the corrected test: the share of rows in each "
-                "test part (1/k for k-fold cross-validation)"
+                "test part (1/K for K-fold cross-validation)"
             )
         return corrected_t(scores_a, scores_b, test_fraction, alternative)
     if method == "naive":
