@@ -63,6 +63,7 @@ from heldout.dependent import cluster_sizing, clustered, repeated, strata
 from heldout.metrics import (
     auc,
     bootstrap,
+    column_kinds,
     engine,
     evaluate,
     fscore,
@@ -900,6 +901,12 @@ SPECS = {
     "metrics.evaluate.auc_best_set": Spec(
         evaluate.auc_best_set, {"auc": A(st.just(np.array([0.9, 0.8, 0.88])), "array"), "cov": A(st.just(np.diag([1e-4, 2e-4, 1e-4])), "array")},
         lambda r, v: len(r[1]) == 3 and all(0 < p <= 1 for p in r[1]), kwargs={"draws": 500, "seed": 1}, corrupt=False, examples=2,
+    ),
+    "metrics.column_kinds.kind_of_summary": Spec(
+        column_kinds.kind_of_summary, {"whole": _flag(), "low": A(st.sampled_from([0.0, -1.5, 0.2]), "array"),
+                                       "high": A(st.sampled_from([1.0, 0.9, 3.0]), "array"),
+                                       "given": _choice([None, "labels", "probabilities", "scores"])},
+        lambda r, v: r in ("labels", "probabilities", "scores"), corrupt=False,
     ),
     "metrics.engine.evaluate_files": Spec(
         engine.evaluate_files, {"source": A(PATHS, "array"), "label": _choice(["label", "nope"])},

@@ -261,7 +261,9 @@ def test_refusals_name_the_reason(tmp_path, table, kwargs, match):
 
 def test_a_single_cluster_is_a_note_not_a_failure(tmp_path):
     y, _, cols = _clustered_data(400, 2)
-    pq.write_table(pa.table({"label": y, "g": np.zeros(y.size, int), "a": cols["a"]}), tmp_path / "one.parquet")
+    pq.write_table(
+        pa.table({"label": y, "g": np.zeros(y.size, int), "a": cols["a"]}), tmp_path / "one.parquet"
+    )
     got = evaluate_files(tmp_path / "one.parquet", clusters="g", n_resamples=100, seed=1)
     ref = evaluate(y, {"a": cols["a"]}, n_resamples=100, seed=1)
     acc = got["models"]["a"]["metrics"]["accuracy"]

@@ -17,7 +17,24 @@ sums over the items that an engine computes partition by partition and adds up:
   running sums give the placement of every item; the means, variances and
   covariances of the placements over the positives and over the negatives (a join
   of the items with these small tables) give the AUCs and DeLong's covariance
-  matrix, hence the same AUC intervals and MOVER differences as in memory.
+  matrix of all scored models, hence the same AUC intervals, MOVER differences and
+  AUC best set (:func:`heldout.metrics.evaluate.auc_best_set`) as in memory;
+* the counts of the right/wrong patterns (bit ``j`` set when model ``j`` is right;
+  at most ``2^k`` groups for ``k`` models): the accuracy's best set of
+  :func:`heldout.comparison.best.best_set`, which needs nothing else;
+* with ``clusters`` (a column of cluster ids), per-cluster sums of the same cells and
+  losses (one row per cluster): the cluster-robust intervals of every mean and of
+  the paired differences on shared items, as
+  :func:`heldout.dependent.clustered.clustered_mean` computes them from its own
+  per-cluster sums.  What ``evaluate`` gets from a cluster bootstrap (the AUC, F1,
+  and the differences of precision and NPV) is not computed: those entries keep the
+  independent-item interval and carry a ``cluster_note`` saying so.
+
+The engine refuses what it does not compute, with one-line errors: label columns other
+than 0/1 (several classes: the in-memory path), label columns of models outside 0/1, and
+strata.  A model column's kind (labels, probabilities, or scores on any scale) follows
+:func:`heldout.metrics.column_kinds.kind_of_summary`, computed from each column's
+minimum, maximum and whether it holds whole numbers.
 
 Two engines compute them: DuckDB (one machine; it spills to disk when a sort,
 group or join outgrows ``memory_limit``) and Dask (a cluster; a local one in the
@@ -643,7 +660,9 @@ def _report(
 
             metrics = {
                 "accuracy": entry(
-                    guarded(_mcnemar, t, n, alpha), pair=True, sums=diff_sums(*_PAIR_ITEMS["accuracy"])
+                    guarded(_mcnemar, t, n, alpha),
+                    pair=True,
+                    sums=diff_sums(*_PAIR_ITEMS["accuracy"]),
                 )
             }
             for name in ("precision", "recall", "specificity", "npv", "f1"):
@@ -892,9 +911,10 @@ def evaluate_files(
 
     Every metric of a two-class report is computed from mergeable statistics (see the
     module notes): cell counts, means and standard deviations of the per-item losses,
-    and DeLong's placement values :cite:`delong1988` from an out-of-core ``GROUP BY``
-    of each model's scores; memory stays bounded by the engine (DuckDB spills to
-    disk beyond ``memory_limit``).  The intervals are those of
+    DeLong's placement values :cite:`delong1988` from an out-of-core ``GROUP BY``
+    of each model's scores, the counts of the models' right/wrong patterns (the best
+    sets, :cite:`hsu1996`) and, with ``clusters``, per-cluster sums; memory stays
+    bounded by the engine (DuckDB spills to disk beyond ``memory_limit``).  The intervals are those of
     :func:`heldout.metrics.evaluate.evaluate`: Clopper-Pearson :cite:`clopper1934` for
     the rates, McNemar with Agresti and Min's interval for the accuracy difference,
     the paired bootstrap of the label metrics (from the same eight counts), the
@@ -920,14 +940,22 @@ def evaluate_files(
         DuckDB's threads.
     adjust : {"holm", "bonferroni", "bh", "none"}
         Adjustment of the pairs' p-values within each metric, as in
-        :func:`heldout.metrics.evaluate.evaluate`.  The best sets are not computed here
-        (they need every item's right/wrong pattern): the report says so.
+        :func:`heldout.metrics.evaluate.evaluate`.
+    clusters : str, optional
+        A column of cluster ids: the cluster-robust (CR1 or CR0) interval
+        :cite:`liang1986longitudinal` of every mean and paired difference of means, from
+        per-cluster sums; the metrics that ``evaluate`` bootstraps by cluster keep the
+        independent-item interval with a ``cluster_note``.
+    correction : {"CR1", "CR0"}
+        Small-sample factor of the cluster-robust variance.
+    best_draws : int, default 10,000
+        Draws of the best sets' step-down, as in ``evaluate``.
 
     Returns
     -------
     dict
-        The keys of :func:`heldout.metrics.evaluate.evaluate`'s report plus ``engine``
-        and ``files``.
+        The keys of :func:`heldout.metrics.evaluate.evaluate`'s report (``best`` with
+        several models, ``clusters`` with clusters) plus ``engine`` and ``files``.
 
     Examples
     --------
