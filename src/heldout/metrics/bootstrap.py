@@ -889,6 +889,31 @@ def cluster_bootstrap_interval(
                     f"{nm} must have one prediction per item ({pos.size}), got {p.size}"
                 )
         eng = _ClusterTables(metric, pos, codes, g, preds)
+    return _cluster_interval(eng, metric, g, int(pos.size), a_, n_resamples, seed, b is not None)
+
+
+def _cluster_table_interval(
+    metric: str, tables, *, alpha: float, n_resamples: int, seed=None
+) -> Estimate | Difference:
+    """``cluster_bootstrap_interval`` of a two-class label metric from per-cluster tables.
+
+    ``tables`` holds one array (G, 2, 2) per model (one model, or two for a paired
+    difference): the confusion counts ``[y, prediction]`` of each cluster, the clusters
+    in the order of their sorted ids.  The resampling depends on the items only through
+    these tables, so an engine that only counts (:mod:`heldout.metrics.engine`) gets the
+    same interval (same seed, same draws).
+    """
+    eng = _ClusterTables.__new__(_ClusterTables)
+    eng.name = metric
+    eng.tables = [np.asarray(t, dtype=float).reshape(-1, 2, 2) for t in tables]
+    g = eng.tables[0].shape[0]
+    n = int(round(eng.tables[0].sum()))
+    a_ = _inputs.alpha_value(alpha)
+    return _cluster_interval(eng, metric, g, n, a_, n_resamples, seed, len(tables) > 1)
+
+
+def _cluster_interval(eng, metric, g, n, a_, n_resamples, seed, paired):
+    """The BCa interval (and p-value when ``paired``) of a cluster bootstrap engine."""
     theta = eng.estimate()
     if not math.isfinite(theta):
         raise ValueError(f"{metric} is undefined on this sample (a zero denominator)")
@@ -905,7 +930,7 @@ def cluster_bootstrap_interval(
     finite = boot[np.isfinite(boot)]
     se = float(finite.std(ddof=1)) if finite.size > 1 else math.nan
     label = "cluster-bootstrap-bca"
-    if b is None:
-        return Estimate(theta, low, high, method=label, se=se, n=int(pos.size), alpha=a_)
+    if not paired:
+        return Estimate(theta, low, high, method=label, se=se, n=n, alpha=a_)
     p = _bca_p_value(boot, z0, acc, "bca", df=g - 1)
-    return Difference(theta, low, high, p_value=p, method=label, se=se, n=int(pos.size), alpha=a_)
+    return Difference(theta, low, high, p_value=p, method=label, se=se, n=n, alpha=a_)

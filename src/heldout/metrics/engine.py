@@ -237,8 +237,11 @@ def _clusters_sql(run, yb, cl, models, pred, loss_series):
             f"sum({expr} * {expr})",
             f"count(*) FILTER (WHERE {expr} <> 0 AND {expr} <> 1)",
         ]
-    rows = run(f"SELECT {', '.join(sel)} FROM data GROUP BY {cl}")
-    return _cluster_arrays(np.array(rows, dtype=float), models, pairs, list(loss_series))
+    ids = f"CAST({cl} AS VARCHAR)"  # the command line reads cluster ids as text
+    rows = run(f"SELECT {ids} AS _id, {', '.join(sel)} FROM data GROUP BY _id")
+    rows.sort(key=lambda r: r[0])  # the order of np.unique: the cluster bootstrap's draws
+    table = np.array([r[1:] for r in rows], dtype=float)
+    return _cluster_arrays(table, models, pairs, list(loss_series))
 
 
 def _cluster_arrays(table, models, pairs, loss_keys):
@@ -375,7 +378,7 @@ def _dask_statistics(files, fmt, label, models, kinds, threshold, cluster=None):
     if groups is not None and row[-1]:
         raise ValueError(f"the cluster column {cluster!r} holds missing values")
     if groups is not None:
-        ddf = ddf.assign(_cluster=groups)
+        ddf = ddf.assign(_cluster=groups.astype(str))
     return _finish_dask(row, ddf, models, kinds, label, threshold, groups is not None)
 
 
@@ -443,7 +446,7 @@ def _finish_dask(row, ddf, models, kinds, label, threshold, clustered=False):
     )
     if clustered:
         stats["clusters"] = _cluster_arrays(
-            values["clusters"].to_numpy(float), models, pairs, list(series)
+            _sorted_by_id(values["clusters"]), models, pairs, list(series)
         )
     scored = [m for m in models if kind_of[m] != "labels"]
     stats["delong"] = _delong_dask(ddf, label, scored, stats) if scored else None
@@ -468,6 +471,13 @@ def _clusters_dask(ddf, models, pairs, cell_codes, table_codes, series):
         j += 3
     frame = ddf[["_cluster"]].assign(**cols)
     return frame.groupby("_cluster").sum()[list(cols)]
+
+
+def _sorted_by_id(frame):
+    """The per-cluster frame in the order of its ids as text (as :func:`_clusters_sql`)."""
+    ids = [str(i) for i in frame.index]
+    order = sorted(range(len(ids)), key=ids.__getitem__)
+    return frame.to_numpy(float)[order]
 
 
 def _sd(value) -> float:
@@ -518,12 +528,14 @@ def _report(
     stats, models, alpha, n_resamples, seed, adjust="holm", best_draws=10_000, correction="CR1"
 ) -> dict:
     from heldout.metrics.auc import _difference, _interval
-    from heldout.metrics.bootstrap import _paired_table_interval
+    from heldout.metrics.bootstrap import _cluster_table_interval, _paired_table_interval
     from heldout.metrics.evaluate import (
         _NOT_PROBABILITIES,
         AUC_MIN_CLASS,
         SCORE_MIN_CLASS,
         _adjust_pairs,
+        _cluster_fields,
+        _num,
         metric_entry,
         pair_entry,
     )
@@ -588,24 +600,38 @@ def _report(
             "wide max-variance interval holds its level here"
         )
 
-    def entry(result_note, warning=None, pair=False, sums=None):
-        """evaluate's entry; with clusters, the clustered interval from per-cluster ``sums``."""
+    def cluster_boot(name, tables, iid, pair):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = _cluster_table_interval(
+                name, tables, alpha=alpha, n_resamples=n_resamples, seed=seed
+            )
+        extra = {"se_cluster": r.se, "clusters": int(cl["sizes"].size)}
+        return r, extra if pair else {"se_iid": _num(iid.se), **extra}
+
+    def entry(result_note, warning=None, pair=False, sums=None, boot_tables=None):
+        """evaluate's entry; with clusters, the clustered interval from per-cluster ``sums``
+        (a mean) or the cluster bootstrap from per-cluster tables (``boot_tables``)."""
         result, note = result_note
         make = pair_entry if pair else metric_entry
         if result is None:
             return make(None, note)
         extra = {}
         if cl is not None:
-            if sums is None:
-                extra["cluster_note"] = _NO_CLUSTER_BOOTSTRAP
-            else:
-                try:
-                    clustered = _clustered_from_sums(*sums(), alpha, correction, pair)
-                except ValueError as exc:
-                    extra["cluster_note"] = str(exc)
+            try:
+                if sums is not None:
+                    r = _clustered_from_sums(*sums(), alpha, correction, pair)
+                    clustered, fields = _as_result(r, pair), _cluster_fields(r)
+                elif boot_tables is not None:
+                    clustered, fields = cluster_boot(*boot_tables(), result, pair)
                 else:
-                    extra.update(_clustered_fields(clustered, result, pair))
-                    result = _as_result(clustered, result, pair)
+                    clustered, fields = None, {"cluster_note": _NO_CLUSTER_BOOTSTRAP}
+            except ValueError as exc:
+                clustered, fields = None, {"cluster_note": str(exc)}
+            extra.update(fields)
+            if clustered is not None:
+                extra.update(_iid_fields(result, pair))
+                result = clustered
         if warning:
             extra["warning"] = warning
         return make(result, **extra)
@@ -634,7 +660,9 @@ def _report(
             "npv": entry(
                 guarded(rate, tn, tn + fn, "predicted negatives"), sums=rate_sums((0,), (0, 2))
             ),
-            "f1": entry(guarded(f1, fp, fn, tp)),
+            "f1": entry(
+                guarded(f1, fp, fn, tp), boot_tables=None if c is None else lambda c=c: ("f1", [c])
+            ),
         }
         if m in scored:
             metrics["auc"] = entry(guarded(auc_single, scored.index(m)), auc_note)
@@ -671,6 +699,7 @@ def _report(
                     guarded(boot, name, t),
                     pair=True,
                     sums=None if shared is None else diff_sums(*shared),
+                    boot_tables=None if tc is None else _pair_tables(name, tc),
                 )
             if a in scored and b in scored:
                 metrics["auc"] = entry(
@@ -705,11 +734,11 @@ def _report(
     return out
 
 
-#: The note of the metrics whose clustered interval in ``evaluate`` is a cluster bootstrap.
+#: The note of the AUC, whose clustered interval in ``evaluate`` is a cluster bootstrap of
+#: the items' scores (not a function of per-cluster sums).
 _NO_CLUSTER_BOOTSTRAP = (
-    "the engine does not compute the cluster bootstrap (AUC, F1, and the differences of "
-    "precision and NPV): this interval treats the items as independent; heldout evaluate "
-    "without --engine gives the clustered one"
+    "the engine does not compute the cluster bootstrap of the AUC: this interval treats "
+    "the items as independent; heldout evaluate without --engine gives the clustered one"
 )
 
 # Per-cluster sums of a rate: which of the cells (tn, fp, fn, tp) are hits, which are its items.
@@ -720,6 +749,16 @@ _PAIR_ITEMS = {
     "recall": (lambda y, p: p == 1, lambda y, p: p == 1, lambda y, a, b: y == 1),
     "specificity": (lambda y, p: p == 0, lambda y, p: p == 0, lambda y, a, b: y == 0),
 }
+
+
+def _pair_tables(name, tc):
+    """Per-cluster confusion tables of the two models of a pair, from the eight cells."""
+
+    def tables():
+        t = tc.reshape(-1, 2, 2, 2)  # (cluster, y, a, b)
+        return name, [t.sum(axis=3), t.sum(axis=2)]
+
+    return tables
 
 
 def _rate_sums(c, hit, mask):
@@ -784,19 +823,18 @@ def _clustered_from_sums(sums, sumsq, sizes, binary, alpha, correction, pair):
     )
 
 
-def _clustered_fields(r, iid, pair):
-    """The fields ``evaluate`` adds to a clustered entry (its own and the independent one's)."""
-    from heldout.metrics.evaluate import _cluster_fields, _num
+def _iid_fields(iid, pair):
+    """The independent-item interval that ``evaluate`` keeps beside a clustered one."""
+    from heldout.metrics.evaluate import _num
 
-    extra = _cluster_fields(r)
-    extra.update(iid_low=_num(iid.low), iid_high=_num(iid.high))
+    extra = {"iid_low": _num(iid.low), "iid_high": _num(iid.high)}
     if pair:
         extra["iid_p_value"] = _num(iid.p_value)
     extra["iid_method"] = iid.method
     return extra
 
 
-def _as_result(r, iid, pair):
+def _as_result(r, pair):
     """The clustered interval as the ``Estimate`` or ``Difference`` that ``evaluate`` reports."""
     from heldout import _dist
     from heldout.metrics.estimate import Estimate
@@ -1014,6 +1052,10 @@ def evaluate_files(
         raise
     except Exception as exc:  # the engines' own errors (a bad file, a text column)
         raise ValueError(f"{source}: the {engine} engine could not read it ({exc})") from None
+    if clusters is not None and stats["clusters"]["sizes"].size < 2:  # as evaluate refuses
+        raise ValueError(
+            f"the cluster column {clusters!r} holds a single cluster; need two or more"
+        )
     names = list(stats["kinds"])
     out = _report(stats, names, a_, int(n_resamples), seed, adjust, best_draws, correction)
     return {"engine": engine, "files": len(files), **out}
