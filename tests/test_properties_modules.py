@@ -908,6 +908,13 @@ SPECS = {
                                        "given": _choice([None, "labels", "probabilities", "scores"])},
         lambda r, v: r in ("labels", "probabilities", "scores"), corrupt=False,
     ),
+    "metrics.column_kinds.label_warning_of_summary": Spec(
+        lambda distinct, classes: (column_kinds.label_warning_of_summary(np.unique(distinct), distinct.size, classes),
+                                   prediction_files.label_warning(distinct, classes)),
+        {"distinct": A(st.lists(st.integers(0, 20), min_size=1, max_size=40).map(lambda x: np.array(x, float)), "array"),
+         "classes": A(st.sampled_from([np.array([0, 1]), np.array([0, 1, 2, 3])]), "array")},
+        lambda r, v: r[0] == r[1], corrupt=False,
+    ),
     "metrics.engine.evaluate_files": Spec(
         engine.evaluate_files, {"source": A(PATHS, "array"), "label": _choice(["label", "nope"])},
         kwargs={"n_resamples": 100, "seed": 1}, examples=6,

@@ -125,7 +125,8 @@ def test_given_kinds_and_threshold_are_honoured(log):
 @pytest.mark.parametrize(
     ("table", "match"),
     [
-        ({"label": [0, 1, 2, 1], "a": [0.1, 0.2, 0.3, 0.4]}, "two classes only"),
+        ({"label": [0, 1, 2, 1], "a": [0.1, 0.2, 0.3, 0.4]}, "which need labels 0 and 1"),
+        ({"label": [0, 1.5, 0, 1], "a": [0, 1, 0, 1]}, "whole numbers"),
         ({"label": [1, 1, 1, 1], "a": [0.1, 0.2, 0.3, 0.4]}, "single class"),
         ({"label": [0, 1, 0, 1], "a": [0.1, None, 0.3, 0.4]}, "missing"),
         ({"label": [0, 1, 0, 1], "a": ["x", "y", "z", "w"]}, "could not read"),
@@ -249,7 +250,7 @@ def test_dask_computes_the_clustered_report_and_best_sets(clustered_log):
 @pytest.mark.parametrize(
     ("table", "kwargs", "match"),
     [
-        ({"label": [0, 1, 0, 1], "a": [0, 1, 2, 1]}, {}, "two classes only"),
+        ({"label": [0, 1, 0, 1], "a": [0.0, 1.0, 2.0**63, 1.0]}, {}, "too large for a class label"),
         ({"label": [0, 1, 0, 1], "a": [0.1, 0.2, 0.3, 0.4]}, {"kinds": "labels"}, "fractions"),
         ({"label": [0, 1, 0, 1], "a": [-1.0, 2.0, 0.5, 3.0]}, {"kinds": "probabilities"}, "outside"),
         ({"label": [0, 1, 0, 1], "a": [0.1, 0.2, 0.3, 0.4], "g": [1, 1, None, 2]},
@@ -290,3 +291,56 @@ def test_a_mask_with_a_single_cluster_is_a_note_as_in_evaluate(tmp_path):
         "at least two distinct clusters" in got["models"]["a"]["metrics"]["recall"]["cluster_note"]
     )
     _same(ref, got)
+
+
+@pytest.fixture(scope="module")
+def several_classes(tmp_path_factory):
+    """Four classes; model d also predicts two classes the labels never hold."""
+    rng = np.random.default_rng(5)
+    n = 4000
+    y = rng.integers(0, 4, n)
+    g = np.char.add("k", rng.integers(0, 30, n).astype(str))
+    cols = {
+        m: np.where(rng.random(n) < q, y, rng.integers(0, 4, n))
+        for m, q in (("a", 0.7), ("b", 0.6))
+    }
+    cols["d"] = np.where(rng.random(n) < 0.5, y, rng.integers(0, 6, n))
+    path = tmp_path_factory.mktemp("multi") / "log.parquet"
+    pq.write_table(pa.table({"label": y, "grp": g, **cols}), path)
+    return path, y, g, cols
+
+
+@pytest.mark.parametrize("clustered", [False, True])
+def test_several_classes_give_evaluates_report(several_classes, clustered):
+    path, y, g, cols = several_classes
+    ref = evaluate(y, cols, n_resamples=200, seed=4, clusters=g if clustered else None)
+    got = evaluate_files(path, models=list(cols), n_resamples=200, seed=4,
+                         clusters="grp" if clustered else None)  # fmt: skip
+    assert got["classes"] == [0, 1, 2, 3, 4, 5] and "npv" not in got["models"]["a"]["metrics"]
+    assert "not classes of the label column (4, 5)" in got["models"]["d"]["warning"]
+    assert got["pairs"][0]["metrics"]["f1"]["method"] == "bootstrap-bca"
+    _same(ref, got)
+
+
+def test_several_classes_on_dask(several_classes):
+    pytest.importorskip("dask.dataframe")
+    path, y, g, cols = several_classes
+    ref = evaluate(y, cols, n_resamples=200, seed=4, clusters=g, best_draws=500)
+    got = evaluate_files(path, models=list(cols), engine="dask", n_resamples=200, seed=4,
+                         clusters="grp", best_draws=500)  # fmt: skip
+    _same(ref, got)
+
+
+def test_several_classes_refuse_probabilities(tmp_path):
+    table = {
+        "label": [0, 1, 2, 1, 0, 2],
+        "a": [0, 1, 2, 2, 0, 1],
+        "p": [0.1, 0.9, 0.5, 0.4, 0.2, 0.3],
+    }
+    pq.write_table(pa.table(table), tmp_path / "m.parquet")
+    with pytest.raises(
+        ValueError, match="model 'p' holds probabilities, which need labels 0 and 1"
+    ):
+        evaluate_files(tmp_path / "m.parquet")
+    with pytest.raises(ValueError, match="which need labels 0 and 1"):
+        evaluate(np.array(table["label"]), {"a": np.array(table["a"]), "p": np.array(table["p"])})

@@ -82,6 +82,7 @@ WHERE = {
     "goodman": "multinomial",
     "log_loss_items": "scores",
     "label_warning": "prediction_files",
+    "label_warning_of_summary": "column_kinds",
     "macro_interval": "fscore",
     "metric_entry": "evaluate",
     "micro_f1_interval": "fscore",

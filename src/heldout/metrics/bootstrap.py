@@ -635,19 +635,30 @@ def bootstrap_interval(
 
 
 def _paired_table_interval(
-    metric: str, counts, *, alpha: float, n_resamples: int, seed=None, method: str = "bca"
+    metric: str,
+    counts,
+    *,
+    alpha: float,
+    n_resamples: int,
+    seed=None,
+    method: str = "bca",
+    classes: int = 2,
 ) -> Difference:
-    """``bootstrap_interval(metric, y, a, b)`` of a two-class label metric from its counts.
+    """``bootstrap_interval(metric, y, a, b)`` of a label metric from its counts.
 
     ``counts[4 y + 2 a + b]`` is the number of items with label ``y`` and predictions
     ``a``, ``b`` (0/1): the resampling of a label metric depends on the items only
     through these eight counts, so this gives the same interval (same seed, same draws)
     without the items, as an engine that only counts (:mod:`heldout.metrics.engine`)
-    needs.  No warnings are raised.
+    needs.  For a several-class metric (``macro_f1``, ...) ``counts`` is the flattened
+    (``classes``, ``classes``, ``classes``) table over the sorted classes present in
+    ``y``, ``a`` and ``b``.  No warnings are raised.
     """
     eng = _Counts.__new__(_Counts)
-    eng.name, eng.paired, eng.multi, eng.k, eng.shape = metric, True, False, 2, (2, 2, 2)
-    eng.counts = np.asarray(counts, dtype=np.int64).reshape(8)
+    k = int(classes)
+    eng.name, eng.paired, eng.k, eng.shape = metric, True, k, (k, k, k)
+    eng.multi = metric in _MULTICLASS_METRICS
+    eng.counts = np.asarray(counts, dtype=np.int64).reshape(k**3)
     eng.n = int(eng.counts.sum())
     a_ = _inputs.alpha_value(alpha)
     rng = make_rng(seed)

@@ -5,14 +5,16 @@ depends only on whether every value is a whole number and on the smallest and la
 value (:func:`heldout.metrics.prediction_files.column_kind` states the rule for a column
 in memory).  :func:`kind_of_summary` applies it to that summary, so the in-memory
 report and the out-of-core engine (which computes the summary with one pass of SQL)
-decide the same way and refuse the same combinations.
+decide the same way and refuse the same combinations.  :func:`label_warning_of_summary`
+does the same for :func:`heldout.metrics.prediction_files.label_warning` (a label column
+that looks like something else), from the column's distinct values and its length.
 """
 
 from __future__ import annotations
 
 import math
 
-__all__ = ["KINDS", "kind_of_summary"]
+__all__ = ["KINDS", "kind_of_summary", "label_warning_of_summary"]
 
 #: The kinds a model column may have.
 KINDS = ("labels", "probabilities", "scores")
@@ -79,3 +81,56 @@ def kind_of_summary(
     if given == "scores" and detected != "scores":
         return "probabilities" if in_unit else "scores"
     return given
+
+
+def label_warning_of_summary(distinct, n: int, classes) -> str | None:
+    """The warning of a whole-number column read as labels, from its distinct values.
+
+    The column looks like something other than labels when it holds many distinct
+    values (more than ``MANY_CLASSES``, or at least three and more than
+    ``MANY_CLASSES_SHARE`` of its ``n`` rows) or values that are not ``classes`` of the
+    label column; the text is that of :func:`heldout.metrics.prediction_files.label_warning`
+    on the column itself.
+
+    Parameters
+    ----------
+    distinct : array_like
+        The distinct values of the column.
+    n : int
+        Rows of the column.
+    classes : array_like
+        The classes of the label column.
+
+    Returns
+    -------
+    str or None
+        The warning, or None when neither sign is seen.
+
+    Examples
+    --------
+    >>> label_warning_of_summary([1, 2, 3, 4, 5], 1000, [0, 1])[:40]
+    'read as labels, but holds 4 values that '
+    >>> label_warning_of_summary([0, 1], 1000, [0, 1]) is None
+    True
+    """
+    import numpy as np
+
+    from heldout.metrics.prediction_files import MANY_CLASSES, MANY_CLASSES_SHARE
+
+    values = np.unique(np.asarray(distinct, dtype=float))
+    n = int(n)
+    notes = []
+    foreign = np.setdiff1d(values, np.asarray(classes, dtype=float))
+    if foreign.size:
+        shown = ", ".join(f"{x:g}" for x in foreign[:5]) + (", ..." if foreign.size > 5 else "")
+        notes.append(
+            f"holds {foreign.size} values that are not classes of the label column ({shown})"
+        )
+    if values.size > MANY_CLASSES or (values.size >= 3 and values.size > MANY_CLASSES_SHARE * n):
+        notes.append(f"has {values.size} distinct values")
+    if not notes:
+        return None
+    return (
+        "read as labels, but " + " and ".join(notes) + "; if these are scores, say so "
+        "(--scores COLUMN, or kinds={name: 'scores'})"
+    )

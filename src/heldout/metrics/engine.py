@@ -169,6 +169,9 @@ def _finish(row, models, kinds, label, threshold, run, y, engine, cluster=None):
         summary[name] = (bool(whole), lo, hi)
     _check_labels(summary[label], label, n)
     kind_of, source = _kinds(models, kinds, summary)
+    if _several_classes(summary, label, models, kind_of):
+        head = {"n": n, "kinds": kind_of, "kind_source": source, "multi": True}
+        return {**head, **_multi_sql(run, y, models, cluster)}
     pred = {}
     for m in models:
         c = _q(m)
@@ -198,19 +201,19 @@ def _finish(row, models, kinds, label, threshold, run, y, engine, cluster=None):
     stats["moments"] = {key: (float(out.pop(0)), float(out.pop(0))) for key in loss_series}
     scored = [m for m in models if kind_of[m] != "labels"]
     stats["delong"] = _delong_sql(run, y, scored, stats) if scored else None
-    stats["patterns"] = _patterns_sql(run, y, models, pred) if len(models) > 1 else None
+    right = {m: f"({pred[m]} = {yb})" for m in models}
+    stats["patterns"] = _patterns_sql(run, y, models, right) if len(models) > 1 else None
     if cluster is not None:
         stats["clusters"] = _clusters_sql(run, yb, _q(cluster), models, pred, loss_series)
     return stats
 
 
-def _patterns_sql(run, y, models, pred):
+def _patterns_sql(run, y, models, right):
     """Counts of the right/wrong patterns (bit j: model j right), by ``GROUP BY``."""
     if len(models) > _MAX_MODELS_BEST:
         return None
     code = " + ".join(
-        f"(CASE WHEN {pred[m]} = ({y} = 1) THEN {1 << j} ELSE 0 END)::BIGINT"
-        for j, m in enumerate(models)
+        f"(CASE WHEN {right[m]} THEN {1 << j} ELSE 0 END)::BIGINT" for j, m in enumerate(models)
     )
     rows = run(f"SELECT code, count(*) FROM (SELECT {code} AS code FROM data) GROUP BY code")
     return _pattern_arrays(rows)
@@ -330,13 +333,41 @@ def _check_labels(summary, label: str, n: int) -> None:
     whole, lo, hi = summary
     if n == 0:
         raise ValueError("no rows to evaluate")
-    if not whole or lo < 0 or hi > 1:
-        raise ValueError(
-            f"the engine evaluates two classes only: the label column {label!r} must hold 0 "
-            "and 1 (several classes: heldout evaluate without --engine)"
-        )
+    if not whole:
+        raise ValueError("the label column must hold whole numbers (class labels such as 0 and 1)")
+    _check_magnitude(label, lo, hi)
     if lo == hi:
         raise ValueError(f"the label column holds a single class ({int(lo)}); nothing to measure")
+
+
+def _check_magnitude(name, lo, hi) -> None:
+    """Refuse class labels an int64 cannot hold (``heldout._inputs.label_range``)."""
+    from heldout._inputs import MAX_LABEL
+
+    big = lo if abs(lo) >= abs(hi) else hi
+    if abs(big) >= MAX_LABEL:
+        raise ValueError(
+            f"{name} holds the label {float(big):.6g}, too large for a class label "
+            "(labels must be below 2**62 in magnitude)"
+        )
+
+
+def _several_classes(summary, label, models, kind_of) -> bool:
+    """Labels or predicted labels beyond 0 and 1: the several-class report."""
+    _, lo, hi = summary[label]
+    multi = lo < 0 or hi > 1
+    for m in models:
+        if kind_of[m] == "labels":
+            _check_magnitude(f"model {m!r}", *summary[m][1:])
+            multi = multi or summary[m][1] < 0 or summary[m][2] > 1
+    if multi:
+        for m in models:
+            if kind_of[m] != "labels":
+                raise ValueError(
+                    f"model {m!r} holds {kind_of[m]}, which need labels 0 and 1; with several "
+                    "classes the engine takes predicted labels only"
+                )
+    return multi
 
 
 def _kinds(models, kinds, summary):
@@ -348,13 +379,207 @@ def _kinds(models, kinds, summary):
         given = kinds if isinstance(kinds, str) else (kinds or {}).get(m)
         whole, lo, hi = summary[m]
         kind = kind_of_summary(whole, lo, hi, given, m)
-        if kind == "labels" and (lo < 0 or hi > 1):
-            raise ValueError(
-                f"model {m!r} holds labels other than 0 and 1: the engine evaluates two "
-                "classes only (several classes: heldout evaluate without --engine)"
-            )
         kind_of[m], source[m] = kind, "given" if given else "detected"
     return kind_of, source
+
+
+# --------------------------------------------------------------------------- several classes
+def _multi_sql(run, y, models, cluster):
+    """Counts for the several-class report: each model's (label, prediction) cells, each
+    pair's (label, A, B) cells, the right/wrong patterns and, with clusters, per-cluster
+    counts of right answers (each a ``GROUP BY``, at most as many groups as classes^3)."""
+    yi = f"{y}::BIGINT"
+    col = {m: f"{_q(m)}::BIGINT" for m in models}
+    out = {
+        "cm": {m: run(f"SELECT {yi}, {col[m]}, count(*) FROM data GROUP BY ALL") for m in models},
+        "triples": {},
+    }
+    pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
+    for a, b in pairs:
+        out["triples"][(a, b)] = run(
+            f"SELECT {yi}, {col[a]}, {col[b]}, count(*) FROM data GROUP BY ALL"
+        )
+    right = {m: f"({col[m]} = {yi})" for m in models}
+    out["patterns"] = _patterns_sql(run, y, models, right) if len(models) > 1 else None
+    if cluster is not None:
+        sel = ["count(*)"] + [f"count(*) FILTER (WHERE {right[m]})" for m in models]
+        for a, b in pairs:
+            sel += [_cell_filter([right[a], right[b]], cell) for cell in range(4)]
+        ids = f"CAST({_q(cluster)} AS VARCHAR)"
+        rows = run(f"SELECT {ids} AS _id, {', '.join(sel)} FROM data GROUP BY _id")
+        rows.sort(key=lambda r: r[0])
+        out["clusters"] = _multi_cluster_arrays(np.array([r[1:] for r in rows], float), models)
+    return out
+
+
+def _multi_cluster_arrays(table, models):
+    pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
+    out = {"sizes": table[:, 0]}
+    for j, m in enumerate(models):
+        out[("right", m)] = table[:, 1 + j]
+    col = 1 + len(models)
+    for p in pairs:
+        out[("pair", *p)] = table[:, col : col + 4]  # cells (A right, B right), A first
+        col += 4
+    return out
+
+
+def _multi_dask(ddf, label, models, clustered):
+    """:func:`_multi_sql` on Dask."""
+    import dask
+
+    pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
+    frame = ddf.astype({c: "int64" for c in [label, *models]})
+    lazy = {("cm", m): frame.groupby([label, m]).size() for m in models}
+    for a, b in pairs:
+        lazy[("triples", a, b)] = frame.groupby([label, a, b]).size()
+    right = {m: (frame[m] == frame[label]).astype("int64") for m in models}
+    if 1 < len(models) <= _MAX_MODELS_BEST:
+        lazy["patterns"] = sum(right[m] * (1 << j) for j, m in enumerate(models)).value_counts()
+    if clustered:
+        cols = {"_n": right[models[0]] * 0 + 1}
+        cols.update({f"_r{j}": right[m] for j, m in enumerate(models)})
+        for i, (a, b) in enumerate(pairs):
+            code = right[a] * 2 + right[b]
+            for cell in range(4):
+                cols[f"_p{i}_{cell}"] = (code == cell).astype("int64")
+        lazy["clusters"] = ddf[["_cluster"]].assign(**cols).groupby("_cluster").sum()[list(cols)]
+    keys = list(lazy)
+    values = dict(zip(keys, dask.compute(*[lazy[k] for k in keys]), strict=True))
+
+    def rows(series):
+        return [(*(k if isinstance(k, tuple) else (k,)), int(v)) for k, v in series.items()]
+
+    out = {
+        "cm": {m: rows(values[("cm", m)]) for m in models},
+        "triples": {(a, b): rows(values[("triples", a, b)]) for a, b in pairs},
+        "patterns": _pattern_arrays(values["patterns"].items()) if "patterns" in values else None,
+    }
+    if clustered:
+        out["clusters"] = _multi_cluster_arrays(_sorted_by_id(values["clusters"]), models)
+    return out
+
+
+def _multi_report(stats, models, alpha, n_resamples, seed, adjust, best_draws, correction):
+    """``evaluate``'s several-class report from the counts of :func:`_multi_sql`."""
+    from heldout.metrics.bootstrap import _paired_table_interval
+    from heldout.metrics.column_kinds import label_warning_of_summary
+    from heldout.metrics.evaluate import (
+        MAX_CLASSES,
+        _adjust_pairs,
+        _cluster_fields,
+        metric_entry,
+        pair_entry,
+    )
+    from heldout.metrics.fscore import macro_interval
+    from heldout.metrics.rates import rate_interval
+
+    n = stats["n"]
+    cm_rows = stats["cm"]
+    y_classes = sorted({int(r[0]) for r in cm_rows[models[0]]})
+    if len(y_classes) > MAX_CLASSES:
+        raise ValueError(
+            f"the label column holds {len(y_classes)} classes, more than {MAX_CLASSES}"
+        )
+    predicted = {m: sorted({int(r[1]) for r in cm_rows[m]}) for m in models}
+    classes = sorted(set(y_classes).union(*predicted.values()))
+    if len(classes) > MAX_CLASSES:
+        raise ValueError(f"the labels and predictions hold more than {MAX_CLASSES} classes")
+    index = {c: i for i, c in enumerate(classes)}
+    cl = stats.get("clusters")
+    no_cluster = {"cluster_note": "no clustered interval for this metric"}
+
+    def guarded(fn, *args):
+        try:
+            return fn(*args), None
+        except ValueError as exc:
+            return None, str(exc)
+
+    def macro_boot(name, counts, k):
+        return _paired_table_interval(
+            name, counts.reshape(-1), alpha=alpha, n_resamples=n_resamples, seed=seed, classes=k
+        )
+
+    def clustered(result, sums, pair):
+        r = _clustered_from_sums(*sums, alpha, correction, pair)
+        return _as_result(r, pair), {**_cluster_fields(r), **_iid_fields(result, pair)}
+
+    report = {}
+    for m in models:
+        cm = np.zeros((len(classes), len(classes)), dtype=np.int64)
+        for yv, pv, count in cm_rows[m]:
+            cm[index[int(yv)], index[int(pv)]] += int(count)
+        metrics = {}
+        result, note = guarded(rate_interval, int(np.trace(cm)), int(cm.sum()), alpha)
+        extra = {}
+        if result is not None and cl is not None:
+            right = cl[("right", m)]
+            try:
+                result, extra = clustered(result, (right, right, cl["sizes"], True), False)
+            except ValueError as exc:
+                extra = {"cluster_note": str(exc)}
+        metrics["accuracy"] = metric_entry(result, note or "", **extra)
+        for which in ("precision", "recall", "specificity", "f1"):
+            result, note = guarded(macro_interval, cm, which, alpha, "logit")
+            metrics[which] = (
+                metric_entry(None, note)
+                if result is None
+                else metric_entry(result, **(no_cluster if cl is not None else {}))
+            )
+        report[m] = {"kind": "labels", "kind_source": stats["kind_source"][m]}
+        warning = label_warning_of_summary(predicted[m], n, y_classes)
+        if warning:
+            report[m]["warning"] = f"model {m!r}: {warning}"
+        report[m]["metrics"] = metrics
+    pairs = []
+    for i, a in enumerate(models):
+        for b in models[i + 1 :]:
+            rows = stats["triples"][(a, b)]
+            present = sorted({int(v) for r in rows for v in r[:3]})
+            pos = {c: j for j, c in enumerate(present)}
+            k = len(present)
+            counts = np.zeros((k, k, k), dtype=np.int64)
+            for yv, av, bv, count in rows:
+                counts[pos[int(yv)], pos[int(av)], pos[int(bv)]] += int(count)
+            a_only = sum(int(c) for yv, av, bv, c in rows if av == yv and bv != yv)
+            b_only = sum(int(c) for yv, av, bv, c in rows if bv == yv and av != yv)
+            result, note = guarded(_mcnemar_counts, a_only, b_only, n, alpha)
+            extra = {}
+            if result is not None and cl is not None:
+                cells = cl[("pair", a, b)]  # (A right, B right): 00, 01, 10, 11
+                sums = cells[:, 2] - cells[:, 1]
+                try:
+                    result, extra = clustered(
+                        result, (sums, cells[:, 2] + cells[:, 1], cl["sizes"], False), True
+                    )
+                except ValueError as exc:
+                    extra = {"cluster_note": str(exc)}
+            metrics = {"accuracy": pair_entry(result, note or "", **extra)}
+            for which in ("precision", "recall", "specificity", "f1"):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    result, note = guarded(macro_boot, f"macro_{which}", counts, k)
+                metrics[which] = (
+                    pair_entry(None, note)
+                    if result is None
+                    else pair_entry(result, **(no_cluster if cl is not None else {}))
+                )
+            pairs.append({"a": a, "b": b, "metrics": metrics})
+    _adjust_pairs(pairs, adjust)
+    out = {
+        "n": n,
+        "alpha": alpha,
+        "level": 1.0 - alpha,
+        "classes": classes,
+        "models": report,
+        "pairs": pairs,
+        "adjust": adjust,
+    }
+    if len(models) > 1:
+        out["best"] = _best_sets({**stats, "delong": None}, models, [], 0, alpha, seed, best_draws)
+    if cl is not None:
+        out["clusters"] = int(cl["sizes"].size)
+    return out
 
 
 # --------------------------------------------------------------------------- Dask
@@ -394,6 +619,9 @@ def _finish_dask(row, ddf, models, kinds, label, threshold, clustered=False):
         summary[name] = (bool(whole), lo, hi)
     _check_labels(summary[label], label, n)
     kind_of, source = _kinds(models, kinds, summary)
+    if _several_classes(summary, label, models, kind_of):
+        head = {"n": n, "kinds": kind_of, "kind_source": source, "multi": True}
+        return {**head, **_multi_dask(ddf, label, models, clustered)}
     y = ddf[label] == 1
     pred = {m: (ddf[m] >= threshold) if kind_of[m] != "labels" else (ddf[m] == 1) for m in models}
     pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
@@ -906,12 +1134,15 @@ def _need(d):
 
 def _mcnemar(t, n: int, alpha: float) -> Difference:
     """:func:`heldout.metrics.rates.accuracy_difference` from the eight cell counts."""
+    t = np.asarray(t).reshape(2, 2, 2)  # (y, a, b)
+    return _mcnemar_counts(int(t[1, 1, 0] + t[0, 0, 1]), int(t[1, 0, 1] + t[0, 1, 0]), n, alpha)
+
+
+def _mcnemar_counts(right_a_only: int, right_b_only: int, n: int, alpha: float) -> Difference:
+    """McNemar's exact test and Agresti and Min's interval from the discordant counts."""
     from heldout.comparison.paired import mcnemar_exact
     from heldout.metrics.rates import _agresti_min
 
-    t = np.asarray(t).reshape(2, 2, 2)  # (y, a, b)
-    right_a_only = int(t[1, 1, 0] + t[0, 0, 1])
-    right_b_only = int(t[1, 0, 1] + t[0, 1, 0])
     low, high = _agresti_min(
         np.asarray(right_a_only), np.asarray(right_b_only), np.asarray(n), alpha
     )
@@ -1057,5 +1288,6 @@ def evaluate_files(
             f"the cluster column {clusters!r} holds a single cluster; need two or more"
         )
     names = list(stats["kinds"])
-    out = _report(stats, names, a_, int(n_resamples), seed, adjust, best_draws, correction)
+    make = _multi_report if stats.get("multi") else _report
+    out = make(stats, names, a_, int(n_resamples), seed, adjust, best_draws, correction)
     return {"engine": engine, "files": len(files), **out}
