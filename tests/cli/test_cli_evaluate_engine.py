@@ -104,3 +104,31 @@ def test_engine_refusals_exit_2(capsys, folder, tmp_path):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no such file" in err
     assert main(["evaluate", str(out / "0.parquet"), "--memory-limit", "1GB"]) == 2
+
+
+def test_engine_several_classes_match_the_in_memory_command(capsys, tmp_path):
+    rng = np.random.default_rng(9)
+    n = 2000
+    y = rng.integers(0, 3, n)
+    a = np.where(rng.random(n) < 0.7, y, rng.integers(0, 3, n))
+    b = np.where(rng.random(n) < 0.65, y, rng.integers(0, 3, n))
+    csv = tmp_path / "multi.csv"
+    csv.write_text(
+        "label,a,b\n" + "".join(f"{u},{v},{w}\n" for u, v, w in zip(y, a, b, strict=True))
+    )
+    mem = _json(capsys, "evaluate", str(csv), "--seed", "1", "--resamples", "200")
+    got = _json(
+        capsys, "evaluate", "--engine", "duckdb", str(csv), "--seed", "1", "--resamples", "200"
+    )
+    assert got["classes"] == mem["classes"] == [0, 1, 2]
+    for name in ("a", "b"):
+        assert got["models"][name]["metrics"].keys() == mem["models"][name]["metrics"].keys()
+        for metric, e in mem["models"][name]["metrics"].items():
+            g = got["models"][name]["metrics"][metric]
+            assert g["method"] == e["method"]
+            for key in ("value", "low", "high"):
+                assert math.isclose(g[key], e[key], rel_tol=1e-12), (name, metric, key)
+    for metric, e in mem["pairs"][0]["metrics"].items():
+        for key in ("value", "low", "high", "p_value"):
+            assert math.isclose(got["pairs"][0]["metrics"][metric][key], e[key], rel_tol=1e-12)
+    assert got["best"] == mem["best"]

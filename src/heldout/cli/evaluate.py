@@ -19,12 +19,11 @@ stratified estimate of every mean.  ``heldout clustered`` is the older command f
 the accuracy alone.
 
 ``--engine duckdb`` (or ``dask``) evaluates a prediction log larger than memory: FILE
-may then be a folder of Parquet files or a glob, and every metric of a two-class
-report comes from statistics the engine computes out of core
-(:mod:`heldout.metrics.engine`; needs the ``large`` extra), the best sets and, with
-``--cluster``, the clustered intervals of the means included; the cluster bootstrap
-(AUC, F1) is left to the in-memory path, and several classes and ``--stratum`` are
-refused.
+may then be a folder of Parquet files or a glob, and every metric of the report comes
+from statistics the engine computes out of core (:mod:`heldout.metrics.engine`; needs
+the ``large`` extra), the best sets, several classes and, with ``--cluster``, the
+clustered intervals included; the AUC's cluster bootstrap is left to the in-memory
+path, and ``--stratum`` is refused.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 :func:`heldout.metrics.evaluate.evaluate` holds every column in memory.  A log of
 10^9 predictions (a folder of Parquet files) does not fit; every metric of the
-report for two classes is, however, a function of a few *mergeable* statistics,
-sums over the items that an engine computes partition by partition and adds up:
+report is, however, a function of a few *mergeable* statistics, sums over the items
+that an engine computes partition by partition and adds up:
 
 * the counts of each (label, prediction) cell of every model, and of each
   (label, prediction A, prediction B) cell of every pair: accuracy, precision,
@@ -26,15 +26,24 @@ sums over the items that an engine computes partition by partition and adds up:
   losses (one row per cluster): the cluster-robust intervals of every mean and of
   the paired differences on shared items, as
   :func:`heldout.dependent.clustered.clustered_mean` computes them from its own
-  per-cluster sums.  What ``evaluate`` gets from a cluster bootstrap (the AUC, F1,
-  and the differences of precision and NPV) is not computed: those entries keep the
-  independent-item interval and carry a ``cluster_note`` saying so.
+  per-cluster sums, and the cluster bootstrap of F1 and of the differences of
+  precision and NPV, which resamples per-cluster confusion tables
+  (:func:`heldout.metrics.bootstrap.cluster_bootstrap_interval`; the clusters in the
+  order of their ids as text, as the command line reads them, so the draws are the
+  same).  The AUC's cluster bootstrap needs every item's score: it is not computed,
+  and the AUC entries keep the independent-item interval with a ``cluster_note``.
 
-The engine refuses what it does not compute, with one-line errors: label columns other
-than 0/1 (several classes: the in-memory path), label columns of models outside 0/1, and
-strata.  A model column's kind (labels, probabilities, or scores on any scale) follows
-:func:`heldout.metrics.column_kinds.kind_of_summary`, computed from each column's
-minimum, maximum and whether it holds whole numbers.
+With several classes (labels, or predicted labels, beyond 0 and 1) the statistics are
+each model's (label, prediction) counts and each pair's (label, A, B) counts over the
+classes (``GROUP BY``, at most 100^3 groups): the accuracy, the macro averages with
+their delta-method intervals, McNemar's test and the paired bootstrap of the macro
+metrics, as in memory; with clusters, the clustered accuracy and its paired difference.
+
+The engine refuses, with one-line errors, what it does not compute: probabilities or
+scores beside several classes (``evaluate`` turns them into labels; the engine takes
+predicted labels only there) and strata.  A model column's kind (labels, probabilities,
+or scores on any scale) follows :func:`heldout.metrics.column_kinds.kind_of_summary`,
+computed from each column's minimum, maximum and whether it holds whole numbers.
 
 Two engines compute them: DuckDB (one machine; it spills to disk when a sort,
 group or join outgrows ``memory_limit``) and Dask (a cluster; a local one in the
@@ -1178,7 +1187,7 @@ def evaluate_files(
 ) -> dict:
     """The report of :func:`heldout.metrics.evaluate.evaluate` for files of any size, by an engine.
 
-    Every metric of a two-class report is computed from mergeable statistics (see the
+    Every metric of the report is computed from mergeable statistics (see the
     module notes): cell counts, means and standard deviations of the per-item losses,
     DeLong's placement values :cite:`delong1988` from an out-of-core ``GROUP BY``
     of each model's scores, the counts of the models' right/wrong patterns (the best
@@ -1195,7 +1204,7 @@ def evaluate_files(
     source : path
         A file (Parquet or CSV), a folder of Parquet (or CSV) files, or a glob.
     label : str, default "label"
-        The label column (0 and 1).
+        The label column (0 and 1, or whole numbers for several classes).
     models : list of str, optional
         Model columns (default: every other column).
     engine : {"duckdb", "dask"}
