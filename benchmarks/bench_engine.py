@@ -120,7 +120,8 @@ def main(argv=None) -> None:
         )
         # the baseline stays the plain in-memory report: with --cluster it would add the AUC's
         # cluster bootstrap, which the engine leaves out (and which costs minutes at 10^7 rows)
-        base_wall, base_cpu, base_peak = _run(["evaluate", paths[0], "--json"])
+        plain = ["--models", "model_a,model_b"] if args.clusters else []
+        base_wall, base_cpu, base_peak = _run(["evaluate", paths[0], *plain, "--json"])
     first = min(per_file, rows)
     columns_mb = rows * 3 * 8 / 2**20
     mem_ratio = peak_kb / 1024 / columns_mb
