@@ -63,6 +63,7 @@ from heldout.dependent import cluster_sizing, clustered, repeated, strata
 from heldout.metrics import (
     auc,
     bootstrap,
+    column_kinds,
     engine,
     evaluate,
     fscore,
@@ -900,6 +901,19 @@ SPECS = {
     "metrics.evaluate.auc_best_set": Spec(
         evaluate.auc_best_set, {"auc": A(st.just(np.array([0.9, 0.8, 0.88])), "array"), "cov": A(st.just(np.diag([1e-4, 2e-4, 1e-4])), "array")},
         lambda r, v: len(r[1]) == 3 and all(0 < p <= 1 for p in r[1]), kwargs={"draws": 500, "seed": 1}, corrupt=False, examples=2,
+    ),
+    "metrics.column_kinds.kind_of_summary": Spec(
+        column_kinds.kind_of_summary, {"whole": _flag(), "low": A(st.sampled_from([0.0, -1.5, 0.2]), "array"),
+                                       "high": A(st.sampled_from([1.0, 0.9, 3.0]), "array"),
+                                       "given": _choice([None, "labels", "probabilities", "scores"])},
+        lambda r, v: r in ("labels", "probabilities", "scores"), corrupt=False,
+    ),
+    "metrics.column_kinds.label_warning_of_summary": Spec(
+        lambda distinct, classes: (column_kinds.label_warning_of_summary(np.unique(distinct), distinct.size, classes),
+                                   prediction_files.label_warning(distinct, classes)),
+        {"distinct": A(st.lists(st.integers(0, 20), min_size=1, max_size=40).map(lambda x: np.array(x, float)), "array"),
+         "classes": A(st.sampled_from([np.array([0, 1]), np.array([0, 1, 2, 3])]), "array")},
+        lambda r, v: r[0] == r[1], corrupt=False,
     ),
     "metrics.engine.evaluate_files": Spec(
         engine.evaluate_files, {"source": A(PATHS, "array"), "label": _choice(["label", "nope"])},

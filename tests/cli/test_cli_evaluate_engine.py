@@ -53,15 +53,82 @@ def test_engine_report_matches_the_in_memory_command(capsys, folder):
                 assert math.isclose(g[key], e[key], rel_tol=1e-12), (name, metric, key)
     for metric, e in mem["pairs"][0]["metrics"].items():
         g = got["pairs"][0]["metrics"][metric]
-        for key in ("value", "low", "high", "p_value"):
+        for key in ("value", "low", "high", "p_value", "p_adjusted"):
             assert math.isclose(g[key], e[key], rel_tol=1e-12), (metric, key)
+    assert got["best"] == mem["best"]
+
+
+def test_engine_clustered_accuracy_and_adjustment_match_the_in_memory_command(capsys, tmp_path):
+    rng = np.random.default_rng(8)
+    n = 3000
+    site = rng.integers(0, 40, n)
+    y = (rng.random(n) < 0.3).astype(np.int64)
+    right = rng.random(n) < 0.75 + rng.normal(0, 0.1, 40)[site]
+    cols = {"a": np.where(right, y, 1 - y), "b": np.where(rng.random(n) < 0.7, y, 1 - y),
+            "c": np.where(rng.random(n) < 0.72, y, 1 - y)}  # fmt: skip
+    csv = tmp_path / "log.csv"
+    csv.write_text(
+        "label,site,a,b,c\n"
+        + "".join(
+            f"{y[i]},s{site[i]},{cols['a'][i]},{cols['b'][i]},{cols['c'][i]}\n" for i in range(n)
+        )
+    )
+    common = ["--cluster", "site", "--seed", "2", "--resamples", "200", "--adjust", "bonferroni"]
+    mem = _json(capsys, "evaluate", str(csv), *common)
+    got = _json(capsys, "evaluate", "--engine", "duckdb", str(csv), *common)
+    assert got["cluster"] == "site" and got["clusters"] == mem["clusters"] == 40
+    for name in cols:
+        e, g = (
+            mem["models"][name]["metrics"]["accuracy"],
+            got["models"][name]["metrics"]["accuracy"],
+        )
+        assert g["method"] == e["method"] == "clustered-wilson (CR1, 40 clusters)"
+        for key in ("value", "low", "high", "se_cluster", "design_effect"):
+            assert math.isclose(g[key], e[key], rel_tol=1e-12), (name, key)
+    for e, g in zip(mem["pairs"], got["pairs"], strict=True):
+        a, b = e["metrics"]["accuracy"], g["metrics"]["accuracy"]
+        assert b["adjust"] == a["adjust"] == "bonferroni"
+        for key in ("value", "low", "high", "p_value", "p_adjusted"):
+            assert math.isclose(b[key], a[key], rel_tol=1e-12), key
+    assert got["best"] == mem["best"]
 
 
 def test_engine_refusals_exit_2(capsys, folder, tmp_path):
     out, _ = folder
-    assert main(["evaluate", "--engine", "duckdb", str(out), "--cluster", "x"]) == 2
+    assert main(["evaluate", "--engine", "duckdb", str(out), "--stratum", "x"]) == 2
     assert "not available with --engine" in capsys.readouterr().err
+    assert main(["evaluate", "--engine", "duckdb", str(out), "--cluster", "x"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no column named 'x'" in err
     assert main(["evaluate", "--engine", "duckdb", str(tmp_path / "none" / "*.parquet")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no such file" in err
     assert main(["evaluate", str(out / "0.parquet"), "--memory-limit", "1GB"]) == 2
+
+
+def test_engine_several_classes_match_the_in_memory_command(capsys, tmp_path):
+    rng = np.random.default_rng(9)
+    n = 2000
+    y = rng.integers(0, 3, n)
+    a = np.where(rng.random(n) < 0.7, y, rng.integers(0, 3, n))
+    b = np.where(rng.random(n) < 0.65, y, rng.integers(0, 3, n))
+    csv = tmp_path / "multi.csv"
+    csv.write_text(
+        "label,a,b\n" + "".join(f"{u},{v},{w}\n" for u, v, w in zip(y, a, b, strict=True))
+    )
+    mem = _json(capsys, "evaluate", str(csv), "--seed", "1", "--resamples", "200")
+    got = _json(
+        capsys, "evaluate", "--engine", "duckdb", str(csv), "--seed", "1", "--resamples", "200"
+    )
+    assert got["classes"] == mem["classes"] == [0, 1, 2]
+    for name in ("a", "b"):
+        assert got["models"][name]["metrics"].keys() == mem["models"][name]["metrics"].keys()
+        for metric, e in mem["models"][name]["metrics"].items():
+            g = got["models"][name]["metrics"][metric]
+            assert g["method"] == e["method"]
+            for key in ("value", "low", "high"):
+                assert math.isclose(g[key], e[key], rel_tol=1e-12), (name, metric, key)
+    for metric, e in mem["pairs"][0]["metrics"].items():
+        for key in ("value", "low", "high", "p_value"):
+            assert math.isclose(got["pairs"][0]["metrics"][metric][key], e[key], rel_tol=1e-12)
+    assert got["best"] == mem["best"]

@@ -19,9 +19,11 @@ stratified estimate of every mean.  ``heldout clustered`` is the older command f
 the accuracy alone.
 
 ``--engine duckdb`` (or ``dask``) evaluates a prediction log larger than memory: FILE
-may then be a folder of Parquet files or a glob, and every metric of a two-class
-report comes from statistics the engine computes out of core
-(:mod:`heldout.metrics.engine`; needs the ``large`` extra).
+may then be a folder of Parquet files or a glob, and every metric of the report comes
+from statistics the engine computes out of core (:mod:`heldout.metrics.engine`; needs
+the ``large`` extra), the best sets, several classes and, with ``--cluster``, the
+clustered intervals included; the AUC's cluster bootstrap is left to the in-memory
+path, and ``--stratum`` is refused.
 """
 
 from __future__ import annotations
@@ -197,8 +199,8 @@ def _run_engine(args: argparse.Namespace, models) -> dict:
     from heldout.metrics.engine import evaluate_files
     from heldout.metrics.evaluate import forest_plot
 
-    if args.cluster is not None or args.stratum is not None or args.shares is not None:
-        raise ValueError("--cluster, --stratum and --shares are not available with --engine")
+    if args.stratum is not None or args.shares is not None:
+        raise ValueError("--stratum and --shares are not available with --engine")
     if args.file == "-":
         raise ValueError("--engine reads files, not standard input")
     report = evaluate_files(
@@ -212,8 +214,14 @@ def _run_engine(args: argparse.Namespace, models) -> dict:
         n_resamples=args.resamples,
         seed=args.seed,
         memory_limit=args.memory_limit,
+        adjust=args.adjust,
+        clusters=args.cluster,
+        correction=args.correction,
     )
-    report = {"source": args.file, "label": args.label, **report}
+    head = {"source": args.file, "label": args.label}
+    if args.cluster is not None:
+        head["cluster"] = args.cluster
+    report = {**head, **report}
     if args.plot:
         try:
             forest_plot(report, args.plot)

@@ -4,7 +4,8 @@ Rates on their own denominators (``rates``), F1 and balanced accuracy (``fscore`
 AUC (``auc``), proper scores (``scores``), class proportions (``multinomial``), the paired
 bootstrap (``bootstrap``), the test mean squared error (``regression``), result objects
 (``estimate``), reading a predictions file (``prediction_files``) and everything at once
-(``evaluate``), also for files larger than memory through DuckDB or Dask (``engine``).
+(``evaluate``), also for files larger than memory through DuckDB or Dask (``engine``),
+with one rule for what a model column holds (``column_kinds``).
 
 Every public function and result class of the wing is importable from here
 (``from heldout.metrics import auc_interval``); each module is imported the first time one
@@ -67,6 +68,7 @@ WHERE = {
     "class_rates": "rates",
     "cluster_bootstrap_interval": "bootstrap",
     "column_kind": "prediction_files",
+    "kind_of_summary": "column_kinds",
     "confusion": "rates",
     "confusion_matrix": "rates",
     "crossfit_threshold": "threshold_optimism",
@@ -80,6 +82,7 @@ WHERE = {
     "goodman": "multinomial",
     "log_loss_items": "scores",
     "label_warning": "prediction_files",
+    "label_warning_of_summary": "column_kinds",
     "macro_interval": "fscore",
     "metric_entry": "evaluate",
     "micro_f1_interval": "fscore",

@@ -635,19 +635,30 @@ def bootstrap_interval(
 
 
 def _paired_table_interval(
-    metric: str, counts, *, alpha: float, n_resamples: int, seed=None, method: str = "bca"
+    metric: str,
+    counts,
+    *,
+    alpha: float,
+    n_resamples: int,
+    seed=None,
+    method: str = "bca",
+    classes: int = 2,
 ) -> Difference:
-    """``bootstrap_interval(metric, y, a, b)`` of a two-class label metric from its counts.
+    """``bootstrap_interval(metric, y, a, b)`` of a label metric from its counts.
 
     ``counts[4 y + 2 a + b]`` is the number of items with label ``y`` and predictions
     ``a``, ``b`` (0/1): the resampling of a label metric depends on the items only
     through these eight counts, so this gives the same interval (same seed, same draws)
     without the items, as an engine that only counts (:mod:`heldout.metrics.engine`)
-    needs.  No warnings are raised.
+    needs.  For a several-class metric (``macro_f1``, ...) ``counts`` is the flattened
+    (``classes``, ``classes``, ``classes``) table over the sorted classes present in
+    ``y``, ``a`` and ``b``.  No warnings are raised.
     """
     eng = _Counts.__new__(_Counts)
-    eng.name, eng.paired, eng.multi, eng.k, eng.shape = metric, True, False, 2, (2, 2, 2)
-    eng.counts = np.asarray(counts, dtype=np.int64).reshape(8)
+    k = int(classes)
+    eng.name, eng.paired, eng.k, eng.shape = metric, True, k, (k, k, k)
+    eng.multi = metric in _MULTICLASS_METRICS
+    eng.counts = np.asarray(counts, dtype=np.int64).reshape(k**3)
     eng.n = int(eng.counts.sum())
     a_ = _inputs.alpha_value(alpha)
     rng = make_rng(seed)
@@ -889,6 +900,31 @@ def cluster_bootstrap_interval(
                     f"{nm} must have one prediction per item ({pos.size}), got {p.size}"
                 )
         eng = _ClusterTables(metric, pos, codes, g, preds)
+    return _cluster_interval(eng, metric, g, int(pos.size), a_, n_resamples, seed, b is not None)
+
+
+def _cluster_table_interval(
+    metric: str, tables, *, alpha: float, n_resamples: int, seed=None
+) -> Estimate | Difference:
+    """``cluster_bootstrap_interval`` of a two-class label metric from per-cluster tables.
+
+    ``tables`` holds one array (G, 2, 2) per model (one model, or two for a paired
+    difference): the confusion counts ``[y, prediction]`` of each cluster, the clusters
+    in the order of their sorted ids.  The resampling depends on the items only through
+    these tables, so an engine that only counts (:mod:`heldout.metrics.engine`) gets the
+    same interval (same seed, same draws).
+    """
+    eng = _ClusterTables.__new__(_ClusterTables)
+    eng.name = metric
+    eng.tables = [np.asarray(t, dtype=float).reshape(-1, 2, 2) for t in tables]
+    g = eng.tables[0].shape[0]
+    n = int(round(eng.tables[0].sum()))
+    a_ = _inputs.alpha_value(alpha)
+    return _cluster_interval(eng, metric, g, n, a_, n_resamples, seed, len(tables) > 1)
+
+
+def _cluster_interval(eng, metric, g, n, a_, n_resamples, seed, paired):
+    """The BCa interval (and p-value when ``paired``) of a cluster bootstrap engine."""
     theta = eng.estimate()
     if not math.isfinite(theta):
         raise ValueError(f"{metric} is undefined on this sample (a zero denominator)")
@@ -905,7 +941,7 @@ def cluster_bootstrap_interval(
     finite = boot[np.isfinite(boot)]
     se = float(finite.std(ddof=1)) if finite.size > 1 else math.nan
     label = "cluster-bootstrap-bca"
-    if b is None:
-        return Estimate(theta, low, high, method=label, se=se, n=int(pos.size), alpha=a_)
+    if not paired:
+        return Estimate(theta, low, high, method=label, se=se, n=n, alpha=a_)
     p = _bca_p_value(boot, z0, acc, "bca", df=g - 1)
-    return Difference(theta, low, high, p_value=p, method=label, se=se, n=int(pos.size), alpha=a_)
+    return Difference(theta, low, high, p_value=p, method=label, se=se, n=n, alpha=a_)

@@ -2,8 +2,8 @@
 
 :func:`heldout.metrics.evaluate.evaluate` holds every column in memory.  A log of
 10^9 predictions (a folder of Parquet files) does not fit; every metric of the
-report for two classes is, however, a function of a few *mergeable* statistics,
-sums over the items that an engine computes partition by partition and adds up:
+report is, however, a function of a few *mergeable* statistics, sums over the items
+that an engine computes partition by partition and adds up:
 
 * the counts of each (label, prediction) cell of every model, and of each
   (label, prediction A, prediction B) cell of every pair: accuracy, precision,
@@ -17,7 +17,33 @@ sums over the items that an engine computes partition by partition and adds up:
   running sums give the placement of every item; the means, variances and
   covariances of the placements over the positives and over the negatives (a join
   of the items with these small tables) give the AUCs and DeLong's covariance
-  matrix, hence the same AUC intervals and MOVER differences as in memory.
+  matrix of all scored models, hence the same AUC intervals, MOVER differences and
+  AUC best set (:func:`heldout.metrics.evaluate.auc_best_set`) as in memory;
+* the counts of the right/wrong patterns (bit ``j`` set when model ``j`` is right;
+  at most ``2^k`` groups for ``k`` models): the accuracy's best set of
+  :func:`heldout.comparison.best.best_set`, which needs nothing else;
+* with ``clusters`` (a column of cluster ids), per-cluster sums of the same cells and
+  losses (one row per cluster): the cluster-robust intervals of every mean and of
+  the paired differences on shared items, as
+  :func:`heldout.dependent.clustered.clustered_mean` computes them from its own
+  per-cluster sums, and the cluster bootstrap of F1 and of the differences of
+  precision and NPV, which resamples per-cluster confusion tables
+  (:func:`heldout.metrics.bootstrap.cluster_bootstrap_interval`; the clusters in the
+  order of their ids as text, as the command line reads them, so the draws are the
+  same).  The AUC's cluster bootstrap needs every item's score: it is not computed,
+  and the AUC entries keep the independent-item interval with a ``cluster_note``.
+
+With several classes (labels, or predicted labels, beyond 0 and 1) the statistics are
+each model's (label, prediction) counts and each pair's (label, A, B) counts over the
+classes (``GROUP BY``, at most 100^3 groups): the accuracy, the macro averages with
+their delta-method intervals, McNemar's test and the paired bootstrap of the macro
+metrics, as in memory; with clusters, the clustered accuracy and its paired difference.
+
+The engine refuses, with one-line errors, what it does not compute: probabilities or
+scores beside several classes (``evaluate`` turns them into labels; the engine takes
+predicted labels only there) and strata.  A model column's kind (labels, probabilities,
+or scores on any scale) follows :func:`heldout.metrics.column_kinds.kind_of_summary`,
+computed from each column's minimum, maximum and whether it holds whole numbers.
 
 Two engines compute them: DuckDB (one machine; it spills to disk when a sort,
 group or join outgrows ``memory_limit``) and Dask (a cluster; a local one in the
@@ -31,6 +57,7 @@ only when called.
 from __future__ import annotations
 
 import glob
+import math
 import os
 import warnings
 from pathlib import Path
@@ -44,6 +71,9 @@ __all__ = ["ENGINES", "evaluate_files"]
 #: The engines :func:`evaluate_files` can use.
 ENGINES = ("duckdb", "dask")
 
+_PROPER = ("brier", "log_loss")
+#: Most models whose right/wrong patterns the engine counts (one bit each in a BIGINT).
+_MAX_MODELS_BEST = 62
 _EPS = 1e-15  # clipping of probabilities in the log loss (heldout.metrics.item_losses.EPS)
 
 
@@ -74,13 +104,18 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _columns(names, label, models, source):
+def _columns(names, label, models, source, cluster=None):
     if label not in names:
         raise ValueError(
             f"{source}: no column named {label!r} (the labels); columns are {', '.join(names)}"
         )
+    if cluster is not None:
+        if cluster not in names:
+            raise ValueError(f"{source}: no column named {cluster!r} (the clusters)")
+        if cluster == label or (models is not None and cluster in models):
+            raise ValueError(f"the cluster column {cluster!r} must not be the label or a model")
     if models is None:
-        models = [c for c in names if c != label]
+        models = [c for c in names if c not in (label, cluster)]
     else:
         missing = [m for m in models if m not in names]
         if missing:
@@ -91,7 +126,9 @@ def _columns(names, label, models, source):
 
 
 # --------------------------------------------------------------------------- DuckDB
-def _duckdb_statistics(files, fmt, label, models, kinds, threshold, memory_limit, threads):
+def _duckdb_statistics(
+    files, fmt, label, models, kinds, threshold, memory_limit, threads, cluster=None
+):
     import duckdb
 
     con = duckdb.connect()
@@ -104,7 +141,7 @@ def _duckdb_statistics(files, fmt, label, models, kinds, threshold, memory_limit
     listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
     con.execute(f"CREATE VIEW data AS SELECT * FROM {reader}([{listed}])")
     names = [r[0] for r in con.execute("DESCRIBE data").fetchall()]
-    models = _columns(names, label, models, files[0] if len(files) == 1 else "the files")
+    models = _columns(names, label, models, files[0] if len(files) == 1 else "the files", cluster)
     y = _q(label)
     cols = [y] + [_q(m) for m in models]
     checks = ", ".join(
@@ -112,7 +149,11 @@ def _duckdb_statistics(files, fmt, label, models, kinds, threshold, memory_limit
         f"bool_and({c}::DOUBLE = round({c}::DOUBLE)), min({c}::DOUBLE), max({c}::DOUBLE)"
         for c in cols
     )
+    if cluster is not None:
+        checks += f", count(*) FILTER (WHERE {_q(cluster)} IS NULL)"
     row = con.execute(f"SELECT count(*), {checks} FROM data").fetchone()
+    if cluster is not None and row[-1]:
+        raise ValueError(f"the cluster column {cluster!r} holds missing values")
     return _finish(
         row,
         models,
@@ -122,10 +163,11 @@ def _duckdb_statistics(files, fmt, label, models, kinds, threshold, memory_limit
         lambda sql: con.execute(sql).fetchall(),
         y,
         engine="duckdb",
+        cluster=cluster,
     )
 
 
-def _finish(row, models, kinds, label, threshold, run, y, engine):
+def _finish(row, models, kinds, label, threshold, run, y, engine, cluster=None):
     """Validate the columns from the one-pass summary, then gather every statistic by SQL."""
     n = int(row[0])
     summary = {}
@@ -136,10 +178,13 @@ def _finish(row, models, kinds, label, threshold, run, y, engine):
         summary[name] = (bool(whole), lo, hi)
     _check_labels(summary[label], label, n)
     kind_of, source = _kinds(models, kinds, summary)
+    if _several_classes(summary, label, models, kind_of):
+        head = {"n": n, "kinds": kind_of, "kind_source": source, "multi": True}
+        return {**head, **_multi_sql(run, y, models, cluster)}
     pred = {}
     for m in models:
         c = _q(m)
-        pred[m] = f"({c} >= {threshold!r})" if kind_of[m] == "scores" else f"({c} = 1)"
+        pred[m] = f"({c} >= {threshold!r})" if kind_of[m] != "labels" else f"({c} = 1)"
     yb = f"({y} = 1)"
     sel = ["count(*) FILTER (WHERE " + yb + ")"]
     for m in models:
@@ -149,30 +194,82 @@ def _finish(row, models, kinds, label, threshold, run, y, engine):
     for a, b in pairs:
         for cell in range(8):
             sel.append(_cell_filter([yb, pred[a], pred[b]], cell))
-    scored = [m for m in models if kind_of[m] == "scores"]
-    loss = {m: _loss_sql(y, _q(m)) for m in scored}
-    for m in scored:
-        for which in ("brier", "log_loss"):
-            sel += [f"avg({loss[m][which]})", f"coalesce(stddev_samp({loss[m][which]}), 0)"]
-    for i, a in enumerate(scored):
-        for b in scored[i + 1 :]:
-            for which in ("brier", "log_loss"):
-                d = f"({loss[a][which]} - {loss[b][which]})"
-                sel += [f"avg({d})", f"coalesce(stddev_samp({d}), 0)"]
+    proper = [m for m in models if kind_of[m] == "probabilities"]
+    loss = {m: _loss_sql(y, _q(m)) for m in proper}
+    loss_series = {(which, m): loss[m][which] for m in proper for which in _PROPER}
+    for i, a in enumerate(proper):
+        for b in proper[i + 1 :]:
+            for which in _PROPER:
+                loss_series[(which, a, b)] = f"({loss[a][which]} - {loss[b][which]})"
+    for expr in loss_series.values():
+        sel += [f"avg({expr})", f"coalesce(stddev_samp({expr}), 0)"]
     out = list(run("SELECT " + ", ".join(sel) + " FROM data")[0])
     stats = {"n": n, "n_positive": int(out.pop(0)), "kinds": kind_of, "kind_source": source}
     stats["cells"] = {m: np.array([out.pop(0) for _ in range(4)], dtype=np.int64) for m in models}
     stats["tables"] = {p: np.array([out.pop(0) for _ in range(8)], dtype=np.int64) for p in pairs}
-    stats["moments"] = {}
-    for m in scored:
-        for which in ("brier", "log_loss"):
-            stats["moments"][(which, m)] = (float(out.pop(0)), float(out.pop(0)))
-    for i, a in enumerate(scored):
-        for b in scored[i + 1 :]:
-            for which in ("brier", "log_loss"):
-                stats["moments"][(which, a, b)] = (float(out.pop(0)), float(out.pop(0)))
+    stats["moments"] = {key: (float(out.pop(0)), float(out.pop(0))) for key in loss_series}
+    scored = [m for m in models if kind_of[m] != "labels"]
     stats["delong"] = _delong_sql(run, y, scored, stats) if scored else None
+    right = {m: f"({pred[m]} = {yb})" for m in models}
+    stats["patterns"] = _patterns_sql(run, y, models, right) if len(models) > 1 else None
+    if cluster is not None:
+        stats["clusters"] = _clusters_sql(run, yb, _q(cluster), models, pred, loss_series)
     return stats
+
+
+def _patterns_sql(run, y, models, right):
+    """Counts of the right/wrong patterns (bit j: model j right), by ``GROUP BY``."""
+    if len(models) > _MAX_MODELS_BEST:
+        return None
+    code = " + ".join(
+        f"(CASE WHEN {right[m]} THEN {1 << j} ELSE 0 END)::BIGINT" for j, m in enumerate(models)
+    )
+    rows = run(f"SELECT code, count(*) FROM (SELECT {code} AS code FROM data) GROUP BY code")
+    return _pattern_arrays(rows)
+
+
+def _pattern_arrays(rows):
+    rows = sorted((int(c), int(k)) for c, k in rows if int(k) > 0)
+    codes = np.array([c for c, _ in rows], dtype=np.int64)
+    counts = np.array([k for _, k in rows], dtype=np.int64)
+    return codes, counts
+
+
+def _clusters_sql(run, yb, cl, models, pred, loss_series):
+    """Per-cluster sums: cell counts of every model and pair, sums of the per-item losses."""
+    pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
+    sel = ["count(*)"]
+    for m in models:
+        sel += [_cell_filter([yb, pred[m]], cell) for cell in range(4)]
+    for a, b in pairs:
+        sel += [_cell_filter([yb, pred[a], pred[b]], cell) for cell in range(8)]
+    for expr in loss_series.values():
+        sel += [
+            f"sum({expr})",
+            f"sum({expr} * {expr})",
+            f"count(*) FILTER (WHERE {expr} <> 0 AND {expr} <> 1)",
+        ]
+    ids = f"CAST({cl} AS VARCHAR)"  # the command line reads cluster ids as text
+    rows = run(f"SELECT {ids} AS _id, {', '.join(sel)} FROM data GROUP BY _id")
+    rows.sort(key=lambda r: r[0])  # the order of np.unique: the cluster bootstrap's draws
+    table = np.array([r[1:] for r in rows], dtype=float)
+    return _cluster_arrays(table, models, pairs, list(loss_series))
+
+
+def _cluster_arrays(table, models, pairs, loss_keys):
+    """Split the per-cluster table (one row per cluster) into named arrays."""
+    out = {"sizes": table[:, 0]}
+    col = 1
+    for m in models:
+        out[("cells", m)] = table[:, col : col + 4]
+        col += 4
+    for p in pairs:
+        out[("tables", *p)] = table[:, col : col + 8]
+        col += 8
+    for key in loss_keys:
+        out[("loss", *key)] = (table[:, col], table[:, col + 1], int(table[:, col + 2].sum()))
+        col += 3
+    return out
 
 
 def _cell_filter(conditions, cell: int) -> str:
@@ -245,57 +342,281 @@ def _check_labels(summary, label: str, n: int) -> None:
     whole, lo, hi = summary
     if n == 0:
         raise ValueError("no rows to evaluate")
-    if not whole or lo < 0 or hi > 1:
-        raise ValueError(
-            f"the engine evaluates two classes: the label column {label!r} must hold 0 and 1"
-        )
+    if not whole:
+        raise ValueError("the label column must hold whole numbers (class labels such as 0 and 1)")
+    _check_magnitude(label, lo, hi)
     if lo == hi:
         raise ValueError(f"the label column holds a single class ({int(lo)}); nothing to measure")
 
 
+def _check_magnitude(name, lo, hi) -> None:
+    """Refuse class labels an int64 cannot hold (``heldout._inputs.label_range``)."""
+    from heldout._inputs import MAX_LABEL
+
+    big = lo if abs(lo) >= abs(hi) else hi
+    if abs(big) >= MAX_LABEL:
+        raise ValueError(
+            f"{name} holds the label {float(big):.6g}, too large for a class label "
+            "(labels must be below 2**62 in magnitude)"
+        )
+
+
+def _several_classes(summary, label, models, kind_of) -> bool:
+    """Labels or predicted labels beyond 0 and 1: the several-class report."""
+    _, lo, hi = summary[label]
+    multi = lo < 0 or hi > 1
+    for m in models:
+        if kind_of[m] == "labels":
+            _check_magnitude(f"model {m!r}", *summary[m][1:])
+            multi = multi or summary[m][1] < 0 or summary[m][2] > 1
+    if multi:
+        for m in models:
+            if kind_of[m] != "labels":
+                raise ValueError(
+                    f"model {m!r} holds {kind_of[m]}, which need labels 0 and 1; with several "
+                    "classes the engine takes predicted labels only"
+                )
+    return multi
+
+
 def _kinds(models, kinds, summary):
+    """Each model's kind by the shared rule (:mod:`heldout.metrics.column_kinds`)."""
+    from heldout.metrics.column_kinds import kind_of_summary
+
     kind_of, source = {}, {}
     for m in models:
         given = kinds if isinstance(kinds, str) else (kinds or {}).get(m)
         whole, lo, hi = summary[m]
-        kind = given or ("labels" if whole else "scores")
-        if kind not in ("labels", "probabilities", "scores"):
-            raise ValueError(
-                f"the kind of model {m!r} must be 'labels', 'probabilities' or 'scores', "
-                f"got {kind!r}"
-            )
-        kind = "scores" if kind == "probabilities" else kind  # the engine needs [0, 1] either way
-        if kind == "scores" and (lo < 0 or hi > 1):
-            raise ValueError(
-                f"model {m!r} holds scores outside [0, 1]; give probabilities of class 1"
-            )
-        if kind == "labels" and (not whole or lo < 0 or hi > 1):
-            raise ValueError(
-                f"model {m!r} must hold labels 0 and 1 (the engine evaluates two classes)"
-            )
+        kind = kind_of_summary(whole, lo, hi, given, m)
         kind_of[m], source[m] = kind, "given" if given else "detected"
     return kind_of, source
 
 
+# --------------------------------------------------------------------------- several classes
+def _multi_sql(run, y, models, cluster):
+    """Counts for the several-class report: each model's (label, prediction) cells, each
+    pair's (label, A, B) cells, the right/wrong patterns and, with clusters, per-cluster
+    counts of right answers (each a ``GROUP BY``, at most as many groups as classes^3)."""
+    yi = f"{y}::BIGINT"
+    col = {m: f"{_q(m)}::BIGINT" for m in models}
+    out = {
+        "cm": {m: run(f"SELECT {yi}, {col[m]}, count(*) FROM data GROUP BY ALL") for m in models},
+        "triples": {},
+    }
+    pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
+    for a, b in pairs:
+        out["triples"][(a, b)] = run(
+            f"SELECT {yi}, {col[a]}, {col[b]}, count(*) FROM data GROUP BY ALL"
+        )
+    right = {m: f"({col[m]} = {yi})" for m in models}
+    out["patterns"] = _patterns_sql(run, y, models, right) if len(models) > 1 else None
+    if cluster is not None:
+        sel = ["count(*)"] + [f"count(*) FILTER (WHERE {right[m]})" for m in models]
+        for a, b in pairs:
+            sel += [_cell_filter([right[a], right[b]], cell) for cell in range(4)]
+        ids = f"CAST({_q(cluster)} AS VARCHAR)"
+        rows = run(f"SELECT {ids} AS _id, {', '.join(sel)} FROM data GROUP BY _id")
+        rows.sort(key=lambda r: r[0])
+        out["clusters"] = _multi_cluster_arrays(np.array([r[1:] for r in rows], float), models)
+    return out
+
+
+def _multi_cluster_arrays(table, models):
+    pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
+    out = {"sizes": table[:, 0]}
+    for j, m in enumerate(models):
+        out[("right", m)] = table[:, 1 + j]
+    col = 1 + len(models)
+    for p in pairs:
+        out[("pair", *p)] = table[:, col : col + 4]  # cells (A right, B right), A first
+        col += 4
+    return out
+
+
+def _multi_dask(ddf, label, models, clustered):
+    """:func:`_multi_sql` on Dask."""
+    import dask
+
+    pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
+    frame = ddf.astype({c: "int64" for c in [label, *models]})
+    lazy = {("cm", m): frame.groupby([label, m]).size() for m in models}
+    for a, b in pairs:
+        lazy[("triples", a, b)] = frame.groupby([label, a, b]).size()
+    right = {m: (frame[m] == frame[label]).astype("int64") for m in models}
+    if 1 < len(models) <= _MAX_MODELS_BEST:
+        lazy["patterns"] = sum(right[m] * (1 << j) for j, m in enumerate(models)).value_counts()
+    if clustered:
+        cols = {"_n": right[models[0]] * 0 + 1}
+        cols.update({f"_r{j}": right[m] for j, m in enumerate(models)})
+        for i, (a, b) in enumerate(pairs):
+            code = right[a] * 2 + right[b]
+            for cell in range(4):
+                cols[f"_p{i}_{cell}"] = (code == cell).astype("int64")
+        lazy["clusters"] = ddf[["_cluster"]].assign(**cols).groupby("_cluster").sum()[list(cols)]
+    keys = list(lazy)
+    values = dict(zip(keys, dask.compute(*[lazy[k] for k in keys]), strict=True))
+
+    def rows(series):
+        return [(*(k if isinstance(k, tuple) else (k,)), int(v)) for k, v in series.items()]
+
+    out = {
+        "cm": {m: rows(values[("cm", m)]) for m in models},
+        "triples": {(a, b): rows(values[("triples", a, b)]) for a, b in pairs},
+        "patterns": _pattern_arrays(values["patterns"].items()) if "patterns" in values else None,
+    }
+    if clustered:
+        out["clusters"] = _multi_cluster_arrays(_sorted_by_id(values["clusters"]), models)
+    return out
+
+
+def _multi_report(stats, models, alpha, n_resamples, seed, adjust, best_draws, correction):
+    """``evaluate``'s several-class report from the counts of :func:`_multi_sql`."""
+    from heldout.metrics.bootstrap import _paired_table_interval
+    from heldout.metrics.column_kinds import label_warning_of_summary
+    from heldout.metrics.evaluate import (
+        MAX_CLASSES,
+        _adjust_pairs,
+        _cluster_fields,
+        metric_entry,
+        pair_entry,
+    )
+    from heldout.metrics.fscore import macro_interval
+    from heldout.metrics.rates import rate_interval
+
+    n = stats["n"]
+    cm_rows = stats["cm"]
+    y_classes = sorted({int(r[0]) for r in cm_rows[models[0]]})
+    if len(y_classes) > MAX_CLASSES:
+        raise ValueError(
+            f"the label column holds {len(y_classes)} classes, more than {MAX_CLASSES}"
+        )
+    predicted = {m: sorted({int(r[1]) for r in cm_rows[m]}) for m in models}
+    classes = sorted(set(y_classes).union(*predicted.values()))
+    if len(classes) > MAX_CLASSES:
+        raise ValueError(f"the labels and predictions hold more than {MAX_CLASSES} classes")
+    index = {c: i for i, c in enumerate(classes)}
+    cl = stats.get("clusters")
+    no_cluster = {"cluster_note": "no clustered interval for this metric"}
+
+    def guarded(fn, *args):
+        try:
+            return fn(*args), None
+        except ValueError as exc:
+            return None, str(exc)
+
+    def macro_boot(name, counts, k):
+        return _paired_table_interval(
+            name, counts.reshape(-1), alpha=alpha, n_resamples=n_resamples, seed=seed, classes=k
+        )
+
+    def clustered(result, sums, pair):
+        r = _clustered_from_sums(*sums, alpha, correction, pair)
+        return _as_result(r, pair), {**_cluster_fields(r), **_iid_fields(result, pair)}
+
+    report = {}
+    for m in models:
+        cm = np.zeros((len(classes), len(classes)), dtype=np.int64)
+        for yv, pv, count in cm_rows[m]:
+            cm[index[int(yv)], index[int(pv)]] += int(count)
+        metrics = {}
+        result, note = guarded(rate_interval, int(np.trace(cm)), int(cm.sum()), alpha)
+        extra = {}
+        if result is not None and cl is not None:
+            right = cl[("right", m)]
+            try:
+                result, extra = clustered(result, (right, right, cl["sizes"], True), False)
+            except ValueError as exc:
+                extra = {"cluster_note": str(exc)}
+        metrics["accuracy"] = metric_entry(result, note or "", **extra)
+        for which in ("precision", "recall", "specificity", "f1"):
+            result, note = guarded(macro_interval, cm, which, alpha, "logit")
+            metrics[which] = (
+                metric_entry(None, note)
+                if result is None
+                else metric_entry(result, **(no_cluster if cl is not None else {}))
+            )
+        report[m] = {"kind": "labels", "kind_source": stats["kind_source"][m]}
+        warning = label_warning_of_summary(predicted[m], n, y_classes)
+        if warning:
+            report[m]["warning"] = f"model {m!r}: {warning}"
+        report[m]["metrics"] = metrics
+    pairs = []
+    for i, a in enumerate(models):
+        for b in models[i + 1 :]:
+            rows = stats["triples"][(a, b)]
+            present = sorted({int(v) for r in rows for v in r[:3]})
+            pos = {c: j for j, c in enumerate(present)}
+            k = len(present)
+            counts = np.zeros((k, k, k), dtype=np.int64)
+            for yv, av, bv, count in rows:
+                counts[pos[int(yv)], pos[int(av)], pos[int(bv)]] += int(count)
+            a_only = sum(int(c) for yv, av, bv, c in rows if av == yv and bv != yv)
+            b_only = sum(int(c) for yv, av, bv, c in rows if bv == yv and av != yv)
+            result, note = guarded(_mcnemar_counts, a_only, b_only, n, alpha)
+            extra = {}
+            if result is not None and cl is not None:
+                cells = cl[("pair", a, b)]  # (A right, B right): 00, 01, 10, 11
+                sums = cells[:, 2] - cells[:, 1]
+                try:
+                    result, extra = clustered(
+                        result, (sums, cells[:, 2] + cells[:, 1], cl["sizes"], False), True
+                    )
+                except ValueError as exc:
+                    extra = {"cluster_note": str(exc)}
+            metrics = {"accuracy": pair_entry(result, note or "", **extra)}
+            for which in ("precision", "recall", "specificity", "f1"):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    result, note = guarded(macro_boot, f"macro_{which}", counts, k)
+                metrics[which] = (
+                    pair_entry(None, note)
+                    if result is None
+                    else pair_entry(result, **(no_cluster if cl is not None else {}))
+                )
+            pairs.append({"a": a, "b": b, "metrics": metrics})
+    _adjust_pairs(pairs, adjust)
+    out = {
+        "n": n,
+        "alpha": alpha,
+        "level": 1.0 - alpha,
+        "classes": classes,
+        "models": report,
+        "pairs": pairs,
+        "adjust": adjust,
+    }
+    if len(models) > 1:
+        out["best"] = _best_sets({**stats, "delong": None}, models, [], 0, alpha, seed, best_draws)
+    if cl is not None:
+        out["clusters"] = int(cl["sizes"].size)
+    return out
+
+
 # --------------------------------------------------------------------------- Dask
-def _dask_statistics(files, fmt, label, models, kinds, threshold):
+def _dask_statistics(files, fmt, label, models, kinds, threshold, cluster=None):
     import dask
     import dask.dataframe as dd
 
     ddf = dd.read_parquet(files) if fmt == "parquet" else dd.read_csv(files)
     source = files[0] if len(files) == 1 else "the files"
-    models = _columns(list(ddf.columns), label, models, source)
+    models = _columns(list(ddf.columns), label, models, source, cluster)
     cols = [label, *models]
+    groups = None if cluster is None else ddf[cluster]
     ddf = ddf[cols].astype("float64")
     lazy = [ddf[label].size]
     for c in cols:
         s = ddf[c]
         lazy += [(~np.isfinite(s)).sum(), (s == s.round()).all(), s.min(), s.max()]
+    if groups is not None:
+        lazy.append(groups.isna().sum())
     row = dask.compute(*lazy)
-    return _finish_dask(row, ddf, models, kinds, label, threshold)
+    if groups is not None and row[-1]:
+        raise ValueError(f"the cluster column {cluster!r} holds missing values")
+    if groups is not None:
+        ddf = ddf.assign(_cluster=groups.astype(str))
+    return _finish_dask(row, ddf, models, kinds, label, threshold, groups is not None)
 
 
-def _finish_dask(row, ddf, models, kinds, label, threshold):
+def _finish_dask(row, ddf, models, kinds, label, threshold, clustered=False):
     import dask
 
     n = int(row[0])
@@ -307,31 +628,41 @@ def _finish_dask(row, ddf, models, kinds, label, threshold):
         summary[name] = (bool(whole), lo, hi)
     _check_labels(summary[label], label, n)
     kind_of, source = _kinds(models, kinds, summary)
+    if _several_classes(summary, label, models, kind_of):
+        head = {"n": n, "kinds": kind_of, "kind_source": source, "multi": True}
+        return {**head, **_multi_dask(ddf, label, models, clustered)}
     y = ddf[label] == 1
-    pred = {m: (ddf[m] >= threshold) if kind_of[m] == "scores" else (ddf[m] == 1) for m in models}
+    pred = {m: (ddf[m] >= threshold) if kind_of[m] != "labels" else (ddf[m] == 1) for m in models}
     pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
+    yi = y.astype("int64")
+    cell_codes = {m: yi * 2 + pred[m].astype("int64") for m in models}
+    table_codes = {
+        (a, b): yi * 4 + pred[a].astype("int64") * 2 + pred[b].astype("int64") for a, b in pairs
+    }
     lazy = {"pos": y.sum()}
     for m in models:
-        code = y.astype("int64") * 2 + pred[m].astype("int64")
-        lazy[("cells", m)] = code.value_counts()
-    for a, b in pairs:
-        code = y.astype("int64") * 4 + pred[a].astype("int64") * 2 + pred[b].astype("int64")
-        lazy[("tables", a, b)] = code.value_counts()
-    scored = [m for m in models if kind_of[m] == "scores"]
-    loss = {}
-    for m in scored:
+        lazy[("cells", m)] = cell_codes[m].value_counts()
+    for p in pairs:
+        lazy[("tables", *p)] = table_codes[p].value_counts()
+    if 1 < len(models) <= _MAX_MODELS_BEST:
+        code = sum((pred[m] == y).astype("int64") * (1 << j) for j, m in enumerate(models))
+        lazy["patterns"] = code.value_counts()
+    proper = [m for m in models if kind_of[m] == "probabilities"]
+    series = {}
+    for m in proper:
         p = ddf[m]
         q = p.clip(_EPS, 1 - _EPS)
-        loss[("brier", m)] = (p - ddf[label]) ** 2
-        loss[("log_loss", m)] = -(np.log(q).where(y, np.log1p(-q)))
-    series = dict(loss)
-    for i, a in enumerate(scored):
-        for b in scored[i + 1 :]:
-            for which in ("brier", "log_loss"):
-                series[(which, a, b)] = loss[(which, a)] - loss[(which, b)]
+        series[("brier", m)] = (p - ddf[label]) ** 2
+        series[("log_loss", m)] = -(np.log(q).where(y, np.log1p(-q)))
+    for i, a in enumerate(proper):
+        for b in proper[i + 1 :]:
+            for which in _PROPER:
+                series[(which, a, b)] = series[(which, a)] - series[(which, b)]
     for key, s in series.items():
         lazy[("mean",) + key] = s.mean()
         lazy[("sd",) + key] = s.std(ddof=1)
+    if clustered:
+        lazy["clusters"] = _clusters_dask(ddf, models, pairs, cell_codes, table_codes, series)
     keys = list(lazy)
     values = dict(zip(keys, dask.compute(*[lazy[k] for k in keys]), strict=True))
     stats = {"n": n, "n_positive": int(values["pos"]), "kinds": kind_of, "kind_source": source}
@@ -347,8 +678,43 @@ def _finish_dask(row, ddf, models, kinds, label, threshold):
     stats["moments"] = {
         key: (float(values[("mean",) + key]), _sd(values[("sd",) + key])) for key in series
     }
+    stats["patterns"] = (
+        _pattern_arrays(values["patterns"].items()) if "patterns" in values else None
+    )
+    if clustered:
+        stats["clusters"] = _cluster_arrays(
+            _sorted_by_id(values["clusters"]), models, pairs, list(series)
+        )
+    scored = [m for m in models if kind_of[m] != "labels"]
     stats["delong"] = _delong_dask(ddf, label, scored, stats) if scored else None
     return stats
+
+
+def _clusters_dask(ddf, models, pairs, cell_codes, table_codes, series):
+    """The per-cluster table of :func:`_clusters_sql` by a Dask ``groupby``."""
+    cols = {"_n": ddf[models[0]] * 0 + 1}
+    j = 0
+    for m in models:
+        for cell in range(4):
+            cols[f"_c{j}"] = (cell_codes[m] == cell).astype("int64")
+            j += 1
+    for p in pairs:
+        for cell in range(8):
+            cols[f"_c{j}"] = (table_codes[p] == cell).astype("int64")
+            j += 1
+    for s in series.values():
+        cols[f"_c{j}"], cols[f"_c{j + 1}"] = s, s * s
+        cols[f"_c{j + 2}"] = ((s != 0) & (s != 1)).astype("int64")
+        j += 3
+    frame = ddf[["_cluster"]].assign(**cols)
+    return frame.groupby("_cluster").sum()[list(cols)]
+
+
+def _sorted_by_id(frame):
+    """The per-cluster frame in the order of its ids as text (as :func:`_clusters_sql`)."""
+    ids = [str(i) for i in frame.index]
+    order = sorted(range(len(ids)), key=ids.__getitem__)
+    return frame.to_numpy(float)[order]
 
 
 def _sd(value) -> float:
@@ -395,12 +761,18 @@ def _delong_dask(ddf, label, scored, stats):
 
 
 # --------------------------------------------------------------------------- report
-def _report(stats, models, alpha, n_resamples, seed, adjust="holm") -> dict:
+def _report(
+    stats, models, alpha, n_resamples, seed, adjust="holm", best_draws=10_000, correction="CR1"
+) -> dict:
     from heldout.metrics.auc import _difference, _interval
-    from heldout.metrics.bootstrap import _paired_table_interval
+    from heldout.metrics.bootstrap import _cluster_table_interval, _paired_table_interval
     from heldout.metrics.evaluate import (
+        _NOT_PROBABILITIES,
         AUC_MIN_CLASS,
         SCORE_MIN_CLASS,
+        _adjust_pairs,
+        _cluster_fields,
+        _num,
         metric_entry,
         pair_entry,
     )
@@ -415,8 +787,9 @@ def _report(stats, models, alpha, n_resamples, seed, adjust="holm") -> dict:
     n, n1 = stats["n"], stats["n_positive"]
     minority = min(n1, n - n1)
     kinds = stats["kinds"]
-    scored = [m for m in models if kinds[m] == "scores"]
+    scored = [m for m in models if kinds[m] != "labels"]
     d = stats["delong"]
+    cl = stats.get("clusters")
 
     def guarded(fn, *args):
         try:
@@ -464,55 +837,123 @@ def _report(stats, models, alpha, n_resamples, seed, adjust="holm") -> dict:
             "wide max-variance interval holds its level here"
         )
 
-    def entry(result_note, warning=None, pair=False):
+    def cluster_boot(name, tables, iid, pair):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = _cluster_table_interval(
+                name, tables, alpha=alpha, n_resamples=n_resamples, seed=seed
+            )
+        extra = {"se_cluster": r.se, "clusters": int(cl["sizes"].size)}
+        return r, extra if pair else {"se_iid": _num(iid.se), **extra}
+
+    def entry(result_note, warning=None, pair=False, sums=None, boot_tables=None):
+        """evaluate's entry; with clusters, the clustered interval from per-cluster ``sums``
+        (a mean) or the cluster bootstrap from per-cluster tables (``boot_tables``)."""
         result, note = result_note
         make = pair_entry if pair else metric_entry
         if result is None:
             return make(None, note)
-        return make(result, **({"warning": warning} if warning else {}))
+        extra = {}
+        if cl is not None:
+            try:
+                if sums is not None:
+                    r = _clustered_from_sums(*sums(), alpha, correction, pair)
+                    clustered, fields = _as_result(r, pair), _cluster_fields(r)
+                elif boot_tables is not None:
+                    clustered, fields = cluster_boot(*boot_tables(), result, pair)
+                else:
+                    clustered, fields = None, {"cluster_note": _NO_CLUSTER_BOOTSTRAP}
+            except ValueError as exc:
+                clustered, fields = None, {"cluster_note": str(exc)}
+            extra.update(fields)
+            if clustered is not None:
+                extra.update(_iid_fields(result, pair))
+                result = clustered
+        if warning:
+            extra["warning"] = warning
+        return make(result, **extra)
 
     report = {}
     for m in models:
         tn, fp, fn, tp = (int(v) for v in stats["cells"][m])
+        c = None if cl is None else cl[("cells", m)]  # per cluster: tn, fp, fn, tp
+
+        def rate_sums(hit, mask, c=c):
+            return lambda: _rate_sums(c, hit, mask)
+
         metrics = {
-            "accuracy": entry(guarded(rate, tp + tn, n, "items")),
-            "precision": entry(guarded(rate, tp, tp + fp, "predicted positives")),
-            "recall": entry(guarded(rate, tp, tp + fn, "actual positives")),
-            "specificity": entry(guarded(rate, tn, tn + fp, "actual negatives")),
-            "npv": entry(guarded(rate, tn, tn + fn, "predicted negatives")),
-            "f1": entry(guarded(f1, fp, fn, tp)),
+            "accuracy": entry(
+                guarded(rate, tp + tn, n, "items"), sums=rate_sums((0, 3), (0, 1, 2, 3))
+            ),
+            "precision": entry(
+                guarded(rate, tp, tp + fp, "predicted positives"), sums=rate_sums((3,), (1, 3))
+            ),
+            "recall": entry(
+                guarded(rate, tp, tp + fn, "actual positives"), sums=rate_sums((3,), (2, 3))
+            ),
+            "specificity": entry(
+                guarded(rate, tn, tn + fp, "actual negatives"), sums=rate_sums((0,), (0, 1))
+            ),
+            "npv": entry(
+                guarded(rate, tn, tn + fn, "predicted negatives"), sums=rate_sums((0,), (0, 2))
+            ),
+            "f1": entry(
+                guarded(f1, fp, fn, tp), boot_tables=None if c is None else lambda c=c: ("f1", [c])
+            ),
         }
         if m in scored:
             metrics["auc"] = entry(guarded(auc_single, scored.index(m)), auc_note)
-            for which in ("brier", "log_loss"):
+            for which in _PROPER:
+                if kinds[m] == "scores":
+                    metrics[which] = metric_entry(None, _NOT_PROBABILITIES)
+                    continue
                 mean, sd = stats["moments"][(which, m)]
                 metrics[which] = entry(
                     guarded(_interval_of_moments, mean, sd, n, which, alpha, "gamma"),
                     score_warning(which, False),
+                    sums=None if cl is None else _loss_sums(cl, (which, m)),
                 )
-        shown = "probabilities" if kinds[m] == "scores" else kinds[m]  # as evaluate names them
-        report[m] = {"kind": shown, "kind_source": stats["kind_source"][m], "metrics": metrics}
+        report[m] = {"kind": kinds[m], "kind_source": stats["kind_source"][m], "metrics": metrics}
     pairs = []
     for i, a in enumerate(models):
         for b in models[i + 1 :]:
             t = stats["tables"][(a, b)]
-            metrics = {"accuracy": entry(guarded(_mcnemar, t, n, alpha), pair=True)}
+            tc = None if cl is None else cl[("tables", a, b)]
+
+            def diff_sums(values_a, values_b, mask, tc=tc):
+                return lambda: _difference_sums(tc, values_a, values_b, mask)
+
+            metrics = {
+                "accuracy": entry(
+                    guarded(_mcnemar, t, n, alpha),
+                    pair=True,
+                    sums=diff_sums(*_PAIR_ITEMS["accuracy"]),
+                )
+            }
             for name in ("precision", "recall", "specificity", "npv", "f1"):
-                metrics[name] = entry(guarded(boot, name, t), pair=True)
+                shared = _PAIR_ITEMS.get(name)
+                metrics[name] = entry(
+                    guarded(boot, name, t),
+                    pair=True,
+                    sums=None if shared is None else diff_sums(*shared),
+                    boot_tables=None if tc is None else _pair_tables(name, tc),
+                )
             if a in scored and b in scored:
                 metrics["auc"] = entry(
                     guarded(auc_pair, scored.index(a), scored.index(b)), auc_note, pair=True
                 )
-                for which in ("brier", "log_loss"):
+                for which in _PROPER:
+                    if "scores" in (kinds[a], kinds[b]):
+                        metrics[which] = pair_entry(None, _NOT_PROBABILITIES)
+                        continue
                     mean, sd = stats["moments"][(which, a, b)]
                     metrics[which] = entry(
                         guarded(_difference_of_moments, mean, sd, n, which, alpha),
                         score_warning(which, True),
                         pair=True,
+                        sums=None if cl is None else _loss_sums(cl, (which, a, b)),
                     )
             pairs.append({"a": a, "b": b, "metrics": metrics})
-    from heldout.metrics.evaluate import _adjust_pairs
-
     _adjust_pairs(pairs, adjust)
     out = {
         "n": n,
@@ -524,9 +965,172 @@ def _report(stats, models, alpha, n_resamples, seed, adjust="holm") -> dict:
         "adjust": adjust,
     }
     if len(models) > 1:
-        out["best"] = {
-            "note": "the best sets need the items' right/wrong patterns; the engine does not "
-            "compute them yet: use the in-memory path (heldout evaluate without --engine)"
+        out["best"] = _best_sets(stats, models, scored, minority, alpha, seed, best_draws)
+    if cl is not None:
+        out["clusters"] = int(cl["sizes"].size)
+    return out
+
+
+#: The note of the AUC, whose clustered interval in ``evaluate`` is a cluster bootstrap of
+#: the items' scores (not a function of per-cluster sums).
+_NO_CLUSTER_BOOTSTRAP = (
+    "the engine does not compute the cluster bootstrap of the AUC: this interval treats "
+    "the items as independent; heldout evaluate without --engine gives the clustered one"
+)
+
+# Per-cluster sums of a rate: which of the cells (tn, fp, fn, tp) are hits, which are its items.
+# Paired differences on shared items, over the eight cells (y, a, b), cell = 4 y + 2 a + b:
+# each model's per-item value (a function of y and its prediction) and the items averaged.
+_PAIR_ITEMS = {
+    "accuracy": (lambda y, p: p == y, lambda y, p: p == y, lambda y, a, b: True),
+    "recall": (lambda y, p: p == 1, lambda y, p: p == 1, lambda y, a, b: y == 1),
+    "specificity": (lambda y, p: p == 0, lambda y, p: p == 0, lambda y, a, b: y == 0),
+}
+
+
+def _pair_tables(name, tc):
+    """Per-cluster confusion tables of the two models of a pair, from the eight cells."""
+
+    def tables():
+        t = tc.reshape(-1, 2, 2, 2)  # (cluster, y, a, b)
+        return name, [t.sum(axis=3), t.sum(axis=2)]
+
+    return tables
+
+
+def _rate_sums(c, hit, mask):
+    sizes = c[:, list(mask)].sum(axis=1)
+    sums = c[:, list(hit)].sum(axis=1)
+    return sums, sums, sizes, True  # 0/1 values: the sum of squares is the sum
+
+
+def _difference_sums(tc, value_a, value_b, mask):
+    sums = np.zeros(tc.shape[0])
+    sumsq = np.zeros(tc.shape[0])
+    sizes = np.zeros(tc.shape[0])
+    for cell in range(8):
+        y, a, b = cell >> 2, (cell >> 1) & 1, cell & 1
+        if not mask(y, a, b):
+            continue
+        diff = float(value_a(y, a)) - float(value_b(y, b))
+        sizes += tc[:, cell]
+        sums += diff * tc[:, cell]
+        sumsq += diff * diff * tc[:, cell]
+    return sums, sumsq, sizes, False
+
+
+def _loss_sums(cl, key):
+    sums, sumsq, nonbinary = cl[("loss", *key)]
+    return lambda: (sums, sumsq, cl["sizes"], nonbinary == 0)
+
+
+def _clustered_from_sums(sums, sumsq, sizes, binary, alpha, correction, pair):
+    """:func:`heldout.dependent.clustered.clustered_mean` (or ``clustered_difference``) from
+    per-cluster sums, sums of squares and sizes (the clusters with no item dropped)."""
+    from heldout.dependent.clustered import ClusteredMean, _interval, _moments, _or_none
+
+    keep = sizes > 0
+    sums, sumsq, sizes = sums[keep], sumsq[keep], sizes[keep].astype(float)
+    g = int(sizes.size)
+    if g < 2:
+        raise ValueError(
+            f"clusters must contain at least two distinct clusters, got {g}: with one cluster "
+            "the variance between clusters cannot be estimated"
+        )
+    method = "t" if pair or not binary else "wilson"
+    mean, var_iid, var_cr, rho = (float(v) for v in _moments(sums, sumsq, sizes, correction))
+    n = int(round(sizes.sum()))
+    low, high = _interval(mean, var_iid, var_cr, n, g, alpha, method)
+    deff = var_cr / var_iid if var_iid > 0 else float("nan")
+    return ClusteredMean(
+        estimate=mean,
+        low=float(low),
+        high=float(high),
+        se_iid=float(np.sqrt(var_iid)),
+        se_cluster=float(np.sqrt(var_cr)),
+        design_effect=_or_none(deff),
+        icc=_or_none(rho),
+        effective_n=_or_none(n / deff) if np.isfinite(deff) and deff > 0 else None,
+        n=n,
+        clusters=g,
+        df=g - 1,
+        alpha=alpha,
+        method=method,
+        correction=correction,
+    )
+
+
+def _iid_fields(iid, pair):
+    """The independent-item interval that ``evaluate`` keeps beside a clustered one."""
+    from heldout.metrics.evaluate import _num
+
+    extra = {"iid_low": _num(iid.low), "iid_high": _num(iid.high)}
+    if pair:
+        extra["iid_p_value"] = _num(iid.p_value)
+    extra["iid_method"] = iid.method
+    return extra
+
+
+def _as_result(r, pair):
+    """The clustered interval as the ``Estimate`` or ``Difference`` that ``evaluate`` reports."""
+    from heldout import _dist
+    from heldout.metrics.estimate import Estimate
+
+    method = f"clustered-{r.method} ({r.correction}, {r.clusters} clusters)"
+    if not pair:
+        return Estimate(
+            r.estimate, r.low, r.high, method=method, se=r.se_cluster, n=r.n, alpha=r.alpha
+        )
+    t = r.estimate / r.se_cluster if r.se_cluster > 0 else math.copysign(math.inf, r.estimate)
+    if r.se_cluster == 0 and r.estimate == 0:
+        t, p = 0.0, 1.0
+    else:
+        p = float(2 * _dist.t_sf(abs(t), r.df))
+    return Difference(
+        r.estimate,
+        r.low,
+        r.high,
+        p_value=p,
+        method=method,
+        se=r.se_cluster,
+        statistic=t,
+        n=r.n,
+        alpha=r.alpha,
+    )
+
+
+def _best_sets(stats, models, scored, minority, alpha, seed, draws):
+    """evaluate's best sets: the accuracy's from the pattern counts, the AUC's from DeLong."""
+    from heldout.comparison.best import _MAX_PATTERNS, _best_set_batch
+    from heldout.config import rng as make_rng
+    from heldout.metrics.evaluate import auc_best_set
+
+    seed = 0 if seed is None else seed
+    out = {}
+    if stats["patterns"] is None:
+        out["accuracy"] = {
+            "note": f"more than {_MAX_MODELS_BEST} models: the engine does not count their "
+            "right/wrong patterns"
+        }
+    else:
+        codes, counts = stats["patterns"]
+        k = len(models)
+        patterns = ((codes[:, None] >> np.arange(k)) & 1).astype(bool)
+        method = "gaussian" if counts.size > _MAX_PATTERNS else "signflip"
+        p, _ = _best_set_batch(patterns, counts[None, :], alpha, draws, make_rng(seed), method)
+        p = p[0]
+        out["accuracy"] = {
+            "models": [m for m, q in zip(models, p, strict=True) if q > alpha],
+            "p_values": {m: float(q) for m, q in zip(models, p, strict=True)},
+            "method": "best set: paired sign-flip step-down",
+        }
+    d = stats["delong"]
+    if len(scored) > 1 and minority > 0 and d is not None:
+        in_set, p = auc_best_set(d.auc, d.cov, alpha, draws=draws, seed=seed)
+        out["auc"] = {
+            "models": [m for m, keep in zip(scored, in_set, strict=True) if keep],
+            "p_values": {m: float(q) for m, q in zip(scored, p, strict=True)},
+            "method": "best set: DeLong step-down",
         }
     return out
 
@@ -539,12 +1143,15 @@ def _need(d):
 
 def _mcnemar(t, n: int, alpha: float) -> Difference:
     """:func:`heldout.metrics.rates.accuracy_difference` from the eight cell counts."""
+    t = np.asarray(t).reshape(2, 2, 2)  # (y, a, b)
+    return _mcnemar_counts(int(t[1, 1, 0] + t[0, 0, 1]), int(t[1, 0, 1] + t[0, 1, 0]), n, alpha)
+
+
+def _mcnemar_counts(right_a_only: int, right_b_only: int, n: int, alpha: float) -> Difference:
+    """McNemar's exact test and Agresti and Min's interval from the discordant counts."""
     from heldout.comparison.paired import mcnemar_exact
     from heldout.metrics.rates import _agresti_min
 
-    t = np.asarray(t).reshape(2, 2, 2)  # (y, a, b)
-    right_a_only = int(t[1, 1, 0] + t[0, 0, 1])
-    right_b_only = int(t[1, 0, 1] + t[0, 1, 0])
     low, high = _agresti_min(
         np.asarray(right_a_only), np.asarray(right_b_only), np.asarray(n), alpha
     )
@@ -574,14 +1181,18 @@ def evaluate_files(
     memory_limit: str | None = None,
     threads: int | None = None,
     adjust: str = "holm",
+    clusters: str | None = None,
+    correction: str = "CR1",
+    best_draws: int = 10_000,
 ) -> dict:
     """The report of :func:`heldout.metrics.evaluate.evaluate` for files of any size, by an engine.
 
-    Every metric of a two-class report is computed from mergeable statistics (see the
+    Every metric of the report is computed from mergeable statistics (see the
     module notes): cell counts, means and standard deviations of the per-item losses,
-    and DeLong's placement values :cite:`delong1988` from an out-of-core ``GROUP BY``
-    of each model's scores; memory stays bounded by the engine (DuckDB spills to
-    disk beyond ``memory_limit``).  The intervals are those of
+    DeLong's placement values :cite:`delong1988` from an out-of-core ``GROUP BY``
+    of each model's scores, the counts of the models' right/wrong patterns (the best
+    sets, :cite:`hsu1996`) and, with ``clusters``, per-cluster sums; memory stays
+    bounded by the engine (DuckDB spills to disk beyond ``memory_limit``).  The intervals are those of
     :func:`heldout.metrics.evaluate.evaluate`: Clopper-Pearson :cite:`clopper1934` for
     the rates, McNemar with Agresti and Min's interval for the accuracy difference,
     the paired bootstrap of the label metrics (from the same eight counts), the
@@ -593,7 +1204,7 @@ def evaluate_files(
     source : path
         A file (Parquet or CSV), a folder of Parquet (or CSV) files, or a glob.
     label : str, default "label"
-        The label column (0 and 1).
+        The label column (0 and 1, or whole numbers for several classes).
     models : list of str, optional
         Model columns (default: every other column).
     engine : {"duckdb", "dask"}
@@ -607,14 +1218,22 @@ def evaluate_files(
         DuckDB's threads.
     adjust : {"holm", "bonferroni", "bh", "none"}
         Adjustment of the pairs' p-values within each metric, as in
-        :func:`heldout.metrics.evaluate.evaluate`.  The best sets are not computed here
-        (they need every item's right/wrong pattern): the report says so.
+        :func:`heldout.metrics.evaluate.evaluate`.
+    clusters : str, optional
+        A column of cluster ids: the cluster-robust (CR1 or CR0) interval
+        :cite:`liang1986longitudinal` of every mean and paired difference of means, from
+        per-cluster sums; the metrics that ``evaluate`` bootstraps by cluster keep the
+        independent-item interval with a ``cluster_note``.
+    correction : {"CR1", "CR0"}
+        Small-sample factor of the cluster-robust variance.
+    best_draws : int, default 10,000
+        Draws of the best sets' step-down, as in ``evaluate``.
 
     Returns
     -------
     dict
-        The keys of :func:`heldout.metrics.evaluate.evaluate`'s report plus ``engine``
-        and ``files``.
+        The keys of :func:`heldout.metrics.evaluate.evaluate`'s report (``best`` with
+        several models, ``clusters`` with clusters) plus ``engine`` and ``files``.
 
     Examples
     --------
@@ -633,12 +1252,19 @@ def evaluate_files(
     ...     r["models"]["a"]["metrics"]["f1"])
     True
     """
+    from heldout import _inputs
     from heldout._checks import as_probability
-
-    a_ = float(as_probability(alpha, "alpha"))
     from heldout.metrics.evaluate import _check_adjust
 
+    a_ = float(as_probability(alpha, "alpha"))
     _check_adjust(adjust)
+    if correction not in ("CR1", "CR0"):
+        raise ValueError(f"correction must be 'CR1' or 'CR0', got {correction!r}")
+    if clusters is not None and not isinstance(clusters, str):
+        raise ValueError(f"clusters must be the name of a column of cluster ids, got {clusters!r}")
+    best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99))
+    if best_draws > 10_000_000:
+        raise ValueError(f"best_draws must be at most 10,000,000, got {best_draws:,}")
     th = float(as_probability(threshold, "threshold"))
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
@@ -653,9 +1279,11 @@ def evaluate_files(
     files, fmt = _files(source)
     try:
         if engine == "duckdb":
-            stats = _duckdb_statistics(files, fmt, label, models, kinds, th, memory_limit, threads)
+            stats = _duckdb_statistics(
+                files, fmt, label, models, kinds, th, memory_limit, threads, clusters
+            )
         else:
-            stats = _dask_statistics(files, fmt, label, models, kinds, th)
+            stats = _dask_statistics(files, fmt, label, models, kinds, th, clusters)
     except ImportError as exc:
         raise ValueError(
             f"engine {engine!r} needs the 'large' extra (pip install 'heldout[large]'): {exc}"
@@ -664,6 +1292,11 @@ def evaluate_files(
         raise
     except Exception as exc:  # the engines' own errors (a bad file, a text column)
         raise ValueError(f"{source}: the {engine} engine could not read it ({exc})") from None
+    if clusters is not None and stats["clusters"]["sizes"].size < 2:  # as evaluate refuses
+        raise ValueError(
+            f"the cluster column {clusters!r} holds a single cluster; need two or more"
+        )
     names = list(stats["kinds"])
-    out = _report(stats, names, a_, int(n_resamples), seed, adjust)
+    make = _multi_report if stats.get("multi") else _report
+    out = make(stats, names, a_, int(n_resamples), seed, adjust, best_draws, correction)
     return {"engine": engine, "files": len(files), **out}
