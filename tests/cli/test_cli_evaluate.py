@@ -469,8 +469,19 @@ def test_threshold_tuned_adds_honest_reports_and_a_note(capsys, scored):
     for key in ("f1 tuned (split)", "f1 tuned (cross-fit)"):
         assert m[key]["low"] <= m[key]["value"] <= m[key]["high"]
         assert m[key]["apparent"] >= m[key]["value"] - 1e-12 or m[key]["apparent"] > 0
+    # the tuned metric keeps its apparent value, loses its (undercovering) interval
+    plain = _json(capsys, "evaluate", path, "--seed", "1")
+    for name in ("model_a", "model_b"):
+        tuned, untuned = out["models"][name]["metrics"], plain["models"][name]["metrics"]
+        assert tuned["f1"]["value"] == untuned["f1"]["value"]
+        assert tuned["f1"]["low"] is None and tuned["f1"]["high"] is None
+        assert tuned["f1"]["optimistic"] is True and untuned["f1"]["low"] is not None
+        assert tuned["accuracy"] == untuned["accuracy"]  # other metrics as before
+    pair = out["pairs"][0]["metrics"]
+    assert "tuned" in pair["f1"]["warning"] and "warning" not in plain["pairs"][0]["metrics"]["f1"]
     assert main(["evaluate", path, "--threshold-tuned", "f1"]) == 0
-    assert "note" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "note" in text and "apparent only" in text
 
 
 def _status(argv) -> int:

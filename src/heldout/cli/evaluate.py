@@ -140,6 +140,27 @@ def _add_operating(report: dict, data, args) -> None:
         )  # fmt: skip
     if args.threshold_tuned is not None:
         report["note"] = TUNED_NOTE
+        _withdraw_tuned_intervals(report, args.threshold_tuned, scored)
+
+
+def _withdraw_tuned_intervals(report: dict, metric: str, scored: list[str]) -> None:
+    """The metric the threshold was tuned for keeps its apparent value but loses its interval.
+
+    Chosen to maximise this metric on these items, the threshold makes the usual interval
+    undercover (the operating_points lesson shows it by simulation); the 'tuned' entries (split, cross-fit) are the intervals to use.  Paired
+    differences of that metric between tuned models carry a warning.
+    """
+    why = "an interval at a threshold tuned on these items undercovers; use the 'tuned' entries"
+    for name in scored:
+        entry = report["models"][name]["metrics"].get(metric)
+        if entry is not None and entry.get("value") is not None:
+            entry.update(low=None, high=None, optimistic=True)
+            entry["method"] = f"apparent only ({why})"
+    for pair in report["pairs"]:
+        entry = pair["metrics"].get(metric)
+        if entry is not None and (pair["a"] in scored or pair["b"] in scored):
+            note = "threshold tuned on these items: the interval may undercover"
+            entry["warning"] = f"{entry['warning']}; {note}" if entry.get("warning") else note
 
 
 def _run(args: argparse.Namespace) -> dict:
