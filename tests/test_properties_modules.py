@@ -57,7 +57,7 @@ from property_support import (
 from heldout import config
 from heldout.accuracy import lost, split
 from heldout.book import chapter, decision, metric_coverage, rerun
-from heldout.book.mnist import data, digit_pool, qmnist, writer_leak
+from heldout.book.mnist import data, digit_pool, qmnist, standin, writer_leak
 from heldout.comparison import best, compare, mcs, multiple, omnibus, paired, predictions, rope
 from heldout.dependent import cluster_sizing, clustered, repeated, strata
 from heldout.metrics import (
@@ -450,6 +450,12 @@ SPECS = {
     "book.mnist.data.read_label_csv": Spec(data.read_label_csv, {"path": A(PATHS, "array")}),
     "book.mnist.data.cache_dir": Spec(data.cache_dir, {}),
     "book.mnist.data.packaged_files": Spec(data.packaged_files, {}, examples=2),
+    "book.mnist.standin.digits_available": Spec(standin.digits_available, {}, examples=2),
+    "book.mnist.standin.standin_pool": Spec(standin.standin_pool, {"seed": A(st.sampled_from([None, 3]), "seed")}, examples=1),
+    "book.mnist.standin.standin_writers": Spec(
+        standin.standin_writers, {"pool": A(st.just(None).map(lambda _: _synthetic_pool()), "fixed"), "digits_per_writer": A(st.integers(1, 60), "count")}, examples=6),
+    "book.mnist.standin.standin_note": Spec(
+        standin.standin_note, {"section": A(st.sampled_from(["this section", "the pool"]), "array"), "standin": A(st.just("small digits"), "array")}, examples=2),
     "book.mnist.data.check_standard": Spec(
         data.check_standard, {name: A(st.just(np.zeros((1, 784), np.uint8)), "array") for name in ("train_images", "train_labels", "test_images", "test_labels")},
         examples=3,
