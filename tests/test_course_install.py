@@ -16,10 +16,13 @@ Three checks:
   ``pyproject.toml`` changes: a smoke subset, and every lesson with a stand-in branch (the
   branch the book's own build never takes).  The package itself comes from ``src/`` on
   ``PYTHONPATH``, so the venv never goes stale; a small ``heldout`` launcher stands in for
-  the console script.
+  the console script.  The lessons run two at a time, each in its own kernel.
 
 The venv is built with uv when it is installed (the test extra has it): on the shared
-two-core machine uv built it in about 6 s where pip took about 65 s.  Without uv, pip
+two-core machine uv built it in about 6 s with an empty uv cache, where pip took about
+65 s.  Measured there, busy with other work: the whole file took 1 min 46 s before this
+change for three lessons with pip's venv, and 2 min 15 s after it for five lessons with
+uv's; later runs (the venv kept) 42 s to 68 s before and 1 min 19 s to 1 min 45 s after.  Without uv, pip
 builds it (``--no-compile``).  Creating the venv needs the package index or a cache;
 ``HELDOUT_SKIP_INSTALL_TEST`` skips it, as for ``tests/test_install.py``.  The remaining
 lessons are not executed here: ``make test``'s quick build executes them with the full

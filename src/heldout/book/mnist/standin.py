@@ -1,4 +1,4 @@
-"""Are the MNIST digits here?  And the stand-in the lessons use when they are not.
+"""Whether the MNIST digits are installed, and the stand-in the lessons use without them.
 
 Four lessons have a section on real digits (``beyond_accuracy``, ``auc``,
 ``operating_points`` on the pool of :mod:`heldout.book.mnist.digit_pool`;
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["digits_available", "standin_note", "standin_pool", "standin_writers"]
+__all__ = ["STANDIN_TRAIN", "digits_available", "standin_note", "standin_pool", "standin_writers"]
 
 #: Digits of the stand-in pool the models are fitted on (the rest form the pool).
 STANDIN_TRAIN = 898
