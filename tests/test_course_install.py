@@ -20,11 +20,12 @@ Three checks:
 
 The venv is built with uv when it is installed (the test extra has it): on the shared
 two-core machine uv built it in about 6 s with an empty uv cache, where pip took about
-65 s.  Measured there, busy with other work: the whole file took 1 min 46 s before this
-change for three lessons with pip's venv, and 2 min 15 s after it for five lessons with
-uv's; later runs (the venv kept) 42 s to 68 s before and 1 min 19 s to 1 min 45 s after.  Without uv, pip
-builds it (``--no-compile``).  Creating the venv needs the package index or a cache;
-``HELDOUT_SKIP_INSTALL_TEST`` skips it, as for ``tests/test_install.py``.  The remaining
+65 s.  Measured there, busy with other work (load 3 to 5), against the previous version
+of this file (three lessons executed one after the other, pip's venv): the first run
+(venv built) 1 min 18 s against 1 min 46 s; later runs (venv kept) 1 min 12 s against
+41 s, since six lessons are executed instead of three.  Creating the venv needs the
+package index or a cache; ``HELDOUT_SKIP_INSTALL_TEST`` skips it, as for
+``tests/test_install.py``.  The remaining
 lessons are not executed here: ``make test``'s quick build executes them with the full
 install, and what the light install can break in them is an import, which the static
 check covers.
