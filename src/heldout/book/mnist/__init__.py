@@ -3,7 +3,8 @@
 ``data`` (offline MNIST with checksums), ``qmnist`` (who wrote each digit), ``models``
 (the model comparison with a prediction cache), ``kernels`` (libsvm's kernel matrices),
 ``mnist_costs`` and ``schedule`` (the run-time plan of the fits), ``digit_pool`` (coverage
-on the digits the book's subset leaves out), ``writer_leak`` (writer-disjoint splits).
+on the digits the book's subset leaves out), ``writer_leak`` (writer-disjoint splits),
+``standin`` (whether the digits are installed, and the lessons' stand-in when they are not).
 
 Every public function and result class of the wing is importable from here
 (``from heldout.book.mnist import load_mnist``); each module is imported the first time one
@@ -31,6 +32,7 @@ WHERE = {
     "PackagedFiles": "data",
     "Plan": "schedule",
     "Pool": "digit_pool",
+    "Recorded": "standin",
     "PredictionCache": "models",
     "Slot": "schedule",
     "Split": "models",
@@ -49,6 +51,7 @@ WHERE = {
     "cache_rows": "kernels",
     "check_standard": "data",
     "default_size": "models",
+    "digits_available": "standin",
     "experiment": "models",
     "fit_kernel_svm": "kernels",
     "fit_predict": "writer_leak",
@@ -89,9 +92,14 @@ WHERE = {
     "probed_seconds": "mnist_costs",
     "read_idx": "data",
     "read_label_csv": "data",
+    "record_outcomes": "standin",
+    "recorded_outcomes": "standin",
     "results_table": "models",
     "run_experiment": "models",
     "split_experiment": "writer_leak",
+    "standin_note": "standin",
+    "standin_pool": "standin",
+    "standin_writers": "standin",
     "svm_gamma": "kernels",
     "this_machine": "mnist_costs",
     "usable_cores": "mnist_costs",
