@@ -163,9 +163,9 @@ def _labels_and_scores(y, scores) -> tuple[np.ndarray, np.ndarray, bool]:
 def _placements(pos: np.ndarray, s2: np.ndarray, aligned: bool) -> tuple[np.ndarray, np.ndarray]:
     n1 = int(np.count_nonzero(pos))
     n0 = pos.size - n1
-    v10 = np.empty((s2.shape[0], n1))
-    v01 = np.empty((s2.shape[0], n0))
-    for k in range(s2.shape[0]):
+    v10 = np.empty((len(s2), n1))
+    v01 = np.empty((len(s2), n0))
+    for k in range(len(s2)):
         v10[k], v01[k] = _model_placements(pos, s2[k], aligned)
     return v10, v01
 
@@ -357,12 +357,12 @@ def _delong_codes(pos: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarr
     """
     n1 = int(np.count_nonzero(pos))
     n0 = pos.size - n1
-    k = s2.shape[0]
+    k = len(s2)  # an (m, n) array or a list of m columns
     grids = []
     for r in range(k):
         grids.append(_decimal_grid(s2[r]))
         if grids[-1] is None:  # scores off any decimal grid: placements from sorts
-            v10, v01 = _placements(pos, s2, aligned=k > 1)
+            v10, v01 = _placements(pos, s2, aligned=k > 1)  # one model at a time
             return v10.mean(axis=1), _cov(v10) / n1 + _cov(v01) / n0, n1, n0
     codes, tables, aucs = [], [], np.empty(k)
     sums = np.zeros((2, k, k))  # [negatives, positives] sums of centred products
