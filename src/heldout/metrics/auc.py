@@ -306,26 +306,25 @@ def _decimal_grid(s: np.ndarray) -> tuple[float, float] | None:
     return None
 
 
-def _codes(s: np.ndarray, scale: float, low: float) -> tuple[np.ndarray, int]:
-    """Integer codes ``0..bins-1`` of scores on a decimal grid (:func:`_decimal_grid`); ``bins``."""
-    codes = np.empty(s.size, dtype=np.int32)
-    for i in range(0, s.size, _CHUNK):
-        block = np.rint(s[i : i + _CHUNK] * scale)
-        block -= low
-        codes[i : i + _CHUNK] = block
-    return codes, int(codes.max()) + 1
+def _codes(s: np.ndarray, scale: float, low: float) -> np.ndarray:
+    """Integer codes of scores on a decimal grid (:func:`_decimal_grid`): ``rint(s scale) - low``."""
+    block = np.rint(s * scale)
+    block -= low
+    return block.astype(np.intp)
 
 
-def _code_tables(codes: np.ndarray, bins: int, pos: np.ndarray, n1: int, n0: int):
+def _code_tables(s: np.ndarray, grid: tuple[float, float], pos: np.ndarray, n1: int, n0: int):
     """Placement value of each (code, class) and the items' count of each.
 
     Row ``2 c + 1`` is a positive scoring code ``c`` (the share of negatives below it
     plus half the share tied), row ``2 c`` a negative (the share of positives above it
     plus half the share tied): the same arithmetic as :func:`_class_placements`.
     """
+    scale, low = grid
+    bins = int(np.rint(float(s.max()) * scale) - low) + 1
     counts = np.zeros(2 * bins, dtype=np.int64)
-    for i in range(0, codes.size, _CHUNK):
-        key = codes[i : i + _CHUNK].astype(np.intp)
+    for i in range(0, s.size, _CHUNK):
+        key = _codes(s[i : i + _CHUNK], scale, low)
         key *= 2
         key += pos[i : i + _CHUNK]
         counts += np.bincount(key, minlength=2 * bins)
@@ -351,8 +350,8 @@ def _delong_codes(pos: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarr
     model's scores become integer codes (:func:`_codes`), whose counts per class give
     every placement value in a table (:func:`_code_tables`).  The variances come from
     the tables; the covariances of two models from one pass over the items in blocks,
-    each item's centred placement values looked up in the two tables.  Memory: the codes
-    (4 bytes per item and model) and one block; no sort.  Otherwise the placement values
+    each item's codes recomputed and its centred placement values looked up in the two
+    tables.  Memory: the tables (16 bytes per code) and one block; no sort.  Otherwise the placement values
     come from sorts (:func:`_placements`), as for :func:`placement_values`.
     """
     n1 = int(np.count_nonzero(pos))
@@ -364,15 +363,13 @@ def _delong_codes(pos: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarr
         if grids[-1] is None:  # scores off any decimal grid: placements from sorts
             v10, v01 = _placements(pos, s2, aligned=k > 1)  # one model at a time
             return v10.mean(axis=1), _cov(v10) / n1 + _cov(v01) / n0, n1, n0
-    codes, tables, aucs = [], [], np.empty(k)
+    tables, aucs = [], np.empty(k)
     sums = np.zeros((2, k, k))  # [negatives, positives] sums of centred products
     for r in range(k):
-        c, bins = _codes(s2[r], *grids[r])
-        table, counts, aucs[r] = _code_tables(c, bins, pos, n1, n0)
+        table, counts, aucs[r] = _code_tables(s2[r], grids[r], pos, n1, n0)
         table -= aucs[r]  # each class's placement values average the AUC
         for cls in (0, 1):
             sums[cls, r, r] = np.dot(counts[cls::2], table[cls::2] ** 2)
-        codes.append(c)
         tables.append(table)
     if k > 1:
         for i in range(0, pos.size, _CHUNK):
@@ -381,7 +378,8 @@ def _delong_codes(pos: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarr
             other = 1.0 - weight
             centred = []
             for r in range(k):
-                key = codes[r][i : i + _CHUNK] * 2  # int32: 2 bins < 2**25
+                key = _codes(s2[r][i : i + _CHUNK], *grids[r])
+                key *= 2
                 key += flag
                 centred.append(np.take(tables[r], key))
             for r in range(k):

@@ -1177,14 +1177,48 @@ def auc_best_set(auc, cov, alpha: float = 0.05, *, draws: int = 10_000, seed=Non
     return p > alpha, p
 
 
+def _best_set_of_patterns(ctx: Context, names: list, draws: int, seed):
+    """``best_set(correct, ...)`` from the counts of the right/wrong patterns.
+
+    The step-down sees only the distinct rows of the (items x models) right/wrong table
+    and their counts (:func:`heldout.comparison.predictions.pattern_counts`); they are
+    counted here block by block (bit ``j`` for model ``j``, the same order of patterns),
+    so no (items x models) table is built.
+    """
+    from heldout.comparison.best import _MAX_PATTERNS, BestSet, _best_set_batch
+    from heldout.config import rng as make_rng
+
+    if draws > 10_000_000:  # best_set's stated limit
+        raise ValueError(f"draws must be at most 10,000,000, got {draws:,}")
+    k = len(names)
+    counts = np.zeros(1 << k, dtype=np.int64)
+    for i in range(0, ctx.y.size, _BLOCK):
+        y = ctx.y[i : i + _BLOCK]
+        code = np.zeros(y.size, dtype=np.int32)
+        for j, m in enumerate(names):
+            code |= (ctx.labels[m][i : i + _BLOCK] == y).astype(np.int32) << j
+        counts += np.bincount(code, minlength=1 << k)
+    keys = np.flatnonzero(counts)
+    patterns = ((keys[:, None] >> np.arange(k)) & 1).astype(bool)
+    method = "gaussian" if keys.size > _MAX_PATTERNS else "signflip"
+    p, stat = _best_set_batch(
+        patterns, counts[keys][None, :], ctx.alpha, draws, make_rng(seed), method
+    )
+    keep = p[0] > ctx.alpha
+    return BestSet(np.flatnonzero(keep), p[0], keep, stat[0], ctx.alpha)
+
+
 def _best_sets(ctx: Context, names: list, draws: int) -> dict:
     """The best sets for the accuracy and (scored models) the AUC."""
     from heldout.comparison.best import best_set
 
     seed = 0 if ctx.seed is None else ctx.seed
     out = {}
-    correct = np.column_stack([ctx.labels[m] == ctx.y for m in names])
-    chosen = best_set(correct, ctx.alpha, draws=draws, seed=seed)
+    if len(names) <= 20:
+        chosen = _best_set_of_patterns(ctx, names, draws, seed)
+    else:
+        correct = np.column_stack([ctx.labels[m] == ctx.y for m in names])
+        chosen = best_set(correct, ctx.alpha, draws=draws, seed=seed)
     out["accuracy"] = {
         "models": [names[int(j)] for j in chosen.models],
         "p_values": {m: float(chosen.p_values[j]) for j, m in enumerate(names)},

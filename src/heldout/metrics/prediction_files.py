@@ -36,6 +36,9 @@ from heldout import _files
 __all__ = ["Predictions", "column_kind", "label_warning", "read_predictions"]
 
 _BLOCK = 1 << 24  # bytes of CSV parsed at a time
+#: Bytes per block of pyarrow's streaming reader: small blocks keep the reader's own
+#: buffers (and the memory its allocator holds on to) small beside the columns.
+_ARROW_BLOCK = 1 << 20
 #: CSV files smaller than this (bytes) go to numpy's parser: importing pyarrow costs
 #: more than parsing them (a 1,000-row file would take twice as long to start).
 ARROW_MIN_BYTES = 1 << 22
@@ -265,8 +268,18 @@ def _read_parquet(path, source, label, models, groups=()):
                 raise ValueError(f"{source}: column {g!r} has missing values")
             texts[g].extend(str(v) for v in col.to_pylist())
         filled += m
+    _release_arrow_memory()
     found = {g: np.asarray(texts[g]) for g in groups}
     return out[:, :filled], model_names, found
+
+
+def _release_arrow_memory() -> None:
+    """Hand the memory pyarrow's allocator keeps after reading back to the system."""
+    import pyarrow as pa
+
+    pool = pa.default_memory_pool()
+    if hasattr(pool, "release_unused"):
+        pool.release_unused()
 
 
 def _arrow_numbers(col) -> np.ndarray:
@@ -307,7 +320,9 @@ def _read_csv_arrow(path: Path, source, label, models, expected_rows, groups=())
     try:
         reader = pacsv.open_csv(
             path,
-            read_options=pacsv.ReadOptions(skip_rows=1, column_names=names, block_size=_BLOCK),
+            read_options=pacsv.ReadOptions(
+                skip_rows=1, column_names=names, block_size=_ARROW_BLOCK
+            ),
             parse_options=pacsv.ParseOptions(quote_char=False),
             convert_options=pacsv.ConvertOptions(
                 column_types=types, include_columns=numeric + list(groups)
@@ -330,6 +345,8 @@ def _read_csv_arrow(path: Path, source, label, models, expected_rows, groups=())
             filled += m
     except (pa.ArrowException, OSError):
         return None
+    finally:
+        _release_arrow_memory()
     found = {g: np.asarray(texts[g], dtype=str) for g in groups}
     return out[:, :filled], model_names, found
 
