@@ -308,7 +308,8 @@ def _decimal_grid(s: np.ndarray) -> tuple[float, float] | None:
 
 def _codes(s: np.ndarray, scale: float, low: float) -> np.ndarray:
     """Integer codes of scores on a decimal grid (:func:`_decimal_grid`): ``rint(s scale) - low``."""
-    block = np.rint(s * scale)
+    block = s * scale
+    np.rint(block, out=block)
     block -= low
     return block.astype(np.intp)
 
@@ -323,10 +324,11 @@ def _code_tables(s: np.ndarray, grid: tuple[float, float], pos: np.ndarray, n1: 
     scale, low = grid
     bins = int(np.rint(float(s.max()) * scale) - low) + 1
     counts = np.zeros(2 * bins, dtype=np.int64)
-    for i in range(0, s.size, _CHUNK):
-        key = _codes(s[i : i + _CHUNK], scale, low)
+    step = max(_CHUNK, 2 * bins)  # a block at least the table's size: few bincount passes
+    for i in range(0, s.size, step):
+        key = _codes(s[i : i + step], scale, low)
         key *= 2
-        key += pos[i : i + _CHUNK]
+        key += pos[i : i + step]
         counts += np.bincount(key, minlength=2 * bins)
     neg, hits = counts[0::2], counts[1::2]
     neg_below = np.cumsum(neg) - neg
@@ -385,8 +387,9 @@ def _delong_codes(pos: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarr
             for r in range(k):
                 for q in range(r + 1, k):
                     prod = centred[r] * centred[q]
-                    sums[1, r, q] += float(np.dot(prod, weight))
-                    sums[0, r, q] += float(np.dot(prod, other))
+                    # einsum's own loop: BLAS threads cost more than they save on a block
+                    sums[1, r, q] += float(np.einsum("i,i->", prod, weight))
+                    sums[0, r, q] += float(np.einsum("i,i->", prod, other))
         for cls in (0, 1):
             upper = np.triu(sums[cls], 1)
             sums[cls] += upper.T
