@@ -478,7 +478,9 @@ def column_kind(values: np.ndarray) -> str:
 
     v = _inputs.scores(values, "values")
     step = 1 << 20  # in blocks: a column of fractions fails on its first block
-    if all(np.array_equal(np.round(v[i : i + step]), v[i : i + step]) for i in range(0, v.size, step)):
+    if all(
+        np.array_equal(np.round(v[i : i + step]), v[i : i + step]) for i in range(0, v.size, step)
+    ):
         return "labels"
     if v.min() >= 0 and v.max() <= 1:
         return "probabilities"
