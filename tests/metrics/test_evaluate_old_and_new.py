@@ -167,7 +167,7 @@ def test_every_number_of_the_report_matches_the_reference(tmp_path, monkeypatch,
 def test_grid_placements_equal_the_definition_with_ties():
     """Counted placements give the O(n1 n0) definition's AUC and covariance, ties included."""
     rng = np.random.default_rng(4)
-    for trial in range(60):
+    for _ in range(60):
         n = int(rng.integers(3, 80))
         y = rng.random(n) < rng.uniform(0.1, 0.9)
         if y.all() or not y.any():
