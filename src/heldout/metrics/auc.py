@@ -294,7 +294,7 @@ def _decimal_grid(s: np.ndarray) -> tuple[float, float] | None:
     head = s[:4096]
     for d in range(_MAX_DECIMALS + 1):
         scale = 10.0**d
-        if (hi - lo) * scale + 1 > limit or abs(lo) * scale > 2**52 or abs(hi) * scale > 2**52:
+        if (hi - lo) * scale + 1 > limit or max(abs(lo), abs(hi)) * scale > 2**40:
             return None
         if not np.array_equal(np.rint(head * scale) / scale, head):
             continue
@@ -307,10 +307,14 @@ def _decimal_grid(s: np.ndarray) -> tuple[float, float] | None:
 
 
 def _codes(s: np.ndarray, scale: float, low: float) -> np.ndarray:
-    """Integer codes of scores on a decimal grid (:func:`_decimal_grid`): ``rint(s scale) - low``."""
+    """Integer codes of scores on a decimal grid (:func:`_decimal_grid`): ``rint(s scale) - low``.
+
+    On the grid ``s scale`` lies within ``2**-12`` of a whole number (it is at most
+    ``2**40``, so its rounding error is below that), and the code is at least 0, so
+    adding one half and truncating is rounding to the nearest.
+    """
     block = s * scale
-    np.rint(block, out=block)
-    block -= low
+    block += 0.5 - low
     return block.astype(np.intp)
 
 

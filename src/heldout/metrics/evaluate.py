@@ -815,6 +815,8 @@ def _distinct(values: np.ndarray) -> np.ndarray:
     lo, hi = int(values.min()), int(values.max())
     if hi - lo > 4 * MAX_CLASSES:
         return np.unique(values).astype(np.int64)
+    if hi - lo < 8:  # a few classes: one comparison each
+        return np.array([v for v in range(lo, hi + 1) if np.any(values == v)], dtype=np.int64)
     counts = np.zeros(hi - lo + 1, dtype=np.int64)
     for i in range(0, values.size, _BLOCK):  # in blocks: no int64 copy of the column
         block = values[i : i + _BLOCK].astype(np.int64)
