@@ -230,7 +230,12 @@ def _loss_moments(pos: np.ndarray, scores: dict) -> dict:
             p = scores[m][i : i + _BLOCK]
             losses["brier", m] = (p - flag) ** 2
             q = np.clip(p, EPS, 1 - EPS)
-            losses["log_loss", m] = -np.where(flag, np.log(q), np.log1p(-q))
+            # -where(flag, log(q), log1p(-q)) as log_loss_items, each log only where needed
+            loss = np.negative(q)
+            np.log1p(loss, out=loss)
+            np.log(q, out=loss, where=flag)
+            np.negative(loss, out=loss)
+            losses["log_loss", m] = loss
         for (which, m), values in losses.items():
             add((which, m, None), values)
         for j, a in enumerate(names):
