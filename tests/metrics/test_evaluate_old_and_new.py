@@ -2,13 +2,15 @@
 
 The fast path counts DeLong's placement values on a decimal grid (no sort), summarises
 the losses block by block without keeping them, counts the confusion cells and McNemar's
-discordant pairs on booleans and the best set's right/wrong patterns in blocks.  Here
+discordant pairs on booleans, the best set's right/wrong patterns in blocks, and runs the
+paired bootstraps of the label metrics on the eight (label, a, b) counts.  Here
 the same files go through ``heldout evaluate --json`` twice: as shipped, and with those
 pieces swapped for a reference built from independent code -- DeLong from midranks
 (``scipy.stats.rankdata``, Sun and Xu's algorithm) with its AUC checked against
 scikit-learn's ``roc_auc_score``, the per-item losses of the public functions with
 numpy's mean and standard deviation, ``rates.confusion_matrix``, the public
-``accuracy_difference`` and ``best_set`` on the full right/wrong table.  Every number of
+``accuracy_difference``, ``best_set`` on the full right/wrong table and
+``bootstrap_interval`` on items (rebuilt from the eight counts).  Every number of
 the two reports must agree to 1e-12 (relative), every text exactly.
 """
 
@@ -77,6 +79,16 @@ def _reference(monkeypatch) -> None:
         correct = np.column_stack([ctx.labels[m] == ctx.y for m in names])
         return best_set(correct, ctx.alpha, draws=draws, seed=seed)
 
+    def counts_bootstrap(metric, counts, ctx):
+        from heldout.metrics.bootstrap import bootstrap_interval
+
+        cells = np.repeat(np.arange(8), counts)  # items rebuilt from the 4 y + 2 a + b cells
+        y, a, b = cells >> 2, (cells >> 1) & 1, cells & 1
+        return bootstrap_interval(
+            metric, y, a, b, alpha=ctx.alpha, n_resamples=ctx.n_resamples, seed=ctx.seed
+        )
+
+    monkeypatch.setattr(ev, "_counts_bootstrap", counts_bootstrap)
     monkeypatch.setattr(ev.Context, "delong", delong)
     monkeypatch.setattr(ev.Context, "moments", moments)
     monkeypatch.setattr(ev.Context, "confusion", confusion)

@@ -165,6 +165,20 @@ class Context:
             self.cache.update(_loss_moments(self.positive, self.scores))
         return self.cache[key]
 
+    def pair_counts(self, a: str, b: str) -> np.ndarray:
+        """Items per (label, a's prediction, b's prediction), at ``4 y + 2 a + b`` (cached)."""
+        key = ("pair_counts", a, b)
+        if key not in self.cache:
+            pos, pa, pb = self.positive, self.predicted_positive(a), self.predicted_positive(b)
+            counts = np.zeros(8, dtype=np.int64)
+            for i in range(0, pos.size, _BLOCK):
+                code = pos[i : i + _BLOCK].view(np.uint8) << 2
+                code |= pa[i : i + _BLOCK].view(np.uint8) << 1
+                code |= pb[i : i + _BLOCK].view(np.uint8)
+                counts += np.bincount(code, minlength=8)
+            self.cache[key] = counts
+        return self.cache[key]
+
     def confusion(self, model: str) -> np.ndarray:
         """Confusion matrix of ``model`` over the classes (cached)."""
         key = ("cm", model)
@@ -418,12 +432,45 @@ def _score_warning(which: str):
 
 
 # --------------------------------------------------------------------------- pairs
+def _counts_bootstrap(metric: str, counts: np.ndarray, ctx: Context) -> Difference:
+    """``bootstrap_interval(metric, y, a, b)`` of two-class labels from their eight counts.
+
+    The resampling of a label metric sees the items only through the counts of the
+    eight (label, prediction a, prediction b) cells, so the engine of
+    :func:`heldout.metrics.bootstrap.bootstrap_interval` is built from them (as
+    :func:`heldout.metrics.bootstrap._paired_table_interval` does) and run as
+    ``bootstrap_interval`` runs it -- the same draws, interval, p-value and small-sample
+    warning -- without five passes over the items, one per metric.
+    """
+    from heldout.config import rng as make_rng
+    from heldout.metrics import bootstrap as bs
+
+    eng = bs._Counts.__new__(bs._Counts)
+    eng.name, eng.paired, eng.multi, eng.k, eng.shape = metric, True, False, 2, (2, 2, 2)
+    eng.counts = counts
+    eng.n = int(counts.sum())
+    rng = make_rng(ctx.seed)
+    theta = eng.estimate()
+    if not math.isfinite(theta):
+        raise ValueError(f"{metric} is undefined on this sample (a zero denominator)")
+    boot = eng.resample(rng, int(ctx.n_resamples))
+    jack, weights = eng.jackknife()
+    low, high, z0, acc = bs.bca_interval(theta, boot, jack, ctx.alpha, weights, "bca")
+    bs._warn_if_small(metric, eng.minority(), int(np.count_nonzero(~np.isfinite(boot))), boot.size)
+    p = bs._bca_p_value(boot, z0, acc, "bca")
+    return Difference(theta, low, high, p_value=p, method="bootstrap-bca", n=eng.n, alpha=ctx.alpha)
+
+
 def _boot_pair(name_binary: str, name_multi: str):
     def pair(ctx: Context, a: str, b: str) -> Difference:
         from heldout.metrics.bootstrap import bootstrap_interval
 
         metric = name_binary if ctx.binary else name_multi
         # a small-sample warning is passed on to the caller (the command line prints it)
+        if ctx.binary and isinstance(ctx.seed, int | None):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                return _counts_bootstrap(metric, ctx.pair_counts(a, b), ctx)
         if ctx.binary:  # booleans: the bootstrap need not check the 0/1 columns again
             y, pa, pb = ctx.positive, ctx.predicted_positive(a), ctx.predicted_positive(b)
         else:
