@@ -335,8 +335,10 @@ def _read_csv_arrow(path: Path, source, label, models, expected_rows, groups=())
     """
     try:
         import pyarrow as pa
-        import pyarrow.compute as pc
         import pyarrow.csv as pacsv
+
+        if groups:  # (importing pyarrow.compute costs a third of a second: only if needed)
+            import pyarrow.compute as pc
     except ImportError:
         return None
     with open(path, "rb") as fh:
