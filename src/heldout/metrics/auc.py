@@ -23,7 +23,10 @@ on the same items the same formula with sample covariances gives their covarianc
 matrix.  The placement values come from one sort of the pooled scores
 (:cite:`sun2014`'s fast algorithm computes them from midranks; here one stable sort
 and cumulative counts within tie groups do the same), so the cost is
-:math:`O(n \\log n)` instead of the :math:`O(n_1 n_0)` of the definition.
+:math:`O(n \\log n)` instead of the :math:`O(n_1 n_0)` of the definition.  When the
+scores are written with a few decimals (probabilities printed with six, say), DeLong's
+estimates need no sort at all: the scores are whole numbers of steps on that grid, and
+counting each class's items per step gives every placement value (:func:`delong`).
 
 Intervals (:func:`auc_interval`).  What decides whether an interval built on
 DeLong's variance holds is the *shortfall* :math:`\\min(n_1, n_0)\\min(\\hat A, 1-\\hat A)`
@@ -414,7 +417,9 @@ def delong(y: ArrayLike, scores: ArrayLike) -> DeLong:
     where :math:`S_{10}^{(rs)}` is the sample covariance of the positives' placement
     values under models :math:`r` and :math:`s` (denominator :math:`n_1 - 1`) and
     :math:`S_{01}^{(rs)}` that of the negatives' :cite:`delong1988`; the placement
-    values come from one sort per model :cite:`sun2014`, so 10^7 items take seconds.
+    values come from one sort per model :cite:`sun2014`, so 10^7 items take seconds,
+    or, for scores on a decimal grid (up to nine decimals), from counts of the items
+    per grid step and class, without a sort (several times faster on 10^7 items).
 
     Parameters
     ----------

@@ -6,18 +6,20 @@ The format of ``heldout evaluate``: a CSV file with a header row (or Parquet whe
 predicted labels or, for two classes, scores in [0, 1].  ``-`` reads CSV from
 standard input.
 
-The CSV body is parsed in blocks of about 16 MB, straight into preallocated
-float64 columns when the file can be read twice (one pass counts the rows), so
+The CSV body is parsed in blocks, straight into preallocated float64 columns, so
 memory stays at about 8 bytes per value plus one block: a 10^7-row file with a
 label and two models needs about 240 MB for the columns.  The parser is
-pyarrow's streaming CSV reader when pyarrow is installed (two to three times
-faster) and numpy's C parser (``numpy.loadtxt``) otherwise; numpy's is also the
+pyarrow's streaming CSV reader (blocks of 1 MB; the columns sized from a guess of
+the rows, grown if it falls short) when pyarrow is installed (two to three times
+faster) and numpy's C parser (``numpy.loadtxt``, blocks of 16 MB, the columns sized
+by a first pass that counts the rows) otherwise; numpy's is also the
 reference: any block pyarrow does not read cleanly (a missing value, a stray
 field, text in a number column) sends the whole file through numpy's parser,
 whose messages name the line, so both readers accept the same files and give
 the same numbers (``tests/metrics/test_prediction_files.py`` compares them).
-Parquet files are read batch by batch into the same preallocated columns, so
-no Arrow table of the whole file is kept alongside them.
+Parquet files are read row group by row group into the same preallocated columns
+(pyarrow's memory handed back after each), so no Arrow table of the whole file is
+kept alongside them.
 """
 
 from __future__ import annotations
