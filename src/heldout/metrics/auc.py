@@ -371,7 +371,13 @@ def _delong_codes(pos: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarr
         grids.append(_decimal_grid(s2[r]))
         if grids[-1] is None:  # scores off any decimal grid: placements from sorts
             v10, v01 = _placements(pos, s2, aligned=k > 1)  # one model at a time
-            return v10.mean(axis=1), _cov(v10) / n1 + _cov(v01) / n0, n1, n0
+            a = v10.mean(axis=1)
+            cov = np.zeros((k, k))
+            for v in (v10, v01):  # _cov, centred in place (no second copy of the values)
+                if v.shape[1] > 1:
+                    v -= v.mean(axis=1, keepdims=True)
+                    cov += v @ v.T / (v.shape[1] - 1) / v.shape[1]
+            return a, cov, n1, n0
     tables, aucs = [], np.empty(k)
     sums = np.zeros((2, k, k))  # [negatives, positives] sums of centred products
     for r in range(k):
