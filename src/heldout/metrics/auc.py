@@ -309,15 +309,18 @@ def _decimal_grid(s: np.ndarray) -> tuple[float, float] | None:
     return None
 
 
-def _codes(s: np.ndarray, scale: float, low: float) -> np.ndarray:
-    """Integer codes of scores on a decimal grid (:func:`_decimal_grid`): ``rint(s scale) - low``.
+def _keys(s: np.ndarray, scale: float, low: float, positive: np.ndarray) -> np.ndarray:
+    """Row ``2 c + y`` of each item's (code, class) in :func:`_code_tables`.
 
-    On the grid ``s scale`` lies within ``2**-12`` of a whole number (it is at most
-    ``2**40``, so its rounding error is below that), and the code is at least 0, so
-    adding one half and truncating is rounding to the nearest.
+    ``c = rint(s scale) - low`` is the score's step on its decimal grid
+    (:func:`_decimal_grid`) and ``y`` its class (``positive`` as 0.0/1.0).  On the grid
+    ``s scale`` is at most ``2**40`` and lies within ``2**-12`` of a whole number, so
+    ``2 s scale + y + 1/2 - 2 low`` lies within ``2**-9`` of ``2 c + y + 1/2`` and
+    truncating it gives ``2 c + y``.
     """
-    block = s * scale
-    block += 0.5 - low
+    block = s * (2.0 * scale)
+    block += positive
+    block += 0.5 - 2.0 * low
     return block.astype(np.intp)
 
 
@@ -333,9 +336,7 @@ def _code_tables(s: np.ndarray, grid: tuple[float, float], pos: np.ndarray, n1: 
     counts = np.zeros(2 * bins, dtype=np.int64)
     step = max(_CHUNK, 2 * bins)  # a block at least the table's size: few bincount passes
     for i in range(0, s.size, step):
-        key = _codes(s[i : i + step], scale, low)
-        key *= 2
-        key += pos[i : i + step]
+        key = _keys(s[i : i + step], scale, low, pos[i : i + step].astype(np.float64))
         counts += np.bincount(key, minlength=2 * bins)
     neg, hits = counts[0::2], counts[1::2]
     neg_below = np.cumsum(neg) - neg
@@ -356,7 +357,7 @@ def _delong_codes(pos: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
     When every model's scores sit on a decimal grid (:func:`_decimal_grid`; scores
     written with up to nine decimals, such as probabilities printed with six), each
-    model's scores become integer codes (:func:`_codes`), whose counts per class give
+    model's scores become integer codes (:func:`_keys`), whose counts per class give
     every placement value in a table (:func:`_code_tables`).  The variances come from
     the tables; the covariances of two models from one pass over the items in blocks,
     each item's codes recomputed and its centred placement values looked up in the two
@@ -393,9 +394,7 @@ def _delong_codes(pos: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarr
             other = 1.0 - weight
             centred = []
             for r in range(k):
-                key = _codes(s2[r][i : i + _CHUNK], *grids[r])
-                key *= 2
-                key += flag
+                key = _keys(s2[r][i : i + _CHUNK], *grids[r], weight)
                 centred.append(np.take(tables[r], key))
             for r in range(k):
                 for q in range(r + 1, k):
