@@ -142,3 +142,47 @@ def test_parquet_reads_the_same_columns_as_csv(tmp_path):
     pq.write_table(table, tmp_path / "p.parquet", row_group_size=700)  # several row groups
     p = read_predictions(tmp_path / "p.parquet", models=["score", "hard"], groups=["school"])
     _same(p, c)
+
+
+@pytest.mark.parametrize("guess", [1, 37, 10**6])
+def test_pyarrow_reader_grows_its_columns_when_the_row_guess_falls_short(
+    tmp_path, monkeypatch, guess
+):
+    import heldout.metrics.prediction_files as pf
+
+    path = _random_csv(tmp_path / "p.csv", 3000, 9)
+    monkeypatch.setattr(pf, "_ARROW_BLOCK", 4096)  # many batches
+    monkeypatch.setattr(pf, "_rows_guess", lambda _path: guess)
+    a, b = _both(path, models=["score", "hard"], groups=["school"])
+    assert a.n == b.n == 3000
+    _same(a, b)
+
+
+def test_rows_guess_is_a_little_above_the_rows(tmp_path):
+    import heldout.metrics.prediction_files as pf
+
+    rng = np.random.default_rng(3)
+    lines = ["label,a"] + [f"{int(v > 0.5)},{v:.6f}" for v in rng.random(50_000)]
+    path = tmp_path / "p.csv"
+    path.write_text("\n".join(lines) + "\n")
+    assert 50_000 <= pf._rows_guess(path) <= 1.1 * 50_000 + 1024
+
+
+def test_parquet_row_groups_larger_than_a_read_go_by_batches(tmp_path, monkeypatch):
+    import heldout.metrics.prediction_files as pf
+
+    pq = pytest.importorskip("pyarrow.parquet")
+    path = _random_csv(tmp_path / "p.csv", 2500, 8)
+    c = read_predictions(path, models=["score", "hard"], groups=["school"], reader="numpy")
+    table = pa.table(
+        {
+            "label": c.y,
+            "score": c.models["score"],
+            "hard": c.models["hard"],
+            "school": c.groups["school"],
+        }
+    )
+    pq.write_table(table, tmp_path / "p.parquet", row_group_size=1000)
+    monkeypatch.setattr(pf, "_PARQUET_GROUP", 300)  # every group read in batches
+    p = read_predictions(tmp_path / "p.parquet", models=["score", "hard"], groups=["school"])
+    _same(p, c)

@@ -23,7 +23,10 @@ on the same items the same formula with sample covariances gives their covarianc
 matrix.  The placement values come from one sort of the pooled scores
 (:cite:`sun2014`'s fast algorithm computes them from midranks; here one stable sort
 and cumulative counts within tie groups do the same), so the cost is
-:math:`O(n \\log n)` instead of the :math:`O(n_1 n_0)` of the definition.
+:math:`O(n \\log n)` instead of the :math:`O(n_1 n_0)` of the definition.  When the
+scores are written with a few decimals (probabilities printed with six, say), DeLong's
+estimates need no sort at all: the scores are whole numbers of steps on that grid, and
+counting each class's items per step gives every placement value (:func:`delong`).
 
 Intervals (:func:`auc_interval`).  What decides whether an interval built on
 DeLong's variance holds is the *shortfall* :math:`\\min(n_1, n_0)\\min(\\hat A, 1-\\hat A)`
@@ -163,9 +166,9 @@ def _labels_and_scores(y, scores) -> tuple[np.ndarray, np.ndarray, bool]:
 def _placements(pos: np.ndarray, s2: np.ndarray, aligned: bool) -> tuple[np.ndarray, np.ndarray]:
     n1 = int(np.count_nonzero(pos))
     n0 = pos.size - n1
-    v10 = np.empty((s2.shape[0], n1))
-    v01 = np.empty((s2.shape[0], n0))
-    for k in range(s2.shape[0]):
+    v10 = np.empty((len(s2), n1))
+    v01 = np.empty((len(s2), n0))
+    for k in range(len(s2)):
         v10[k], v01[k] = _model_placements(pos, s2[k], aligned)
     return v10, v01
 
@@ -275,6 +278,141 @@ def _cov(v: np.ndarray) -> np.ndarray:
     return centred @ centred.T / (v.shape[1] - 1)
 
 
+_CHUNK = 1 << 20  # items per block of the covariance pass
+_MAX_DECIMALS = 9  # the grid of codes: multiples of 10**-d, d = 0..9
+
+
+def _decimal_grid(s: np.ndarray) -> tuple[float, float] | None:
+    """``(scale, low)`` when every score is ``code / scale`` exactly, with few codes.
+
+    ``scale = 10**d`` for the smallest ``d`` whose round trip
+    ``rint(s * scale) / scale == s`` holds on every item (scores written with ``d``
+    decimals pass it), and at most ``max(n, 2**16)`` codes span the scores' range.  The
+    code ``rint(s * scale)`` is then a one-to-one, increasing function of the score:
+    equal scores share a code and a higher score has a higher code, so counting codes
+    orders and ties the items exactly as sorting the scores does.
+    """
+    lo, hi = float(s.min()), float(s.max())
+    limit = min(max(s.size, 1 << 16), 1 << 24)
+    head = s[:4096]
+    for d in range(_MAX_DECIMALS + 1):
+        scale = 10.0**d
+        if (hi - lo) * scale + 1 > limit or max(abs(lo), abs(hi)) * scale > 2**40:
+            return None
+        if not np.array_equal(np.rint(head * scale) / scale, head):
+            continue
+        if all(
+            np.array_equal(np.rint(s[i : i + _CHUNK] * scale) / scale, s[i : i + _CHUNK])
+            for i in range(0, s.size, _CHUNK)
+        ):
+            return scale, float(np.rint(lo * scale))
+    return None
+
+
+def _keys(s: np.ndarray, scale: float, low: float, positive: np.ndarray) -> np.ndarray:
+    """Row ``2 c + y`` of each item's (code, class) in :func:`_code_tables`.
+
+    ``c = rint(s scale) - low`` is the score's step on its decimal grid
+    (:func:`_decimal_grid`) and ``y`` its class (``positive`` as 0.0/1.0).  On the grid
+    ``s scale`` is at most ``2**40`` and lies within ``2**-12`` of a whole number, so
+    ``2 s scale + y + 1/2 - 2 low`` lies within ``2**-9`` of ``2 c + y + 1/2`` and
+    truncating it gives ``2 c + y``.
+    """
+    block = s * (2.0 * scale)
+    block += positive
+    block += 0.5 - 2.0 * low
+    return block.astype(np.intp)
+
+
+def _code_tables(s: np.ndarray, grid: tuple[float, float], pos: np.ndarray, n1: int, n0: int):
+    """Placement value of each (code, class) and the items' count of each.
+
+    Row ``2 c + 1`` is a positive scoring code ``c`` (the share of negatives below it
+    plus half the share tied), row ``2 c`` a negative (the share of positives above it
+    plus half the share tied): the same arithmetic as :func:`_class_placements`.
+    """
+    scale, low = grid
+    bins = int(np.rint(float(s.max()) * scale) - low) + 1
+    counts = np.zeros(2 * bins, dtype=np.int64)
+    step = max(_CHUNK, 2 * bins)  # a block at least the table's size: few bincount passes
+    for i in range(0, s.size, step):
+        key = _keys(s[i : i + step], scale, low, pos[i : i + step].astype(np.float64))
+        counts += np.bincount(key, minlength=2 * bins)
+    neg, hits = counts[0::2], counts[1::2]
+    neg_below = np.cumsum(neg) - neg
+    pos_below = np.cumsum(hits) - hits
+    table = np.empty(2 * bins)
+    table[1::2] = (neg_below + 0.5 * neg) / n0
+    table[0::2] = ((n1 - pos_below - hits) + 0.5 * hits) / n1
+    # the AUC from whole counts: twice the sum of psi over all pairs, over 2 n1 n0
+    if n1 * n0 < 2**61:  # whole numbers, exact; else floats
+        twice = int(np.dot(hits, 2 * neg_below + neg))
+    else:
+        twice = float(np.dot(hits.astype(float), 2.0 * neg_below + neg))
+    return table, counts, twice / (2 * n1 * n0)
+
+
+def _delong_codes(pos: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """DeLong's AUCs and covariance of the rows of ``s2``, by counting when possible.
+
+    When every model's scores sit on a decimal grid (:func:`_decimal_grid`; scores
+    written with up to nine decimals, such as probabilities printed with six), each
+    model's scores become integer codes (:func:`_keys`), whose counts per class give
+    every placement value in a table (:func:`_code_tables`).  The variances come from
+    the tables; the covariances of two models from one pass over the items in blocks,
+    each item's codes recomputed and its centred placement values looked up in the two
+    tables.  Memory: the tables (16 bytes per code) and one block; no sort.  Otherwise the placement values
+    come from sorts (:func:`_placements`), as for :func:`placement_values`.
+    """
+    n1 = int(np.count_nonzero(pos))
+    n0 = pos.size - n1
+    k = len(s2)  # an (m, n) array or a list of m columns
+    grids = []
+    for r in range(k):
+        grids.append(_decimal_grid(s2[r]))
+        if grids[-1] is None:  # scores off any decimal grid: placements from sorts
+            v10, v01 = _placements(pos, s2, aligned=k > 1)  # one model at a time
+            a = v10.mean(axis=1)
+            cov = np.zeros((k, k))
+            for v in (v10, v01):  # _cov, centred in place (no second copy of the values)
+                if v.shape[1] > 1:
+                    v -= v.mean(axis=1, keepdims=True)
+                    cov += v @ v.T / (v.shape[1] - 1) / v.shape[1]
+            return a, cov, n1, n0
+    tables, aucs = [], np.empty(k)
+    sums = np.zeros((2, k, k))  # [negatives, positives] sums of centred products
+    for r in range(k):
+        table, counts, aucs[r] = _code_tables(s2[r], grids[r], pos, n1, n0)
+        table -= aucs[r]  # each class's placement values average the AUC
+        for cls in (0, 1):
+            sums[cls, r, r] = np.dot(counts[cls::2], table[cls::2] ** 2)
+        tables.append(table)
+    if k > 1:
+        for i in range(0, pos.size, _CHUNK):
+            flag = pos[i : i + _CHUNK]
+            weight = flag.astype(np.float64)
+            other = 1.0 - weight
+            centred = []
+            for r in range(k):
+                key = _keys(s2[r][i : i + _CHUNK], *grids[r], weight)
+                centred.append(np.take(tables[r], key))
+            for r in range(k):
+                for q in range(r + 1, k):
+                    prod = centred[r] * centred[q]
+                    # einsum's own loop: BLAS threads cost more than they save on a block
+                    sums[1, r, q] += float(np.einsum("i,i->", prod, weight))
+                    sums[0, r, q] += float(np.einsum("i,i->", prod, other))
+        for cls in (0, 1):
+            upper = np.triu(sums[cls], 1)
+            sums[cls] += upper.T
+    cov = np.zeros((k, k))
+    if n1 > 1:
+        cov += sums[1] / (n1 - 1) / n1
+    if n0 > 1:
+        cov += sums[0] / (n0 - 1) / n0
+    return aucs, cov, n1, n0
+
+
 def delong(y: ArrayLike, scores: ArrayLike) -> DeLong:
     """DeLong's estimate of the AUCs and of their covariance matrix.
 
@@ -284,7 +422,9 @@ def delong(y: ArrayLike, scores: ArrayLike) -> DeLong:
     where :math:`S_{10}^{(rs)}` is the sample covariance of the positives' placement
     values under models :math:`r` and :math:`s` (denominator :math:`n_1 - 1`) and
     :math:`S_{01}^{(rs)}` that of the negatives' :cite:`delong1988`; the placement
-    values come from one sort per model :cite:`sun2014`, so 10^7 items take seconds.
+    values come from one sort per model :cite:`sun2014`, so 10^7 items take seconds,
+    or, for scores on a decimal grid (up to nine decimals), from counts of the items
+    per grid step and class, without a sort (several times faster on 10^7 items).
 
     Parameters
     ----------
@@ -305,12 +445,8 @@ def delong(y: ArrayLike, scores: ArrayLike) -> DeLong:
     (0.8889, 0.02469)
     """
     pos, s2, two_d = _labels_and_scores(y, scores)
-    v10, v01 = _placements(pos, s2, aligned=two_d)
-    one = not two_d
-    n1, n0 = v10.shape[1], v01.shape[1]
-    cov = _cov(v10) / n1 + _cov(v01) / n0
-    a = v10.mean(axis=1)
-    if one:
+    a, cov, n1, n0 = _delong_codes(pos, s2)
+    if not two_d:
         return DeLong(float(a[0]), float(cov[0, 0]), n1, n0)
     return DeLong(a, cov, n1, n0)
 

@@ -148,7 +148,7 @@ class Context:
         return self.cache[key]
 
     def losses(self, which: str, model: str) -> np.ndarray:
-        """Per-item Brier or log loss of a scored model (computed once; cached)."""
+        """Per-item Brier or log loss of a scored model (cached; for clustered items)."""
         key = ("losses", which, model)
         if key not in self.cache:
             from heldout.metrics.item_losses import brier_items, log_loss_items
@@ -157,23 +157,110 @@ class Context:
             self.cache[key] = per_item(self.positive, self.scores[model])
         return self.cache[key]
 
+    def moments(self, which: str, model: str, other: str | None = None) -> tuple:
+        """``(mean, sd, n)`` of a model's per-item Brier or log loss, or of ``model``'s
+        minus ``other``'s; every scored model's in one pass over the items (cached)."""
+        key = ("moments", which, model, other)
+        if key not in self.cache:
+            self.cache.update(_loss_moments(self.positive, self.scores))
+        return self.cache[key]
+
+    def pair_counts(self, a: str, b: str) -> np.ndarray:
+        """Items per (label, a's prediction, b's prediction), at ``4 y + 2 a + b`` (cached)."""
+        key = ("pair_counts", a, b)
+        if key not in self.cache:
+            pos, pa, pb = self.positive, self.predicted_positive(a), self.predicted_positive(b)
+            counts = np.zeros(8, dtype=np.int64)
+            for i in range(0, pos.size, _BLOCK):
+                code = pos[i : i + _BLOCK].view(np.uint8) << 2
+                code |= pa[i : i + _BLOCK].view(np.uint8) << 1
+                code |= pb[i : i + _BLOCK].view(np.uint8)
+                counts += np.bincount(code, minlength=8)
+            self.cache[key] = counts
+        return self.cache[key]
+
     def confusion(self, model: str) -> np.ndarray:
         """Confusion matrix of ``model`` over the classes (cached)."""
         key = ("cm", model)
         if key not in self.cache:
-            from heldout.metrics.rates import confusion_matrix
+            if self.binary and self.classes.size == 2:  # four counts of booleans
+                pos, hit = self.positive, self.predicted_positive(model)
+                n, n1, n_hit = pos.size, np.count_nonzero(pos), np.count_nonzero(hit)
+                tp = np.count_nonzero(pos & hit)
+                cm = np.array([[n - n1 - n_hit + tp, n_hit - tp], [n1 - tp, tp]], dtype=np.int64)
+            else:
+                from heldout.metrics.rates import confusion_matrix
 
-            self.cache[key] = confusion_matrix(self.y, self.labels[model], classes=self.classes)
+                cm = confusion_matrix(self.y, self.labels[model], classes=self.classes)
+            self.cache[key] = cm
         return self.cache[key]
 
     def delong(self, models: tuple[str, ...]):
         """DeLong AUCs and covariance of the scored models (computed once for all pairs)."""
         key = ("delong", models)
         if key not in self.cache:
-            from heldout.metrics.auc import delong
+            from heldout.metrics.auc import DeLong, _delong_codes
 
-            self.cache[key] = delong(self.y, np.vstack([self.scores[m] for m in models]))
+            # the columns were checked by evaluate: finite, and two classes are present
+            a, cov, n1, n0 = _delong_codes(self.positive, [self.scores[m] for m in models])
+            self.cache[key] = DeLong(a, cov, n1, n0)
         return self.cache[key]
+
+
+_BLOCK = 1 << 20  # items per block of the one-pass loss moments
+
+
+def _loss_moments(pos: np.ndarray, scores: dict) -> dict:
+    """Mean, standard deviation (ddof 1) and count of every probability column's losses.
+
+    The per-item Brier and log losses of :mod:`heldout.metrics.item_losses`, and the
+    paired differences of every two columns, summarised block by block (each block's
+    mean and sum of squared deviations, merged by Chan, Golub and LeVeque's update), so
+    no per-item array outlives its block.  Columns with values outside [0, 1] are skipped.
+    """
+    from heldout.metrics.item_losses import EPS
+
+    names = [m for m, s in scores.items() if s.size and s.min() >= 0 and s.max() <= 1]
+    acc: dict = {}
+
+    def add(key, values):
+        m = values.size
+        mean = float(values.mean())
+        dev = values - mean
+        dev *= dev
+        m2 = float(dev.sum())  # numpy's std: with one block, the same numbers to the bit
+        if key not in acc:
+            acc[key] = [m, mean, m2]
+            return
+        n, mu, s2 = acc[key]
+        total = n + m
+        delta = mean - mu
+        acc[key] = [total, mu + delta * m / total, s2 + m2 + delta * delta * n * m / total]
+
+    for i in range(0, pos.size, _BLOCK):
+        flag = pos[i : i + _BLOCK]
+        losses = {}
+        for m in names:
+            p = scores[m][i : i + _BLOCK]
+            losses["brier", m] = (p - flag) ** 2
+            q = np.clip(p, EPS, 1 - EPS)
+            # -where(flag, log(q), log1p(-q)) as log_loss_items, each log only where needed
+            loss = np.negative(q)
+            np.log1p(loss, out=loss)
+            np.log(q, out=loss, where=flag)
+            np.negative(loss, out=loss)
+            losses["log_loss", m] = loss
+        for (which, m), values in losses.items():
+            add((which, m, None), values)
+        for j, a in enumerate(names):
+            for b in names[j + 1 :]:
+                for which in ("brier", "log_loss"):
+                    add((which, a, b), losses[which, a] - losses[which, b])
+    out = {}
+    for (which, a, b), (n, mean, m2) in acc.items():
+        sd = math.sqrt(m2 / (n - 1)) if n > 1 else 0.0
+        out["moments", which, a, b] = (mean, sd, n)
+    return out
 
 
 @dataclass(frozen=True)
@@ -311,10 +398,10 @@ def _auc_warning(ctx: Context, model_or_pair) -> str | None:
 
 def _score(which: str):
     def single(ctx: Context, model: str) -> Estimate:
-        from heldout.metrics.scores import _interval_of_items
+        from heldout.metrics.scores import _interval_of_moments
 
-        # score_interval(y, p, which, alpha, "gamma") on losses computed once per model
-        return _interval_of_items(ctx.losses(which, model), which, ctx.alpha, "gamma")
+        # score_interval(y, p, which, alpha, "gamma") from the losses' moments
+        return _interval_of_moments(*ctx.moments(which, model), which, ctx.alpha, "gamma")
 
     return single
 
@@ -345,12 +432,45 @@ def _score_warning(which: str):
 
 
 # --------------------------------------------------------------------------- pairs
+def _counts_bootstrap(metric: str, counts: np.ndarray, ctx: Context) -> Difference:
+    """``bootstrap_interval(metric, y, a, b)`` of two-class labels from their eight counts.
+
+    The resampling of a label metric sees the items only through the counts of the
+    eight (label, prediction a, prediction b) cells, so the engine of
+    :func:`heldout.metrics.bootstrap.bootstrap_interval` is built from them (as
+    :func:`heldout.metrics.bootstrap._paired_table_interval` does) and run as
+    ``bootstrap_interval`` runs it -- the same draws, interval, p-value and small-sample
+    warning -- without five passes over the items, one per metric.
+    """
+    from heldout.config import rng as make_rng
+    from heldout.metrics import bootstrap as bs
+
+    eng = bs._Counts.__new__(bs._Counts)
+    eng.name, eng.paired, eng.multi, eng.k, eng.shape = metric, True, False, 2, (2, 2, 2)
+    eng.counts = counts
+    eng.n = int(counts.sum())
+    rng = make_rng(ctx.seed)
+    theta = eng.estimate()
+    if not math.isfinite(theta):
+        raise ValueError(f"{metric} is undefined on this sample (a zero denominator)")
+    boot = eng.resample(rng, int(ctx.n_resamples))
+    jack, weights = eng.jackknife()
+    low, high, z0, acc = bs.bca_interval(theta, boot, jack, ctx.alpha, weights, "bca")
+    bs._warn_if_small(metric, eng.minority(), int(np.count_nonzero(~np.isfinite(boot))), boot.size)
+    p = bs._bca_p_value(boot, z0, acc, "bca")
+    return Difference(theta, low, high, p_value=p, method="bootstrap-bca", n=eng.n, alpha=ctx.alpha)
+
+
 def _boot_pair(name_binary: str, name_multi: str):
     def pair(ctx: Context, a: str, b: str) -> Difference:
         from heldout.metrics.bootstrap import bootstrap_interval
 
         metric = name_binary if ctx.binary else name_multi
         # a small-sample warning is passed on to the caller (the command line prints it)
+        if ctx.binary and isinstance(ctx.seed, int | None):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                return _counts_bootstrap(metric, ctx.pair_counts(a, b), ctx)
         if ctx.binary:  # booleans: the bootstrap need not check the 0/1 columns again
             y, pa, pb = ctx.positive, ctx.predicted_positive(a), ctx.predicted_positive(b)
         else:
@@ -373,7 +493,28 @@ def _boot_pair(name_binary: str, name_multi: str):
 def _accuracy_pair(ctx: Context, a: str, b: str) -> Difference:
     from heldout.metrics.rates import accuracy_difference
 
-    return accuracy_difference(ctx.y, ctx.labels[a], ctx.labels[b], ctx.alpha)
+    if not ctx.binary:
+        return accuracy_difference(ctx.y, ctx.labels[a], ctx.labels[b], ctx.alpha)
+    # accuracy_difference from its two discordant counts, counted on booleans
+    from heldout.comparison.paired import mcnemar_exact
+    from heldout.metrics.rates import _agresti_min
+
+    y, pa, pb = ctx.positive, ctx.predicted_positive(a), ctx.predicted_positive(b)
+    n = int(y.size)
+    # a right and b wrong: they differ (pa != pb) and a agrees with y; and the reverse
+    differ = pa != pb
+    only_a = int(np.count_nonzero(differ & (pa == y)))
+    only_b = int(np.count_nonzero(differ)) - only_a
+    low, high = _agresti_min(np.asarray(only_a), np.asarray(only_b), np.asarray(n), ctx.alpha)
+    return Difference(
+        (only_a - only_b) / n,
+        float(low),
+        float(high),
+        p_value=float(mcnemar_exact(only_a, only_b, alternative="two-sided")),
+        method="agresti-min, mcnemar-exact",
+        n=n,
+        alpha=ctx.alpha,
+    )
 
 
 def _auc_pair(ctx: Context, a: str, b: str) -> Difference:
@@ -385,10 +526,10 @@ def _auc_pair(ctx: Context, a: str, b: str) -> Difference:
 
 def _score_pair(which: str):
     def pair(ctx: Context, a: str, b: str) -> Difference:
-        from heldout.metrics.scores import _difference_of_items
+        from heldout.metrics.scores import _difference_of_moments
 
-        # score_difference(y, p_a, p_b, which, alpha) on the cached per-item losses
-        return _difference_of_items(ctx.losses(which, a) - ctx.losses(which, b), which, ctx.alpha)
+        # score_difference(y, p_a, p_b, which, alpha) from the differences' moments
+        return _difference_of_moments(*ctx.moments(which, a, b), which, ctx.alpha)
 
     return pair
 
@@ -725,15 +866,40 @@ def _distinct(values: np.ndarray) -> np.ndarray:
         return values
     lo, hi = int(values.min()), int(values.max())
     if hi - lo > 4 * MAX_CLASSES:
-        return np.unique(values)
-    return np.flatnonzero(np.bincount(values - lo, minlength=hi - lo + 1)) + lo
+        return np.unique(values).astype(np.int64)
+    if hi - lo < 8:  # a few classes: one comparison each
+        return np.array([v for v in range(lo, hi + 1) if np.any(values == v)], dtype=np.int64)
+    counts = np.zeros(hi - lo + 1, dtype=np.int64)
+    for i in range(0, values.size, _BLOCK):  # in blocks: no int64 copy of the column
+        block = values[i : i + _BLOCK].astype(np.int64)
+        block -= lo
+        counts += np.bincount(block, minlength=hi - lo + 1)
+    return np.flatnonzero(counts) + lo
+
+
+def _whole(values: np.ndarray) -> bool:
+    """Every value a whole number (checked in blocks, stopping at the first that fails)."""
+    return all(
+        np.array_equal(np.round(values[i : i + _BLOCK]), values[i : i + _BLOCK])
+        for i in range(0, values.size, _BLOCK)
+    )
+
+
+def _narrow(classes: np.ndarray):
+    """The smallest signed integer type holding every value in ``classes``."""
+    lo, hi = int(np.min(classes)), int(np.max(classes))
+    for kind in (np.int8, np.int16, np.int32):
+        info = np.iinfo(kind)
+        if info.min <= lo and hi <= info.max:
+            return kind
+    return np.int64
 
 
 def _classes(y: np.ndarray) -> np.ndarray:
-    if np.any(y != np.round(y)):
+    if not _whole(y):
         raise ValueError("the label column must hold whole numbers (class labels such as 0 and 1)")
-    small = y.size and float(np.max(np.abs(y))) < 2**62  # (whole numbers that fit an int64)
-    classes = _distinct(y.astype(np.int64)) if small else np.unique(y).astype(np.int64)
+    small = y.size and max(-float(y.min()), float(y.max())) < 2**62  # (fits an int64)
+    classes = _distinct(y) if small else np.unique(y).astype(np.int64)
     if classes.size > MAX_CLASSES:
         raise ValueError(f"the label column holds {classes.size} classes, more than {MAX_CLASSES}")
     return classes
@@ -857,7 +1023,8 @@ def evaluate(
     if correction not in ("CR1", "CR0"):
         raise ValueError(f"correction must be 'CR1' or 'CR0', got {correction!r}")
     yy = _inputs.scores(y, "labels")
-    _inputs.label_range(yy, "labels")
+    if max(-float(yy.min()), float(yy.max())) >= _inputs.MAX_LABEL:
+        _inputs.label_range(yy, "labels")  # refused, with a message naming the value
     classes = _classes(yy)
     if classes.size < 2:
         raise ValueError(
@@ -875,7 +1042,7 @@ def evaluate(
         from heldout.dependent.clustered import cluster_codes
 
         cluster_codes(cl, yy.size)  # at least two clusters, no missing ids
-    y_int = yy.astype(np.int64)
+    y_int = yy.astype(_narrow(classes))
     labels, scores, report = {}, {}, {}
     _check_adjust(adjust)
     best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99))
@@ -883,8 +1050,10 @@ def evaluate(
         col = _inputs.scores(column, f"model {name!r}", yy.size)
         kind, given, note = _column_kind(name, col, kinds, classes)
         if kind == "labels":
-            _inputs.label_range(col, f"model {name!r}")
-            labels[name] = col.astype(np.int64)
+            lo, hi = float(col.min()), float(col.max())
+            if max(-lo, hi) >= _inputs.MAX_LABEL:
+                _inputs.label_range(col, f"model {name!r}")  # its message names the value
+            labels[name] = col.astype(_narrow(np.array([lo, hi], dtype=np.int64)))
         else:
             if classes.size > 2 or not set(classes.tolist()) <= {0, 1}:
                 raise ValueError(
@@ -892,7 +1061,7 @@ def evaluate(
                     f"the label column holds {classes.size} classes"
                 )
             scores[name] = col
-            labels[name] = (col >= th).astype(np.int64)
+            labels[name] = (col >= th).view(np.int8)  # 0 and 1, one byte each
         report[name] = {"kind": kind, "kind_source": "given" if given else "detected"}
         if note:
             report[name]["warning"] = f"model {name!r}: {note}"
@@ -1062,14 +1231,48 @@ def auc_best_set(auc, cov, alpha: float = 0.05, *, draws: int = 10_000, seed=Non
     return p > alpha, p
 
 
+def _best_set_of_patterns(ctx: Context, names: list, draws: int, seed):
+    """``best_set(correct, ...)`` from the counts of the right/wrong patterns.
+
+    The step-down sees only the distinct rows of the (items x models) right/wrong table
+    and their counts (:func:`heldout.comparison.predictions.pattern_counts`); they are
+    counted here block by block (bit ``j`` for model ``j``, the same order of patterns),
+    so no (items x models) table is built.
+    """
+    from heldout.comparison.best import _MAX_PATTERNS, BestSet, _best_set_batch
+    from heldout.config import rng as make_rng
+
+    if draws > 10_000_000:  # best_set's stated limit
+        raise ValueError(f"draws must be at most 10,000,000, got {draws:,}")
+    k = len(names)
+    counts = np.zeros(1 << k, dtype=np.int64)
+    for i in range(0, ctx.y.size, _BLOCK):
+        y = ctx.y[i : i + _BLOCK]
+        code = np.zeros(y.size, dtype=np.int32)
+        for j, m in enumerate(names):
+            code |= (ctx.labels[m][i : i + _BLOCK] == y).astype(np.int32) << j
+        counts += np.bincount(code, minlength=1 << k)
+    keys = np.flatnonzero(counts)
+    patterns = ((keys[:, None] >> np.arange(k)) & 1).astype(bool)
+    method = "gaussian" if keys.size > _MAX_PATTERNS else "signflip"
+    p, stat = _best_set_batch(
+        patterns, counts[keys][None, :], ctx.alpha, draws, make_rng(seed), method
+    )
+    keep = p[0] > ctx.alpha
+    return BestSet(np.flatnonzero(keep), p[0], keep, stat[0], ctx.alpha)
+
+
 def _best_sets(ctx: Context, names: list, draws: int) -> dict:
     """The best sets for the accuracy and (scored models) the AUC."""
     from heldout.comparison.best import best_set
 
     seed = 0 if ctx.seed is None else ctx.seed
     out = {}
-    correct = np.column_stack([ctx.labels[m] == ctx.y for m in names])
-    chosen = best_set(correct, ctx.alpha, draws=draws, seed=seed)
+    if len(names) <= 20:
+        chosen = _best_set_of_patterns(ctx, names, draws, seed)
+    else:
+        correct = np.column_stack([ctx.labels[m] == ctx.y for m in names])
+        chosen = best_set(correct, ctx.alpha, draws=draws, seed=seed)
     out["accuracy"] = {
         "models": [names[int(j)] for j in chosen.models],
         "p_values": {m: float(chosen.p_values[j]) for j, m in enumerate(names)},

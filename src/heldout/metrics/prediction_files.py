@@ -6,18 +6,20 @@ The format of ``heldout evaluate``: a CSV file with a header row (or Parquet whe
 predicted labels or, for two classes, scores in [0, 1].  ``-`` reads CSV from
 standard input.
 
-The CSV body is parsed in blocks of about 16 MB, straight into preallocated
-float64 columns when the file can be read twice (one pass counts the rows), so
+The CSV body is parsed in blocks, straight into preallocated float64 columns, so
 memory stays at about 8 bytes per value plus one block: a 10^7-row file with a
 label and two models needs about 240 MB for the columns.  The parser is
-pyarrow's streaming CSV reader when pyarrow is installed (two to three times
-faster) and numpy's C parser (``numpy.loadtxt``) otherwise; numpy's is also the
+pyarrow's streaming CSV reader (blocks of 1 MB; the columns sized from a guess of
+the rows, grown if it falls short) when pyarrow is installed (two to three times
+faster) and numpy's C parser (``numpy.loadtxt``, blocks of 16 MB, the columns sized
+by a first pass that counts the rows) otherwise; numpy's is also the
 reference: any block pyarrow does not read cleanly (a missing value, a stray
 field, text in a number column) sends the whole file through numpy's parser,
 whose messages name the line, so both readers accept the same files and give
 the same numbers (``tests/metrics/test_prediction_files.py`` compares them).
-Parquet files are read batch by batch into the same preallocated columns, so
-no Arrow table of the whole file is kept alongside them.
+Parquet files are read row group by row group into the same preallocated columns
+(pyarrow's memory handed back after each), so no Arrow table of the whole file is
+kept alongside them.
 """
 
 from __future__ import annotations
@@ -36,6 +38,11 @@ from heldout import _files
 __all__ = ["Predictions", "column_kind", "label_warning", "read_predictions"]
 
 _BLOCK = 1 << 24  # bytes of CSV parsed at a time
+#: Bytes per block of pyarrow's streaming reader: small blocks keep the reader's own
+#: buffers (and the memory its allocator holds on to) small beside the columns.
+_ARROW_BLOCK = 1 << 20
+#: Parquet row groups of at most this many rows are read whole.
+_PARQUET_GROUP = 1 << 21
 #: CSV files smaller than this (bytes) go to numpy's parser: importing pyarrow costs
 #: more than parsing them (a 1,000-row file would take twice as long to start).
 ARROW_MIN_BYTES = 1 << 22
@@ -180,6 +187,19 @@ def _count_rows(path: Path) -> int:
     return rows + (last != b"\n")
 
 
+def _rows_guess(path: Path) -> int:
+    """About 5 % more rows than the file holds, from the length of its first lines.
+
+    The pyarrow reader grows its columns if the guess falls short; guessing instead of
+    counting saves a pass over the file.
+    """
+    with open(path, "rb") as fh:
+        fh.readline()
+        head = fh.read(_ARROW_BLOCK)
+    per_row = max(len(head), 1) / max(head.count(b"\n"), 1)
+    return int(path.stat().st_size / per_row * 1.05) + 1024
+
+
 def _blocks(fh):
     """Yield (block of whole lines, line number of its first line), skipping blank lines."""
     rest = b""
@@ -249,7 +269,7 @@ def _read_parquet(path, source, label, models, groups=()):
     texts: dict = {g: [] for g in groups}
     filled = 0
     wanted = numeric + [g for g in groups if g not in numeric]
-    for batch in pf.iter_batches(batch_size=1 << 20, columns=wanted):
+    for batch in _parquet_batches(pf, wanted):
         m = batch.num_rows
         for j, name in enumerate(numeric):
             col = batch.column(name)
@@ -265,8 +285,34 @@ def _read_parquet(path, source, label, models, groups=()):
                 raise ValueError(f"{source}: column {g!r} has missing values")
             texts[g].extend(str(v) for v in col.to_pylist())
         filled += m
+    _release_arrow_memory()
     found = {g: np.asarray(texts[g]) for g in groups}
     return out[:, :filled], model_names, found
+
+
+def _parquet_batches(pf, columns):
+    """The record batches of a Parquet file, one row group at a time.
+
+    A row group of up to ``_PARQUET_GROUP`` rows is read whole (fastest); a larger one in
+    batches of ``2**16`` rows.  pyarrow's memory is handed back after each group, so
+    the reader holds about one row group beside the columns (``iter_batches`` over the
+    whole file keeps several).
+    """
+    for g in range(pf.metadata.num_row_groups):
+        if pf.metadata.row_group(g).num_rows <= _PARQUET_GROUP:
+            yield from pf.read_row_group(g, columns=columns).to_batches()
+        else:
+            yield from pf.iter_batches(batch_size=1 << 16, row_groups=[g], columns=columns)
+        _release_arrow_memory()
+
+
+def _release_arrow_memory() -> None:
+    """Hand the memory pyarrow's allocator keeps after reading back to the system."""
+    import pyarrow as pa
+
+    pool = pa.default_memory_pool()
+    if hasattr(pool, "release_unused"):
+        pool.release_unused()
 
 
 def _arrow_numbers(col) -> np.ndarray:
@@ -291,8 +337,10 @@ def _read_csv_arrow(path: Path, source, label, models, expected_rows, groups=())
     """
     try:
         import pyarrow as pa
-        import pyarrow.compute as pc
         import pyarrow.csv as pacsv
+
+        if groups:  # (importing pyarrow.compute costs a third of a second: only if needed)
+            import pyarrow.compute as pc
     except ImportError:
         return None
     with open(path, "rb") as fh:
@@ -307,7 +355,9 @@ def _read_csv_arrow(path: Path, source, label, models, expected_rows, groups=())
     try:
         reader = pacsv.open_csv(
             path,
-            read_options=pacsv.ReadOptions(skip_rows=1, column_names=names, block_size=_BLOCK),
+            read_options=pacsv.ReadOptions(
+                skip_rows=1, column_names=names, block_size=_ARROW_BLOCK
+            ),
             parse_options=pacsv.ParseOptions(quote_char=False),
             convert_options=pacsv.ConvertOptions(
                 column_types=types, include_columns=numeric + list(groups)
@@ -315,8 +365,10 @@ def _read_csv_arrow(path: Path, source, label, models, expected_rows, groups=())
         )
         for batch in reader:
             m = batch.num_rows
-            if filled + m > expected_rows:
-                return None
+            if filled + m > out.shape[1]:  # the guess fell short: twice the room
+                wider = np.empty((out.shape[0], 2 * (filled + m)))
+                wider[:, :filled] = out[:, :filled]
+                out = wider
             for j, name in enumerate(numeric):
                 col = batch.column(name)
                 if col.null_count:
@@ -330,6 +382,8 @@ def _read_csv_arrow(path: Path, source, label, models, expected_rows, groups=())
             filled += m
     except (pa.ArrowException, OSError):
         return None
+    finally:
+        _release_arrow_memory()
     found = {g: np.asarray(texts[g], dtype=str) for g in groups}
     return out[:, :filled], model_names, found
 
@@ -407,13 +461,13 @@ def read_predictions(
             columns, model_names, found = _read_parquet(path, name, label, models, groups)
         else:
             try:
-                rows = _count_rows(path)
                 got = None
                 if reader == "arrow" or (
                     reader == "auto" and path.stat().st_size >= ARROW_MIN_BYTES
                 ):
-                    got = _read_csv_arrow(path, name, label, models, rows, groups)
+                    got = _read_csv_arrow(path, name, label, models, _rows_guess(path), groups)
                 if got is None:
+                    rows = _count_rows(path)
                     with open(path, "rb") as fh:
                         got = _read_csv(fh, name, label, models, rows, groups)
                 columns, model_names, found = got
@@ -460,9 +514,12 @@ def column_kind(values: np.ndarray) -> str:
     from heldout import _inputs
 
     v = _inputs.scores(values, "values")
-    if np.all(v == np.round(v)):
+    step = 1 << 20  # in blocks: a column of fractions fails on its first block
+    if all(
+        np.array_equal(np.round(v[i : i + step]), v[i : i + step]) for i in range(0, v.size, step)
+    ):
         return "labels"
-    if np.all((v >= 0) & (v <= 1)):
+    if v.min() >= 0 and v.max() <= 1:
         return "probabilities"
     return "scores"
 

@@ -1,0 +1,222 @@
+"""``heldout evaluate``'s fast path against the computations it replaced (issue 30).
+
+The fast path counts DeLong's placement values on a decimal grid (no sort), summarises
+the losses block by block without keeping them, counts the confusion cells and McNemar's
+discordant pairs on booleans, the best set's right/wrong patterns in blocks, and runs the
+paired bootstraps of the label metrics on the eight (label, a, b) counts.  Here
+the same files go through ``heldout evaluate --json`` twice: as shipped, and with those
+pieces swapped for a reference built from independent code -- DeLong from midranks
+(``scipy.stats.rankdata``, Sun and Xu's algorithm) with its AUC checked against
+scikit-learn's ``roc_auc_score``, the per-item losses of the public functions with
+numpy's mean and standard deviation, ``rates.confusion_matrix``, the public
+``accuracy_difference``, ``best_set`` on the full right/wrong table and
+``bootstrap_interval`` on items (rebuilt from the eight counts).  Every number of
+the two reports must agree to 1e-12 (relative), every text exactly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn.metrics import roc_auc_score
+
+from heldout.cli import main
+from heldout.metrics import auc as auc_module
+from heldout.metrics import evaluate as ev
+
+
+def _midrank_delong(pos: np.ndarray, columns: list) -> tuple:
+    """AUCs and DeLong's covariance from midranks (Sun and Xu), independent of the package."""
+    n1 = int(pos.sum())
+    n0 = pos.size - n1
+    v10, v01, aucs = [], [], []
+    for s in columns:
+        x, z = s[pos], s[~pos]
+        pooled = stats.rankdata(np.concatenate([x, z]))
+        v10.append((pooled[:n1] - stats.rankdata(x)) / n0)
+        v01.append(1.0 - (pooled[n1:] - stats.rankdata(z)) / n1)
+        aucs.append(roc_auc_score(pos, s))
+        assert math.isclose(aucs[-1], v10[-1].mean(), rel_tol=1e-12)
+    v10, v01 = np.array(v10), np.array(v01)
+    cov = np.cov(v10, ddof=1).reshape(len(columns), -1) / n1
+    cov = cov + np.cov(v01, ddof=1).reshape(len(columns), -1) / n0
+    return np.array(aucs), cov, n1, n0
+
+
+def _reference(monkeypatch) -> None:
+    """Swap evaluate's fast pieces for the reference computations."""
+    from heldout.comparison.best import best_set
+    from heldout.metrics.item_losses import brier_items, log_loss_items
+    from heldout.metrics.rates import accuracy_difference, confusion_matrix
+
+    def delong(self, models):
+        a, cov, n1, n0 = _midrank_delong(self.positive, [self.scores[m] for m in models])
+        return auc_module.DeLong(a, cov, n1, n0)
+
+    def moments(self, which, model, other=None):
+        per_item = brier_items if which == "brier" else log_loss_items
+        values = per_item(self.y, self.scores[model])
+        if other is not None:
+            values = values - per_item(self.y, self.scores[other])
+        return float(values.mean()), float(values.std(ddof=1)), values.size
+
+    def confusion(self, model):
+        return confusion_matrix(
+            self.y.astype(np.int64), self.labels[model].astype(np.int64), classes=self.classes
+        )
+
+    def accuracy_pair(ctx, a, b):
+        y = ctx.y.astype(np.int64)
+        return accuracy_difference(y, ctx.labels[a].astype(np.int64), ctx.labels[b], ctx.alpha)
+
+    def best_of_patterns(ctx, names, draws, seed):
+        correct = np.column_stack([ctx.labels[m] == ctx.y for m in names])
+        return best_set(correct, ctx.alpha, draws=draws, seed=seed)
+
+    def counts_bootstrap(metric, counts, ctx):
+        from heldout.metrics.bootstrap import bootstrap_interval
+
+        cells = np.repeat(np.arange(8), counts)  # items rebuilt from the 4 y + 2 a + b cells
+        y, a, b = cells >> 2, (cells >> 1) & 1, cells & 1
+        return bootstrap_interval(
+            metric, y, a, b, alpha=ctx.alpha, n_resamples=ctx.n_resamples, seed=ctx.seed
+        )
+
+    def pair_counts(self, a, b):
+        y = self.y.astype(np.int64)
+        pa, pb = self.labels[a].astype(np.int64), self.labels[b].astype(np.int64)
+        return np.bincount(4 * y + 2 * pa + pb, minlength=8)
+
+    monkeypatch.setattr(ev, "_counts_bootstrap", counts_bootstrap)
+    monkeypatch.setattr(ev.Context, "pair_counts", pair_counts)
+    monkeypatch.setattr(ev.Context, "delong", delong)
+    monkeypatch.setattr(ev.Context, "moments", moments)
+    monkeypatch.setattr(ev.Context, "confusion", confusion)
+    monkeypatch.setattr(ev, "_best_set_of_patterns", best_of_patterns)
+    spec = next(s for s in ev.METRICS if s.name == "accuracy")
+    index = ev.METRICS.index(spec)
+    patched = ev.MetricSpec(**{**spec.__dict__, "pair": accuracy_pair})
+    monkeypatch.setattr(ev, "METRICS", ev.METRICS[:index] + (patched,) + ev.METRICS[index + 1 :])
+
+
+def _report(path: str, *options: str) -> dict:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert (
+            main(["evaluate", str(path), "--json", "--resamples", "200", "--seed", "3", *options])
+            == 0
+        )
+    return json.loads(out.getvalue())
+
+
+def _compare(new, old, where="report"):
+    assert type(new) is type(old) or {type(new), type(old)} <= {int, float}, where
+    if isinstance(new, dict):
+        assert new.keys() == old.keys(), where
+        for key in new:
+            _compare(new[key], old[key], f"{where}.{key}")
+    elif isinstance(new, list):
+        assert len(new) == len(old), where
+        for i, (u, v) in enumerate(zip(new, old, strict=True)):
+            _compare(u, v, f"{where}[{i}]")
+    elif isinstance(new, float):
+        assert math.isclose(new, old, rel_tol=1e-12, abs_tol=1e-15), (where, new, old)
+    else:
+        assert new == old, (where, new, old)
+
+
+def _write(path, y, columns: dict, fmt: str) -> None:
+    names = ["label", *columns]
+    with open(path, "w") as fh:
+        fh.write(",".join(names) + "\n")
+        rows = np.column_stack([y, *columns.values()])
+        for row in rows:
+            fh.write(str(int(row[0])) + "," + ",".join(fmt.format(v) for v in row[1:]) + "\n")
+
+
+def _files(tmp_path):
+    rng = np.random.default_rng(30)
+    n = 4000
+    y = (rng.random(n) < 0.25).astype(int)
+    a = 1 / (1 + np.exp(-(rng.normal(size=n) + 1.4 * y - 1.2)))
+    b = 1 / (1 + np.exp(-(rng.normal(size=n) + 1.0 * y - 1.2)))
+    c = np.clip(a + rng.normal(0, 0.1, n), 0, 1)
+    out = {}
+    cases = {
+        "six_decimals": ({"a": a, "b": b}, "{:.6f}"),  # the decimal grid
+        "full_precision": ({"a": a, "b": b}, "{:.17g}"),  # no grid: sorts
+        "many_ties": ({"a": a, "b": b, "c": c}, "{:.1f}"),  # a coarse grid, ties everywhere
+        "labels_and_scores": ({"a": a, "b": (b > 0.4).astype(float)}, "{:.4f}"),
+    }
+    for name, (columns, fmt) in cases.items():
+        path = tmp_path / f"{name}.csv"
+        _write(path, y, columns, fmt)
+        out[name] = path
+    # margins (scores outside [0, 1]) on a grid: the AUC only, no proper scores
+    path = tmp_path / "margins.csv"
+    _write(path, y, {"a": 3 * a - 1, "b": 3 * b - 1}, "{:.3f}")
+    out["margins"] = path
+    return out
+
+
+@pytest.mark.parametrize("block", [None, 257])
+def test_every_number_of_the_report_matches_the_reference(tmp_path, monkeypatch, block):
+    if block is not None:  # many blocks: the merges of the block sums are exercised
+        monkeypatch.setattr(ev, "_BLOCK", block)
+        monkeypatch.setattr(auc_module, "_CHUNK", block)
+    files = _files(tmp_path)
+    new = {name: _report(path) for name, path in files.items()}
+    new["--scores"] = _report(files["margins"], "--scores")
+    with monkeypatch.context() as m:
+        _reference(m)
+        old = {name: _report(path) for name, path in files.items()}
+        old["--scores"] = _report(files["margins"], "--scores")
+    for name in new:
+        assert "auc" in new[name]["models"]["a"]["metrics"]
+        _compare(new[name], old[name], name)
+
+
+def test_grid_placements_equal_the_definition_with_ties():
+    """Counted placements give the O(n1 n0) definition's AUC and covariance, ties included."""
+    rng = np.random.default_rng(4)
+    for _ in range(60):
+        n = int(rng.integers(3, 80))
+        y = rng.random(n) < rng.uniform(0.1, 0.9)
+        if y.all() or not y.any():
+            continue
+        k = int(rng.integers(1, 4))
+        decimals = int(rng.integers(0, 3))
+        s = np.round(rng.normal(size=(k, n)) + y, decimals)  # ties within and across classes
+        assert all(auc_module._decimal_grid(row) is not None for row in s)
+        a, cov, n1, n0 = auc_module._delong_codes(y, s)
+        x, z = s[:, y], s[:, ~y]
+        psi = (x[:, :, None] > z[:, None, :]) + 0.5 * (x[:, :, None] == z[:, None, :])
+        v10, v01 = psi.mean(axis=2), psi.mean(axis=1)
+        ref = np.zeros((k, k))
+        if n1 > 1:
+            ref += np.cov(v10, ddof=1).reshape(k, k) / n1
+        if n0 > 1:
+            ref += np.cov(v01, ddof=1).reshape(k, k) / n0
+        np.testing.assert_allclose(a, psi.mean(axis=(1, 2)), rtol=1e-13)
+        np.testing.assert_allclose(cov, ref, rtol=1e-10, atol=1e-16)
+
+
+def test_the_grid_is_refused_off_the_grid_and_for_too_many_codes():
+    assert auc_module._decimal_grid(np.array([0.1, 0.25, 0.5])) == (100.0, 10.0)
+    assert auc_module._decimal_grid(np.array([0.1, 1 / 3])) is None  # no decimal grid
+    wide = np.array([0.0, 1e9]) + np.array([0.0, 0.5])  # 2e9 codes for two items
+    assert auc_module._decimal_grid(wide) is None
+    # a placement-value computation that needs sorts still gives DeLong's numbers
+    rng = np.random.default_rng(8)
+    y = rng.random(300) < 0.3
+    s = rng.normal(size=(2, 300)) + y
+    a, cov, *_ = auc_module._delong_codes(y, s)
+    ref_a, ref_cov, *_ = _midrank_delong(y, list(s))
+    np.testing.assert_allclose(a, ref_a, rtol=1e-13)
+    np.testing.assert_allclose(cov, ref_cov, rtol=1e-10)
