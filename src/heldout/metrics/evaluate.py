@@ -1132,23 +1132,17 @@ _NOT_PROBABILITIES = (
 
 
 def _column_kind(name, col, kinds, classes):
-    """``(kind, given, warning)`` of one model column (issue 25: name it, warn, accept scores)."""
+    """``(kind, given, warning)`` of one model column (issue 25: name it, warn, accept scores).
+
+    The rule is :func:`heldout.metrics.column_kinds.kind_of_summary`, the one the
+    out-of-core engine applies to its per-file summaries.
+    """
+    from heldout.metrics.column_kinds import kind_of_summary
     from heldout.metrics.prediction_files import column_kind, label_warning
 
     given = kinds if isinstance(kinds, str) else (kinds or {}).get(name)
-    detected = column_kind(col)
-    kind = given or detected
-    if kind not in ("labels", "probabilities", "scores"):
-        raise ValueError(
-            f"the kind of model {name!r} must be 'labels', 'probabilities' or 'scores', "
-            f"got {kind!r}"
-        )
-    if kind == "labels" and detected != "labels":
-        raise ValueError(f"model {name!r} is read as labels but holds fractions")
-    if kind == "probabilities" and detected == "scores":
-        raise ValueError(f"model {name!r} is read as probabilities but holds values outside [0, 1]")
-    if kind == "scores" and detected != "scores":
-        kind = "probabilities" if np.all((col >= 0) & (col <= 1)) else "scores"
+    whole = column_kind(col) == "labels"
+    kind = kind_of_summary(whole, col.min(), col.max(), given, name)
     note = label_warning(col, classes) if kind == "labels" else None
     return kind, given, note
 
