@@ -352,6 +352,145 @@ def _code_tables(s: np.ndarray, grid: tuple[float, float], pos: np.ndarray, n1: 
     return table, counts, twice / (2 * n1 * n0)
 
 
+_BUCKET = 1 << 19  # items per bucket (on average) of the sorted path
+_STEP = 1 << 17  # items per block of its passes over the items
+
+
+def _bucket_ids(s: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each item's bucket of scores, and the items of each (bucket, class).
+
+    The buckets are ranges of scores cut at quantiles of a sample of the items, so each
+    holds about :data:`_BUCKET` items and equal scores share a bucket: sorting bucket
+    after bucket sorts the whole column.  Row ``b`` of the counts holds bucket ``b``'s
+    negatives and positives.
+    """
+    n = s.size
+    cuts = np.empty(0)
+    if n > _BUCKET:
+        sample = np.sort(s[:: max(1, n // (1 << 16))])
+        parts = -(-n // _BUCKET)
+        cuts = np.unique(sample[(np.arange(1, parts) * sample.size) // parts])
+    ids = np.empty(n, dtype=np.uint8 if cuts.size < 255 else np.int32)
+    counts = np.zeros(2 * (cuts.size + 1), dtype=np.int64)
+    step = min(_CHUNK, _STEP)
+    for i in range(0, n, step):
+        block = ids[i : i + step]
+        block[...] = np.searchsorted(cuts, s[i : i + step], side="right")
+        key = block.astype(np.intp)
+        key += key
+        key += pos[i : i + step]
+        counts += np.bincount(key, minlength=counts.size)
+    return ids, counts.reshape(-1, 2)
+
+
+def _twice_placements(
+    sorted_s: np.ndarray, flag: np.ndarray, neg_before: int, pos_before: int, n1: int
+) -> np.ndarray:
+    """Twice each item's placement count, for items sorted by score (``flag``: positive).
+
+    With ``N(p)``, ``P(p)`` the negatives and positives sorted before position ``p``
+    (those of earlier buckets included) and ``[a, b)`` the positions of an item's tie
+    group, a positive outranks ``N(a)`` negatives and ties ``N(b) - N(a)``, so twice its
+    count of DeLong's :math:`\\psi` is ``N(a) + N(b)``; a negative is outranked by
+    ``n1 - P(b)`` positives and tied with ``P(b) - P(a)``: ``2 n1 - P(a) - P(b)``.  The
+    same arithmetic as :func:`_class_placements`, in whole numbers.
+    """
+    m = sorted_s.size
+    neg = np.empty(m + 1, dtype=np.int64)
+    neg[0] = 0
+    np.cumsum(~flag, out=neg[1:])
+    posc = np.arange(pos_before, pos_before + m + 1, dtype=np.int64)
+    posc -= neg
+    neg += neg_before
+    if m > 1 and not np.all(sorted_s[1:] != sorted_s[:-1]):  # ties: their groups' ends
+        first = np.empty(m, dtype=bool)
+        first[0] = True
+        np.not_equal(sorted_s[1:], sorted_s[:-1], out=first[1:])
+        starts = np.flatnonzero(first)
+        group = np.cumsum(first) - 1
+        ends = np.append(starts[1:], m)
+        a, b = starts[group], ends[group]
+        return np.where(flag, neg[a] + neg[b], 2 * n1 - posc[a] - posc[b])
+    out = np.where(flag, neg[:-1], posc[:-1])  # no ties: a = p, b = p + 1
+    out += np.where(flag, neg[1:], posc[1:])
+    np.subtract(2 * n1, out, out=out, where=~flag)
+    return out
+
+
+def _model_twice(s: np.ndarray, pos: np.ndarray, n1: int, dtype) -> np.ndarray:
+    """Twice each item's placement count (:func:`_twice_placements`), in the items' order.
+
+    One bucket of scores at a time (:func:`_bucket_ids`): its items are gathered,
+    sorted, counted and scattered back, so no full-length index or sorted copy exists;
+    the result is the only full-length array (``dtype``: 4 bytes an item when the
+    counts allow).
+    """
+    ids, counts = _bucket_ids(s, pos)
+    out = np.empty(s.size, dtype=dtype)
+    if counts.shape[0] == 1:
+        order = np.argsort(s)
+        out[order] = _twice_placements(s[order], pos[order], 0, 0, n1)
+        return out
+    before = np.cumsum(counts, axis=0) - counts
+    for b in range(counts.shape[0]):
+        if not counts[b].any():
+            continue
+        items = np.flatnonzero(ids == b)
+        values = s[items]
+        order = np.argsort(values)
+        items = items[order]
+        values = values[order]
+        del order
+        out[items] = _twice_placements(values, pos[items], int(before[b, 0]), int(before[b, 1]), n1)
+    return out
+
+
+def _delong_sorted(pos: np.ndarray, s2, n1: int, n0: int) -> tuple[np.ndarray, np.ndarray]:
+    """DeLong's AUCs and covariance of scores off any decimal grid, in bounded memory.
+
+    Each model's placement values, kept as whole numbers (twice the count of
+    :math:`\\psi`, :func:`_model_twice`: 4 bytes an item), come from sorting its scores
+    bucket by bucket; the AUC is their exact sum over the positives, and the covariance
+    sums come from one pass over the items in blocks, each block's placement values
+    divided out and centred, as in the counting path.
+    """
+    k = len(s2)
+    dtype = np.int32 if 2 * max(n1, n0) < 2**31 else np.int64
+    twice = [_model_twice(s2[r], pos, n1, dtype) for r in range(k)]
+    step = min(_CHUNK, _STEP)
+    aucs = np.empty(k)
+    for r in range(k):
+        total = 0  # whole numbers: exact
+        for i in range(0, pos.size, step):
+            total += int(np.sum(twice[r][i : i + step], where=pos[i : i + step], dtype=np.int64))
+        aucs[r] = total / (2 * n1 * n0)
+    sums = np.zeros((2, k, k))  # [negatives, positives] sums of centred products
+    for i in range(0, pos.size, step):
+        flag = pos[i : i + step]
+        weight = flag.astype(np.float64)
+        other = 1.0 - weight
+        scale = np.where(flag, 2.0 * n0, 2.0 * n1)
+        centred = []
+        for r in range(k):
+            v = twice[r][i : i + step] / scale
+            v -= aucs[r]
+            centred.append(v)
+        for r in range(k):
+            for q in range(r, k):
+                prod = centred[r] * centred[q]
+                sums[1, r, q] += float(np.einsum("i,i->", prod, weight))
+                sums[0, r, q] += float(np.einsum("i,i->", prod, other))
+    for cls in (0, 1):
+        upper = np.triu(sums[cls], 1)
+        sums[cls] += upper.T
+    cov = np.zeros((k, k))
+    if n1 > 1:
+        cov += sums[1] / (n1 - 1) / n1
+    if n0 > 1:
+        cov += sums[0] / (n0 - 1) / n0
+    return aucs, cov
+
+
 def _delong_codes(pos: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int]:
     """DeLong's AUCs and covariance of the rows of ``s2``, by counting when possible.
 
@@ -371,14 +510,7 @@ def _delong_codes(pos: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarr
     for r in range(k):
         grids.append(_decimal_grid(s2[r]))
         if grids[-1] is None:  # scores off any decimal grid: placements from sorts
-            v10, v01 = _placements(pos, s2, aligned=k > 1)  # one model at a time
-            a = v10.mean(axis=1)
-            cov = np.zeros((k, k))
-            for v in (v10, v01):  # _cov, centred in place (no second copy of the values)
-                if v.shape[1] > 1:
-                    v -= v.mean(axis=1, keepdims=True)
-                    cov += v @ v.T / (v.shape[1] - 1) / v.shape[1]
-            return a, cov, n1, n0
+            return (*_delong_sorted(pos, s2, n1, n0), n1, n0)
     tables, aucs = [], np.empty(k)
     sums = np.zeros((2, k, k))  # [negatives, positives] sums of centred products
     for r in range(k):
