@@ -352,35 +352,49 @@ def _code_tables(s: np.ndarray, grid: tuple[float, float], pos: np.ndarray, n1: 
     return table, counts, twice / (2 * n1 * n0)
 
 
-_BUCKET = 1 << 19  # items per bucket (on average) of the sorted path
+_BUCKET = 1 << 18  # items per bucket of the sorted path (about; more for a tie group)
+_CELLS = 1 << 16  # equal-width score cells that make up the buckets
 _STEP = 1 << 17  # items per block of its passes over the items
 
 
 def _bucket_ids(s: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each item's bucket of scores, and the items of each (bucket, class).
 
-    The buckets are ranges of scores cut at quantiles of a sample of the items, so each
-    holds about :data:`_BUCKET` items and equal scores share a bucket: sorting bucket
-    after bucket sorts the whole column.  Row ``b`` of the counts holds bucket ``b``'s
-    negatives and positives.
+    The scores' range is cut into :data:`_CELLS` cells of equal width, the cell
+    ``floor((s - low) c)``, a non-decreasing function of the score in floating point
+    (each rounded operation is), so equal scores share a cell and a higher score never
+    falls in a lower one.  Consecutive cells are merged into buckets of about
+    :data:`_BUCKET` items from their counts: sorting bucket after bucket sorts the
+    whole column.  Row ``b`` of the counts holds bucket ``b``'s negatives and positives.
     """
     n = s.size
-    cuts = np.empty(0)
-    if n > _BUCKET:
-        sample = np.sort(s[:: max(1, n // (1 << 16))])
-        parts = -(-n // _BUCKET)
-        cuts = np.unique(sample[(np.arange(1, parts) * sample.size) // parts])
-    ids = np.empty(n, dtype=np.uint8 if cuts.size < 255 else np.int32)
-    counts = np.zeros(2 * (cuts.size + 1), dtype=np.int64)
+    lo, hi = float(s.min()), float(s.max())
+    cells = min(_CELLS, max(1, n // 64))
+    with np.errstate(over="ignore", divide="ignore"):
+        scale = cells / (hi - lo) if hi > lo else 0.0
+    if not (0.0 < scale < math.inf and math.isfinite(hi - lo)):  # one cell: no arithmetic
+        n1 = int(np.count_nonzero(pos))
+        return np.zeros(n, dtype=np.uint16), np.array([[n - n1, n1]])
+    ids = np.empty(n, dtype=np.uint16)
+    counts = np.zeros(2 * cells, dtype=np.int64)
     step = min(_CHUNK, _STEP)
     for i in range(0, n, step):
-        block = ids[i : i + step]
-        block[...] = np.searchsorted(cuts, s[i : i + step], side="right")
-        key = block.astype(np.intp)
+        cell = s[i : i + step] - lo
+        cell *= scale
+        np.minimum(cell, cells - 1, out=cell)
+        key = cell.astype(np.intp)
+        ids[i : i + step] = key
         key += key
         key += pos[i : i + step]
         counts += np.bincount(key, minlength=counts.size)
-    return ids, counts.reshape(-1, 2)
+    counts = counts.reshape(-1, 2)
+    sizes = counts.sum(axis=1)
+    bucket = (np.cumsum(sizes) - sizes) // _BUCKET  # by the items before each cell
+    starts = np.flatnonzero(np.diff(bucket, prepend=-1))
+    table = (np.cumsum(np.diff(bucket, prepend=bucket[0]) != 0)).astype(np.uint16)
+    for i in range(0, n, step):
+        ids[i : i + step] = table[ids[i : i + step]]
+    return ids, np.add.reduceat(counts, starts, axis=0)
 
 
 def _twice_placements(
@@ -426,22 +440,23 @@ def _model_twice(s: np.ndarray, pos: np.ndarray, n1: int, dtype) -> np.ndarray:
     counts allow).
     """
     ids, counts = _bucket_ids(s, pos)
-    out = np.empty(s.size, dtype=dtype)
     if counts.shape[0] == 1:
-        order = np.argsort(s)
-        out[order] = _twice_placements(s[order], pos[order], 0, 0, n1)
-        return out
+        return _sorted_twice(s, pos, 0, 0, n1, dtype)
+    out = np.empty(s.size, dtype=dtype)
     before = np.cumsum(counts, axis=0) - counts
     for b in range(counts.shape[0]):
-        if not counts[b].any():
-            continue
-        items = np.flatnonzero(ids == b)
-        values = s[items]
-        order = np.argsort(values)
-        items = items[order]
-        values = values[order]
-        del order
-        out[items] = _twice_placements(values, pos[items], int(before[b, 0]), int(before[b, 1]), n1)
+        if counts[b].any():
+            items = np.flatnonzero(ids == b)  # increasing: the gathers and scatter stream
+            neg, hit = int(before[b, 0]), int(before[b, 1])
+            out[items] = _sorted_twice(s[items], pos[items], neg, hit, n1, dtype)
+    return out
+
+
+def _sorted_twice(values, flag, neg_before: int, pos_before: int, n1: int, dtype) -> np.ndarray:
+    """:func:`_twice_placements` of items in any order, returned in that order."""
+    order = np.argsort(values)
+    out = np.empty(values.size, dtype=dtype)
+    out[order] = _twice_placements(values[order], flag[order], neg_before, pos_before, n1)
     return out
 
 
