@@ -369,7 +369,7 @@ def _bucket_ids(s: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     """
     n = s.size
     lo, hi = float(s.min()), float(s.max())
-    cells = min(_CELLS, max(1, n // 64))
+    cells = min(_CELLS, n)
     with np.errstate(over="ignore", divide="ignore"):
         scale = cells / (hi - lo) if hi > lo else 0.0
     if not (0.0 < scale < math.inf and math.isfinite(hi - lo)):  # one cell: no arithmetic
