@@ -374,16 +374,18 @@ def _bucket_ids(s: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]
         scale = cells / (hi - lo) if hi > lo else 0.0
     if not (0.0 < scale < math.inf and math.isfinite(hi - lo)):  # one cell: no arithmetic
         n1 = int(np.count_nonzero(pos))
-        return np.zeros(n, dtype=np.uint16), np.array([[n - n1, n1]])
-    ids = np.empty(n, dtype=np.uint16)
-    counts = np.zeros(2 * cells, dtype=np.int64)
+        return np.zeros(n, dtype=np.uint8), np.array([[n - n1, n1]])
     step = min(_CHUNK, _STEP)
+
+    def cell(i):  # the cells of items i, i + 1, ..., i + step - 1
+        c = s[i : i + step] - lo
+        c *= scale
+        np.minimum(c, cells - 1, out=c)
+        return c.astype(np.intp)
+
+    counts = np.zeros(2 * cells, dtype=np.int64)
     for i in range(0, n, step):
-        cell = s[i : i + step] - lo
-        cell *= scale
-        np.minimum(cell, cells - 1, out=cell)
-        key = cell.astype(np.intp)
-        ids[i : i + step] = key
+        key = cell(i)
         key += key
         key += pos[i : i + step]
         counts += np.bincount(key, minlength=counts.size)
@@ -391,9 +393,11 @@ def _bucket_ids(s: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     sizes = counts.sum(axis=1)
     bucket = (np.cumsum(sizes) - sizes) // _BUCKET  # by the items before each cell
     starts = np.flatnonzero(np.diff(bucket, prepend=-1))
-    table = (np.cumsum(np.diff(bucket, prepend=bucket[0]) != 0)).astype(np.uint16)
+    table = np.cumsum(np.diff(bucket, prepend=bucket[0]) != 0)
+    table = table.astype(np.uint8 if starts.size <= 256 else np.uint16)
+    ids = np.empty(n, dtype=table.dtype)  # recomputed: 1 byte an item, not 2
     for i in range(0, n, step):
-        ids[i : i + step] = table[ids[i : i + step]]
+        ids[i : i + step] = table[cell(i)]
     return ids, np.add.reduceat(counts, starts, axis=0)
 
 
@@ -515,8 +519,9 @@ def _delong_codes(pos: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarr
     every placement value in a table (:func:`_code_tables`).  The variances come from
     the tables; the covariances of two models from one pass over the items in blocks,
     each item's codes recomputed and its centred placement values looked up in the two
-    tables.  Memory: the tables (16 bytes per code) and one block; no sort.  Otherwise the placement values
-    come from sorts (:func:`_placements`), as for :func:`placement_values`.
+    tables.  Memory: the tables (16 bytes per code) and one block; no sort.  Otherwise the
+    placement values come from sorts of buckets of scores (:func:`_delong_sorted`), 4 bytes
+    an item and model.
     """
     n1 = int(np.count_nonzero(pos))
     n0 = pos.size - n1
