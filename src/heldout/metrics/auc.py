@@ -402,7 +402,7 @@ def _bucket_ids(s: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 
 
 def _twice_placements(
-    sorted_s: np.ndarray, flag: np.ndarray, neg_before: int, pos_before: int, n1: int
+    sorted_s: np.ndarray, flag: np.ndarray, neg_before: int, pos_before: int, n1: int, dtype
 ) -> np.ndarray:
     """Twice each item's placement count, for items sorted by score (``flag``: positive).
 
@@ -411,16 +411,17 @@ def _twice_placements(
     group, a positive outranks ``N(a)`` negatives and ties ``N(b) - N(a)``, so twice its
     count of DeLong's :math:`\\psi` is ``N(a) + N(b)``; a negative is outranked by
     ``n1 - P(b)`` positives and tied with ``P(b) - P(a)``: ``2 n1 - P(a) - P(b)``.  The
-    same arithmetic as :func:`_class_placements`, in whole numbers.
+    same arithmetic as :func:`_class_placements`, in whole numbers (``dtype`` holds every
+    count).  Without ties ``b = a + 1``, and the count is ``2 N(p)`` or ``2 (n1 - P(p))``.
     """
     m = sorted_s.size
-    neg = np.empty(m + 1, dtype=np.int64)
+    neg = np.empty(m + 1, dtype=dtype)
     neg[0] = 0
-    np.cumsum(~flag, out=neg[1:])
-    posc = np.arange(pos_before, pos_before + m + 1, dtype=np.int64)
-    posc -= neg
-    neg += neg_before
+    np.cumsum(~flag, out=neg[1:])  # this bucket's negatives before p; P(p) - P(0) = p - that
     if m > 1 and not np.all(sorted_s[1:] != sorted_s[:-1]):  # ties: their groups' ends
+        posc = np.arange(pos_before, pos_before + m + 1, dtype=dtype)
+        posc -= neg
+        neg += neg_before
         first = np.empty(m, dtype=bool)
         first[0] = True
         np.not_equal(sorted_s[1:], sorted_s[:-1], out=first[1:])
@@ -429,9 +430,12 @@ def _twice_placements(
         ends = np.append(starts[1:], m)
         a, b = starts[group], ends[group]
         return np.where(flag, neg[a] + neg[b], 2 * n1 - posc[a] - posc[b])
-    out = np.where(flag, neg[:-1], posc[:-1])  # no ties: a = p, b = p + 1
-    out += np.where(flag, neg[1:], posc[1:])
-    np.subtract(2 * n1, out, out=out, where=~flag)
+    # N(p) = neg_before + neg[p]; n1 - P(p) = (n1 - pos_before - p) + neg[p]
+    out = np.where(
+        flag, neg_before, np.arange(n1 - pos_before, n1 - pos_before - m, -1, dtype=dtype)
+    )
+    out += neg[:-1]
+    out += out
     return out
 
 
@@ -460,7 +464,7 @@ def _sorted_twice(values, flag, neg_before: int, pos_before: int, n1: int, dtype
     """:func:`_twice_placements` of items in any order, returned in that order."""
     order = np.argsort(values)
     out = np.empty(values.size, dtype=dtype)
-    out[order] = _twice_placements(values[order], flag[order], neg_before, pos_before, n1)
+    out[order] = _twice_placements(values[order], flag[order], neg_before, pos_before, n1, dtype)
     return out
 
 
@@ -474,7 +478,7 @@ def _delong_sorted(pos: np.ndarray, s2, n1: int, n0: int) -> tuple[np.ndarray, n
     divided out and centred, as in the counting path.
     """
     k = len(s2)
-    dtype = np.int32 if 2 * max(n1, n0) < 2**31 else np.int64
+    dtype = np.int32 if 2 * (n1 + n0) < 2**31 else np.int64  # every count and sum
     twice = [_model_twice(s2[r], pos, n1, dtype) for r in range(k)]
     step = min(_CHUNK, _STEP)
     aucs = np.empty(k)
