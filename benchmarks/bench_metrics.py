@@ -239,10 +239,11 @@ def bench_evaluate(n: int, repeat: int) -> tuple[float, float, float, float]:
     then measures, with ``time.process_time`` (user + system CPU of every thread):
 
     * ``heldout evaluate FILE --json`` through the command line's ``main``, FILE the CSV,
-      the same data as Parquet or the full-precision copy; its peak memory is the rise of the peak resident set
-      (``VmHWM``) over the resident set after the imports, so it counts the columns, every
-      temporary and whatever the readers' allocators keep;
-    * then, in the same process, ``pyarrow.csv.read_csv`` of the same CSV with its defaults
+      the same data as Parquet or the full-precision copy; its peak memory is the rise of
+      the peak resident set (``VmHWM``) over the resident set after the imports, so it
+      counts the columns, every temporary and whatever the readers' allocators keep;
+    * then, in the same process, ``pyarrow.csv.read_csv`` of the same CSV (the
+      full-precision copy for that file) with its defaults
       (every column, multithreaded): the baseline.  evaluate runs first, so the baseline
       profits from no memory evaluate set up, and both read a file the page cache holds
       (it was just written).
