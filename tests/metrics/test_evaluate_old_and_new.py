@@ -261,3 +261,17 @@ def test_sorted_placements_equal_the_definition_in_any_buckets(monkeypatch, buck
             ref += np.cov(v01, ddof=1).reshape(k, k) / n0
         np.testing.assert_allclose(a, psi.mean(axis=(1, 2)), rtol=1e-13)
         np.testing.assert_allclose(cov, ref, rtol=1e-10, atol=1e-16)
+
+
+def test_sorted_placements_with_more_buckets_than_a_byte_numbers(monkeypatch):
+    """Over 256 buckets (2-byte bucket ids): still the midrank reference's numbers."""
+    monkeypatch.setattr(auc_module, "_BUCKET", 1)
+    rng = np.random.default_rng(13)
+    y = rng.random(700) < 0.3
+    s = np.vstack([rng.normal(size=700) + y, np.round(rng.normal(size=700) + y, 1) + 1 / 3])
+    ids, counts = auc_module._bucket_ids(s[0], y)
+    assert ids.dtype == np.uint16 and counts.shape[0] > 256
+    a, cov, *_ = auc_module._delong_codes(y, s)
+    ref_a, ref_cov, *_ = _midrank_delong(y, list(s))
+    np.testing.assert_allclose(a, ref_a, rtol=1e-13)
+    np.testing.assert_allclose(cov, ref_cov, rtol=1e-10)
