@@ -15,14 +15,17 @@ measured in the same process, and every TARGET is such a ratio (issue 30):
   what is counted), target at most 2; its peak memory above the interpreter with its
   modules loaded, over the size of the numeric columns (rows x columns x 8 bytes), target
   at most 2; and the same data as Parquet, whose CPU time over the CSV's must be at most 1
-  (no worse than CSV); a full-precision copy of the file is printed without a target;
+  (no worse than CSV); and a copy of the CSV with full-precision scores (17 digits, no
+  decimal grid, so DeLong's placement values need sorts): its peak memory over the numeric
+  columns, target at most 2, its CPU ratio printed without a target;
 * the cluster bootstrap of the AUC (``heldout evaluate --cluster``) on 10^5 items in
   2,000 clusters with 2,000 resamples: against gathering each resample's items and
   recomputing the AUC from them, per resample.
 
-The last lines are ``TARGET`` lines for ``make bench``: DeLong at least twice the
-midrank implementation, the paired bootstrap at least 10 times ``scipy.stats.bootstrap``
-per resample, the cluster bootstrap at least 10 times the gathering of items.
+The last lines are ``TARGET`` lines for ``make bench``: the four of ``evaluate`` above,
+then DeLong at least twice the midrank implementation, the paired bootstrap at least 10
+times ``scipy.stats.bootstrap`` per resample, the cluster bootstrap at least 10 times the
+gathering of items.
 """
 
 from __future__ import annotations
@@ -227,18 +230,20 @@ def _write_full_precision(csv_path: str, path: str) -> None:
     pacsv.write_csv(pa.table(cols), path)
 
 
-def bench_evaluate(n: int, repeat: int) -> tuple[float, float, float]:
-    """(CPU ratio to pyarrow's read, memory ratio to the numeric columns, Parquet/CSV CPU).
+def bench_evaluate(n: int, repeat: int) -> tuple[float, float, float, float]:
+    """CPU ratio to pyarrow's read, memory ratio to the numeric columns, Parquet/CSV CPU, and
+    the memory ratio of a full-precision file.
 
     Each run is one child process that imports numpy, scipy, pyarrow and heldout's
     metric modules first (start-up is not counted: issue 30 has its own start-up target),
     then measures, with ``time.process_time`` (user + system CPU of every thread):
 
-    * ``heldout evaluate FILE --json`` through the command line's ``main``, FILE the CSV or
-      the same data as Parquet; its peak memory is the rise of the peak resident set
-      (``VmHWM``) over the resident set after the imports, so it counts the columns, every
-      temporary and whatever the readers' allocators keep;
-    * then, in the same process, ``pyarrow.csv.read_csv`` of the same CSV with its defaults
+    * ``heldout evaluate FILE --json`` through the command line's ``main``, FILE the CSV,
+      the same data as Parquet or the full-precision copy; its peak memory is the rise of
+      the peak resident set (``VmHWM``) over the resident set after the imports, so it
+      counts the columns, every temporary and whatever the readers' allocators keep;
+    * then, in the same process, ``pyarrow.csv.read_csv`` of the same CSV (the
+      full-precision copy for that file) with its defaults
       (every column, multithreaded): the baseline.  evaluate runs first, so the baseline
       profits from no memory evaluate set up, and both read a file the page cache holds
       (it was just written).
@@ -246,11 +251,13 @@ def bench_evaluate(n: int, repeat: int) -> tuple[float, float, float]:
     CPU ratio: the median over ``repeat`` runs of evaluate's CPU on the CSV over the
     baseline's in the same process (a pair measured seconds apart, so a slow spell of the
     shared machine hits both; the ratio of the fastest runs is printed beside it); runs
-    alternate CSV and Parquet, and the Parquet figure is its fastest run over the CSV's;
-    memory ratio: the larger peak (CSV or Parquet) over the numeric columns, rows x 3
-    columns x 8 bytes.  The scores are written with six decimals, as many prediction files
-    are; a file of full-precision scores (no decimal grid, so DeLong's placements need
-    sorts) is measured once more and printed without a target.
+    alternate CSV, Parquet and full precision, and the Parquet figure is its fastest run
+    over the CSV's; memory ratio: the larger peak (CSV or Parquet) over the numeric
+    columns, rows x 3 columns x 8 bytes.  The scores are written with six decimals, as many
+    prediction files are; the full-precision copy (no decimal grid, so DeLong's placements
+    need sorts) has the same numeric columns: its largest peak over them is the fourth
+    figure, and the median of its paired CPU ratios (over the pyarrow read of that file) is
+    printed without a target.
     """
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
@@ -261,30 +268,34 @@ def bench_evaluate(n: int, repeat: int) -> tuple[float, float, float]:
         parquet = os.path.join(tmp, "predictions.parquet")
         pq.write_table(pacsv.read_csv(path), parquet)
         size_mb = os.path.getsize(path) / 2**20
-        best = {"csv": math.inf, "parquet": math.inf, "pyarrow": math.inf}
-        peak_kb = {"csv": 0.0, "parquet": 0.0}
+        full = os.path.join(tmp, "full_precision.csv")
+        _write_full_precision(path, full)
+        best = {"csv": math.inf, "parquet": math.inf, "full": math.inf, "pyarrow": math.inf}
+        peak_kb = {"csv": 0.0, "parquet": 0.0, "full": 0.0}
         paired = []  # evaluate of the CSV over the read of the CSV, in the same process
+        paired_full = []  # the same for the full-precision copy and its own read
         for run in range(repeat):  # alternately, so a slow spell hits every one
             ratios, peaks = [], []
-            for name, target in (("csv", path), ("parquet", parquet)):
-                got = _child(_CHILD, path, target)
+            for name, target in (("csv", path), ("parquet", parquet), ("full", full)):
+                got = _child(_CHILD, full if name == "full" else path, target)
                 peaks.append(got["PEAK_KB"] / 1024)
                 best[name] = min(best[name], got["EVAL_CPU"])
-                best["pyarrow"] = min(best["pyarrow"], got["READ_CPU"])
+                if name != "full":
+                    best["pyarrow"] = min(best["pyarrow"], got["READ_CPU"])
                 peak_kb[name] = max(peak_kb[name], got["PEAK_KB"])
                 ratios.append(got["EVAL_CPU"] / got["READ_CPU"])
             paired.append(ratios[0])
+            paired_full.append(ratios[2])
             print(
                 f"  run {run + 1}: evaluate / pyarrow read, CPU: CSV {ratios[0]:.2f}, "
-                f"Parquet {ratios[1]:.2f}; peak memory CSV {peaks[0]:.0f} MB, Parquet {peaks[1]:.0f} MB"
+                f"Parquet {ratios[1]:.2f}, full precision {ratios[2]:.2f}; peak memory CSV "
+                f"{peaks[0]:.0f} MB, Parquet {peaks[1]:.0f} MB, full precision {peaks[2]:.0f} MB"
             )
-        full = os.path.join(tmp, "full_precision.csv")
-        _write_full_precision(path, full)
-        got_full = _child(_CHILD, full, full)
         t_pandas = _child(_PANDAS, path)["READ_CPU"]
     columns_mb = n * 3 * 8 / 2**20
     cpu_ratio = float(np.median(paired))
-    mem_ratio = max(peak_kb.values()) / 1024 / columns_mb
+    mem_ratio = max(peak_kb["csv"], peak_kb["parquet"]) / 1024 / columns_mb
+    full_ratio = peak_kb["full"] / 1024 / columns_mb
     pq_ratio = best["parquet"] / best["csv"]
     print(
         f"heldout evaluate on {n:,} rows x 2 models ({size_mb:.0f} MB CSV): {best['csv']:.2f} s CPU; "
@@ -298,11 +309,11 @@ def bench_evaluate(n: int, repeat: int) -> tuple[float, float, float]:
     )
     print(f"  from Parquet: {best['parquet']:.2f} s CPU (ratio to CSV {pq_ratio:.2f})")
     print(
-        f"  full-precision scores (no decimal grid; no target): {got_full['EVAL_CPU']:.2f} s CPU, "
-        f"ratio {got_full['EVAL_CPU'] / got_full['READ_CPU']:.2f} to its pyarrow read, peak "
-        f"{got_full['PEAK_KB'] / 1024:.0f} MB (ratio {got_full['PEAK_KB'] / 1024 / columns_mb:.2f})"
+        f"  full-precision scores (no decimal grid): {best['full']:.2f} s CPU, median of the "
+        f"paired ratios to its pyarrow read {float(np.median(paired_full)):.2f} (no target); "
+        f"peak {peak_kb['full'] / 1024:.0f} MB (ratio {full_ratio:.2f})"
     )
-    return cpu_ratio, mem_ratio, pq_ratio
+    return cpu_ratio, mem_ratio, pq_ratio, full_ratio
 
 
 def main() -> None:
@@ -313,7 +324,7 @@ def main() -> None:
     resamples = 200 if tiny else 2000
     n_eval = 10**5 if tiny else 10**6 if quick else 10**7
     # first, before this process holds large arrays
-    cpu_ratio, mem_ratio, pq_ratio = bench_evaluate(n_eval, 1 if tiny else 3)
+    cpu_ratio, mem_ratio, pq_ratio, full_ratio = bench_evaluate(n_eval, 1 if tiny else 3)
     r_delong = bench_delong(n_delong)
     r_boot = bench_bootstrap(n_boot, resamples)
     r_cluster = bench_cluster_bootstrap(n_boot, 200 if tiny else 2000, resamples)
@@ -321,6 +332,12 @@ def main() -> None:
         (f"evaluate {n_eval:.0e} rows x 2 models, CPU / pyarrow read", cpu_ratio, 2.0, True),
         (f"evaluate {n_eval:.0e} rows, peak memory / numeric columns", mem_ratio, 2.0, True),
         (f"evaluate {n_eval:.0e} rows, Parquet CPU / CSV CPU", pq_ratio, 1.0, True),
+        (
+            f"evaluate {n_eval:.0e} rows full precision, peak / numeric columns",
+            full_ratio,
+            2.0,
+            True,
+        ),
         (f"delong {n_delong:.0e} scores, speed-up over midranks", r_delong, 2.0, False),
         (f"paired BCa F1 {n_boot:.0e} items, speed-up per resample", r_boot, 10.0, False),
         (f"cluster bootstrap AUC {n_boot:.0e} items, speed-up", r_cluster, 10.0, False),

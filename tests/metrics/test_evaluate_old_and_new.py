@@ -170,6 +170,7 @@ def test_every_number_of_the_report_matches_the_reference(tmp_path, monkeypatch,
     if block is not None:  # many blocks: the merges of the block sums are exercised
         monkeypatch.setattr(ev, "_BLOCK", block)
         monkeypatch.setattr(auc_module, "_CHUNK", block)
+        monkeypatch.setattr(auc_module, "_BUCKET", block)  # the sorted path's buckets too
     files = _files(tmp_path)
     new = {name: _report(path) for name, path in files.items()}
     new["--scores"] = _report(files["margins"], "--scores")
@@ -216,6 +217,60 @@ def test_the_grid_is_refused_off_the_grid_and_for_too_many_codes():
     rng = np.random.default_rng(8)
     y = rng.random(300) < 0.3
     s = rng.normal(size=(2, 300)) + y
+    a, cov, *_ = auc_module._delong_codes(y, s)
+    ref_a, ref_cov, *_ = _midrank_delong(y, list(s))
+    np.testing.assert_allclose(a, ref_a, rtol=1e-13)
+    np.testing.assert_allclose(cov, ref_cov, rtol=1e-10)
+
+
+@pytest.mark.parametrize("bucket, cells", [(1 << 18, 1 << 16), (5, 1 << 16), (40, 3), (1, 7)])
+def test_sorted_placements_equal_the_definition_in_any_buckets(monkeypatch, bucket, cells):
+    """Off any grid, the bucket-by-bucket sort gives the definition's AUC and covariance.
+
+    Ties within a bucket and across classes, one tie group larger than a bucket, a score
+    far out (equal-width cells then hold almost every item in one), and scores whose range
+    is too narrow to divide into cells.
+    """
+    monkeypatch.setattr(auc_module, "_BUCKET", bucket)
+    monkeypatch.setattr(auc_module, "_CELLS", cells)
+    rng = np.random.default_rng(12)
+    for trial in range(40):
+        n = int(rng.integers(3, 90))
+        y = rng.random(n) < rng.uniform(0.1, 0.9)
+        if y.all() or not y.any():
+            continue
+        k = int(rng.integers(1, 4))
+        s = rng.normal(size=(k, n)) / 3 + y
+        if trial % 2:
+            s = np.round(s, 1) + 1 / 3  # ties, off any decimal grid
+        if trial % 5 == 0:
+            s[:, : n // 2] = 1 / 3  # a tie group of half the items
+        if trial % 7 == 0:
+            s[:, 0] = 1e300 / 3
+        if trial % 9 == 0:
+            s = rng.integers(0, 3, size=(k, n)) * 5e-324  # a range of two subnormal steps
+        assert any(auc_module._decimal_grid(row) is None for row in s)
+        a, cov, n1, n0 = auc_module._delong_codes(y, s)
+        x, z = s[:, y], s[:, ~y]
+        psi = (x[:, :, None] > z[:, None, :]) + 0.5 * (x[:, :, None] == z[:, None, :])
+        v10, v01 = psi.mean(axis=2), psi.mean(axis=1)
+        ref = np.zeros((k, k))
+        if n1 > 1:
+            ref += np.cov(v10, ddof=1).reshape(k, k) / n1
+        if n0 > 1:
+            ref += np.cov(v01, ddof=1).reshape(k, k) / n0
+        np.testing.assert_allclose(a, psi.mean(axis=(1, 2)), rtol=1e-13)
+        np.testing.assert_allclose(cov, ref, rtol=1e-10, atol=1e-16)
+
+
+def test_sorted_placements_with_more_buckets_than_a_byte_numbers(monkeypatch):
+    """Over 256 buckets (2-byte bucket ids): still the midrank reference's numbers."""
+    monkeypatch.setattr(auc_module, "_BUCKET", 1)
+    rng = np.random.default_rng(13)
+    y = rng.random(700) < 0.3
+    s = np.vstack([rng.normal(size=700) + y, np.round(rng.normal(size=700) + y, 1) + 1 / 3])
+    ids, counts = auc_module._bucket_ids(s[0], y)
+    assert ids.dtype == np.uint16 and counts.shape[0] > 256
     a, cov, *_ = auc_module._delong_codes(y, s)
     ref_a, ref_cov, *_ = _midrank_delong(y, list(s))
     np.testing.assert_allclose(a, ref_a, rtol=1e-13)

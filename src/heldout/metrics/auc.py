@@ -352,6 +352,168 @@ def _code_tables(s: np.ndarray, grid: tuple[float, float], pos: np.ndarray, n1: 
     return table, counts, twice / (2 * n1 * n0)
 
 
+_BUCKET = 1 << 18  # items per bucket of the sorted path (about; more for a tie group)
+_CELLS = 1 << 16  # equal-width score cells that make up the buckets
+_STEP = 1 << 17  # items per block of its passes over the items
+
+
+def _bucket_ids(s: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each item's bucket of scores, and the items of each (bucket, class).
+
+    The scores' range is cut into :data:`_CELLS` cells of equal width, the cell
+    ``floor((s - low) c)``, a non-decreasing function of the score in floating point
+    (each rounded operation is), so equal scores share a cell and a higher score never
+    falls in a lower one.  Consecutive cells are merged into buckets of about
+    :data:`_BUCKET` items from their counts: sorting bucket after bucket sorts the
+    whole column.  Row ``b`` of the counts holds bucket ``b``'s negatives and positives.
+    """
+    n = s.size
+    lo, hi = float(s.min()), float(s.max())
+    cells = min(_CELLS, n)
+    with np.errstate(over="ignore", divide="ignore"):
+        scale = cells / (hi - lo) if hi > lo else 0.0
+    if not (0.0 < scale < math.inf and math.isfinite(hi - lo)):  # one cell: no arithmetic
+        n1 = int(np.count_nonzero(pos))
+        return np.zeros(n, dtype=np.uint8), np.array([[n - n1, n1]])
+    step = min(_CHUNK, _STEP)
+
+    def cell(i):  # the cells of items i, i + 1, ..., i + step - 1
+        c = s[i : i + step] - lo
+        c *= scale
+        np.minimum(c, cells - 1, out=c)
+        return c.astype(np.intp)
+
+    counts = np.zeros(2 * cells, dtype=np.int64)
+    for i in range(0, n, step):
+        key = cell(i)
+        key += key
+        key += pos[i : i + step]
+        counts += np.bincount(key, minlength=counts.size)
+    counts = counts.reshape(-1, 2)
+    sizes = counts.sum(axis=1)
+    bucket = (np.cumsum(sizes) - sizes) // _BUCKET  # by the items before each cell
+    starts = np.flatnonzero(np.diff(bucket, prepend=-1))
+    table = np.cumsum(np.diff(bucket, prepend=bucket[0]) != 0)
+    table = table.astype(np.uint8 if starts.size <= 256 else np.uint16)
+    ids = np.empty(n, dtype=table.dtype)  # recomputed: 1 byte an item, not 2
+    for i in range(0, n, step):
+        ids[i : i + step] = table[cell(i)]
+    return ids, np.add.reduceat(counts, starts, axis=0)
+
+
+def _twice_placements(
+    sorted_s: np.ndarray, flag: np.ndarray, neg_before: int, pos_before: int, n1: int, dtype
+) -> np.ndarray:
+    """Twice each item's placement count, for items sorted by score (``flag``: positive).
+
+    With ``N(p)``, ``P(p)`` the negatives and positives sorted before position ``p``
+    (those of earlier buckets included) and ``[a, b)`` the positions of an item's tie
+    group, a positive outranks ``N(a)`` negatives and ties ``N(b) - N(a)``, so twice its
+    count of DeLong's :math:`\\psi` is ``N(a) + N(b)``; a negative is outranked by
+    ``n1 - P(b)`` positives and tied with ``P(b) - P(a)``: ``2 n1 - P(a) - P(b)``.  The
+    same arithmetic as :func:`_class_placements`, in whole numbers (``dtype`` holds every
+    count).  Without ties ``b = a + 1``, and the count is ``2 N(p)`` or ``2 (n1 - P(p))``.
+    """
+    m = sorted_s.size
+    neg = np.empty(m + 1, dtype=dtype)
+    neg[0] = 0
+    np.cumsum(~flag, out=neg[1:])  # this bucket's negatives before p; P(p) - P(0) = p - that
+    if m > 1 and not np.all(sorted_s[1:] != sorted_s[:-1]):  # ties: their groups' ends
+        posc = np.arange(pos_before, pos_before + m + 1, dtype=dtype)
+        posc -= neg
+        neg += neg_before
+        first = np.empty(m, dtype=bool)
+        first[0] = True
+        np.not_equal(sorted_s[1:], sorted_s[:-1], out=first[1:])
+        starts = np.flatnonzero(first)
+        group = np.cumsum(first) - 1
+        ends = np.append(starts[1:], m)
+        a, b = starts[group], ends[group]
+        return np.where(flag, neg[a] + neg[b], 2 * n1 - posc[a] - posc[b])
+    # N(p) = neg_before + neg[p]; n1 - P(p) = (n1 - pos_before - p) + neg[p]
+    out = np.where(
+        flag, neg_before, np.arange(n1 - pos_before, n1 - pos_before - m, -1, dtype=dtype)
+    )
+    out += neg[:-1]
+    out += out
+    return out
+
+
+def _model_twice(s: np.ndarray, pos: np.ndarray, n1: int, dtype) -> np.ndarray:
+    """Twice each item's placement count (:func:`_twice_placements`), in the items' order.
+
+    One bucket of scores at a time (:func:`_bucket_ids`): its items are gathered,
+    sorted, counted and scattered back, so no full-length index or sorted copy exists;
+    the result is the only full-length array (``dtype``: 4 bytes an item when the
+    counts allow).
+    """
+    ids, counts = _bucket_ids(s, pos)
+    if counts.shape[0] == 1:
+        return _sorted_twice(s, pos, 0, 0, n1, dtype)
+    out = np.empty(s.size, dtype=dtype)
+    before = np.cumsum(counts, axis=0) - counts
+    for b in range(counts.shape[0]):
+        if counts[b].any():
+            items = np.flatnonzero(ids == b)  # increasing: the gathers and scatter stream
+            neg, hit = int(before[b, 0]), int(before[b, 1])
+            out[items] = _sorted_twice(s[items], pos[items], neg, hit, n1, dtype)
+    return out
+
+
+def _sorted_twice(values, flag, neg_before: int, pos_before: int, n1: int, dtype) -> np.ndarray:
+    """:func:`_twice_placements` of items in any order, returned in that order."""
+    order = np.argsort(values)
+    out = np.empty(values.size, dtype=dtype)
+    out[order] = _twice_placements(values[order], flag[order], neg_before, pos_before, n1, dtype)
+    return out
+
+
+def _delong_sorted(pos: np.ndarray, s2, n1: int, n0: int) -> tuple[np.ndarray, np.ndarray]:
+    """DeLong's AUCs and covariance of scores off any decimal grid, in bounded memory.
+
+    Each model's placement values, kept as whole numbers (twice the count of
+    :math:`\\psi`, :func:`_model_twice`: 4 bytes an item), come from sorting its scores
+    bucket by bucket; the AUC is their exact sum over the positives, and the covariance
+    sums come from one pass over the items in blocks, each block's placement values
+    divided out and centred, as in the counting path.
+    """
+    k = len(s2)
+    dtype = np.int32 if 2 * (n1 + n0) < 2**31 else np.int64  # every count and sum
+    twice = [_model_twice(s2[r], pos, n1, dtype) for r in range(k)]
+    step = min(_CHUNK, _STEP)
+    aucs = np.empty(k)
+    for r in range(k):
+        total = 0  # whole numbers: exact
+        for i in range(0, pos.size, step):
+            total += int(np.sum(twice[r][i : i + step], where=pos[i : i + step], dtype=np.int64))
+        aucs[r] = total / (2 * n1 * n0)
+    sums = np.zeros((2, k, k))  # [negatives, positives] sums of centred products
+    for i in range(0, pos.size, step):
+        flag = pos[i : i + step]
+        weight = flag.astype(np.float64)
+        other = 1.0 - weight
+        scale = np.where(flag, 2.0 * n0, 2.0 * n1)
+        centred = []
+        for r in range(k):
+            v = twice[r][i : i + step] / scale
+            v -= aucs[r]
+            centred.append(v)
+        for r in range(k):
+            for q in range(r, k):
+                prod = centred[r] * centred[q]
+                sums[1, r, q] += float(np.einsum("i,i->", prod, weight))
+                sums[0, r, q] += float(np.einsum("i,i->", prod, other))
+    for cls in (0, 1):
+        upper = np.triu(sums[cls], 1)
+        sums[cls] += upper.T
+    cov = np.zeros((k, k))
+    if n1 > 1:
+        cov += sums[1] / (n1 - 1) / n1
+    if n0 > 1:
+        cov += sums[0] / (n0 - 1) / n0
+    return aucs, cov
+
+
 def _delong_codes(pos: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int]:
     """DeLong's AUCs and covariance of the rows of ``s2``, by counting when possible.
 
@@ -361,8 +523,9 @@ def _delong_codes(pos: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarr
     every placement value in a table (:func:`_code_tables`).  The variances come from
     the tables; the covariances of two models from one pass over the items in blocks,
     each item's codes recomputed and its centred placement values looked up in the two
-    tables.  Memory: the tables (16 bytes per code) and one block; no sort.  Otherwise the placement values
-    come from sorts (:func:`_placements`), as for :func:`placement_values`.
+    tables.  Memory: the tables (16 bytes per code) and one block; no sort.  Otherwise the
+    placement values come from sorts of buckets of scores (:func:`_delong_sorted`), 4 bytes
+    an item and model.
     """
     n1 = int(np.count_nonzero(pos))
     n0 = pos.size - n1
@@ -371,14 +534,7 @@ def _delong_codes(pos: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarr
     for r in range(k):
         grids.append(_decimal_grid(s2[r]))
         if grids[-1] is None:  # scores off any decimal grid: placements from sorts
-            v10, v01 = _placements(pos, s2, aligned=k > 1)  # one model at a time
-            a = v10.mean(axis=1)
-            cov = np.zeros((k, k))
-            for v in (v10, v01):  # _cov, centred in place (no second copy of the values)
-                if v.shape[1] > 1:
-                    v -= v.mean(axis=1, keepdims=True)
-                    cov += v @ v.T / (v.shape[1] - 1) / v.shape[1]
-            return a, cov, n1, n0
+            return (*_delong_sorted(pos, s2, n1, n0), n1, n0)
     tables, aucs = [], np.empty(k)
     sums = np.zeros((2, k, k))  # [negatives, positives] sums of centred products
     for r in range(k):
