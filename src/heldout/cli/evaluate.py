@@ -167,7 +167,7 @@ def _run(args: argparse.Namespace) -> dict:
     import numpy as np
 
     from heldout.cli._parsing import shares
-    from heldout.metrics.evaluate import evaluate, forest_plot
+    from heldout.metrics.evaluate import evaluate
     from heldout.metrics.prediction_files import read_predictions
 
     models = [m.strip() for m in args.models.split(",")] if args.models else None
@@ -206,6 +206,13 @@ def _run(args: argparse.Namespace) -> dict:
         head["cluster"] = args.cluster
     if args.stratum is not None:
         head["stratum"] = args.stratum
+    return _finish(head, report, args)
+
+
+def _finish(head: dict, report: dict, args: argparse.Namespace) -> dict:
+    """The report behind its head (file, label, groups), its forest plot written if asked."""
+    from heldout.metrics.evaluate import forest_plot
+
     report = {**head, **report}
     if args.plot:
         try:
@@ -218,7 +225,6 @@ def _run(args: argparse.Namespace) -> dict:
 
 def _run_engine(args: argparse.Namespace, models) -> dict:
     from heldout.metrics.engine import evaluate_files
-    from heldout.metrics.evaluate import forest_plot
 
     if args.stratum is not None or args.shares is not None:
         raise ValueError("--stratum and --shares are not available with --engine")
@@ -242,14 +248,7 @@ def _run_engine(args: argparse.Namespace, models) -> dict:
     head = {"source": args.file, "label": args.label}
     if args.cluster is not None:
         head["cluster"] = args.cluster
-    report = {**head, **report}
-    if args.plot:
-        try:
-            forest_plot(report, args.plot)
-        except OSError as exc:
-            raise ValueError(f"--plot: cannot write {args.plot} ({exc.strerror})") from None
-        report["plot"] = args.plot
-    return report if args.json else _plain_rows(report)
+    return _finish(head, report, args)
 
 
 def register(top, size) -> None:

@@ -468,6 +468,40 @@ def _sorted_twice(values, flag, neg_before: int, pos_before: int, n1: int, dtype
     return out
 
 
+def _add_block_products(sums, centred, weight, other, first: int) -> None:
+    """Add one block's sums of centred products to ``sums[cls, r, q]`` for ``q >= r + first``.
+
+    ``weight`` is 1.0 for the block's positives, ``other`` 1.0 for its negatives; row 1 of
+    ``sums`` collects the positives, row 0 the negatives.  ``first = 1`` skips the diagonal
+    (when the variances come from elsewhere).
+    """
+    k = len(centred)
+    for r in range(k):
+        for q in range(r + first, k):
+            prod = centred[r] * centred[q]
+            # einsum's own loop: BLAS threads cost more than they save on a block
+            sums[1, r, q] += float(np.einsum("i,i->", prod, weight))
+            sums[0, r, q] += float(np.einsum("i,i->", prod, other))
+
+
+def _cov_from_sums(sums: np.ndarray, n1: int, n0: int) -> np.ndarray:
+    """DeLong's covariance ``S10 / n1 + S01 / n0`` from upper-triangular sums of products.
+
+    ``sums[1]`` holds the positives' sums of centred products, ``sums[0]`` the
+    negatives'; the lower triangles are filled from the upper ones (in place), and each
+    class's sample covariance takes the denominator ``n - 1``.
+    """
+    k = sums.shape[1]
+    for cls in (0, 1):
+        sums[cls] += np.triu(sums[cls], 1).T
+    cov = np.zeros((k, k))
+    if n1 > 1:
+        cov += sums[1] / (n1 - 1) / n1
+    if n0 > 1:
+        cov += sums[0] / (n0 - 1) / n0
+    return cov
+
+
 def _delong_sorted(pos: np.ndarray, s2, n1: int, n0: int) -> tuple[np.ndarray, np.ndarray]:
     """DeLong's AUCs and covariance of scores off any decimal grid, in bounded memory.
 
@@ -498,20 +532,8 @@ def _delong_sorted(pos: np.ndarray, s2, n1: int, n0: int) -> tuple[np.ndarray, n
             v = twice[r][i : i + step] / scale
             v -= aucs[r]
             centred.append(v)
-        for r in range(k):
-            for q in range(r, k):
-                prod = centred[r] * centred[q]
-                sums[1, r, q] += float(np.einsum("i,i->", prod, weight))
-                sums[0, r, q] += float(np.einsum("i,i->", prod, other))
-    for cls in (0, 1):
-        upper = np.triu(sums[cls], 1)
-        sums[cls] += upper.T
-    cov = np.zeros((k, k))
-    if n1 > 1:
-        cov += sums[1] / (n1 - 1) / n1
-    if n0 > 1:
-        cov += sums[0] / (n0 - 1) / n0
-    return aucs, cov
+        _add_block_products(sums, centred, weight, other, first=0)
+    return aucs, _cov_from_sums(sums, n1, n0)
 
 
 def _delong_codes(pos: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int]:
@@ -552,21 +574,8 @@ def _delong_codes(pos: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarr
             for r in range(k):
                 key = _keys(s2[r][i : i + _CHUNK], *grids[r], weight)
                 centred.append(np.take(tables[r], key))
-            for r in range(k):
-                for q in range(r + 1, k):
-                    prod = centred[r] * centred[q]
-                    # einsum's own loop: BLAS threads cost more than they save on a block
-                    sums[1, r, q] += float(np.einsum("i,i->", prod, weight))
-                    sums[0, r, q] += float(np.einsum("i,i->", prod, other))
-        for cls in (0, 1):
-            upper = np.triu(sums[cls], 1)
-            sums[cls] += upper.T
-    cov = np.zeros((k, k))
-    if n1 > 1:
-        cov += sums[1] / (n1 - 1) / n1
-    if n0 > 1:
-        cov += sums[0] / (n0 - 1) / n0
-    return aucs, cov, n1, n0
+            _add_block_products(sums, centred, weight, other, first=1)
+    return aucs, _cov_from_sums(sums, n1, n0), n1, n0
 
 
 def delong(y: ArrayLike, scores: ArrayLike) -> DeLong:

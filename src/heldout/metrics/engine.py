@@ -167,8 +167,12 @@ def _duckdb_statistics(
     )
 
 
-def _finish(row, models, kinds, label, threshold, run, y, engine, cluster=None):
-    """Validate the columns from the one-pass summary, then gather every statistic by SQL."""
+def _read_summary(row, models, kinds, label):
+    """``(n, kinds, kind sources, several classes)`` from the one-pass summary row.
+
+    The row holds the item count, then for the label and each model column: any missing
+    or non-finite value, every value whole, minimum and maximum (both engines' first pass).
+    """
     n = int(row[0])
     summary = {}
     for i, name in enumerate([label, *models]):
@@ -178,7 +182,13 @@ def _finish(row, models, kinds, label, threshold, run, y, engine, cluster=None):
         summary[name] = (bool(whole), lo, hi)
     _check_labels(summary[label], label, n)
     kind_of, source = _kinds(models, kinds, summary)
-    if _several_classes(summary, label, models, kind_of):
+    return n, kind_of, source, _several_classes(summary, label, models, kind_of)
+
+
+def _finish(row, models, kinds, label, threshold, run, y, engine, cluster=None):
+    """Validate the columns from the one-pass summary, then gather every statistic by SQL."""
+    n, kind_of, source, several = _read_summary(row, models, kinds, label)
+    if several:
         head = {"n": n, "kinds": kind_of, "kind_source": source, "multi": True}
         return {**head, **_multi_sql(run, y, models, cluster)}
     pred = {}
@@ -619,16 +629,8 @@ def _dask_statistics(files, fmt, label, models, kinds, threshold, cluster=None):
 def _finish_dask(row, ddf, models, kinds, label, threshold, clustered=False):
     import dask
 
-    n = int(row[0])
-    summary = {}
-    for i, name in enumerate([label, *models]):
-        bad, whole, lo, hi = row[1 + 4 * i : 5 + 4 * i]
-        if bad:
-            raise ValueError(f"column {name!r} holds missing values, NaN or infinities")
-        summary[name] = (bool(whole), lo, hi)
-    _check_labels(summary[label], label, n)
-    kind_of, source = _kinds(models, kinds, summary)
-    if _several_classes(summary, label, models, kind_of):
+    n, kind_of, source, several = _read_summary(row, models, kinds, label)
+    if several:
         head = {"n": n, "kinds": kind_of, "kind_source": source, "multi": True}
         return {**head, **_multi_dask(ddf, label, models, clustered)}
     y = ddf[label] == 1
