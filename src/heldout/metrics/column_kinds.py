@@ -18,6 +18,10 @@ __all__ = ["KINDS", "kind_of_summary", "label_warning_of_summary"]
 
 #: The kinds a model column may have.
 KINDS = ("labels", "probabilities", "scores")
+#: A whole-number column with more distinct values than this is suspicious as labels.
+MANY_CLASSES = 10
+#: ... or with more distinct values than this share of its rows.
+MANY_CLASSES_SHARE = 0.05
 
 
 def kind_of_summary(
@@ -114,8 +118,6 @@ def label_warning_of_summary(distinct, n: int, classes) -> str | None:
     True
     """
     import numpy as np
-
-    from heldout.metrics.prediction_files import MANY_CLASSES, MANY_CLASSES_SHARE
 
     values = np.unique(np.asarray(distinct, dtype=float))
     n = int(n)

@@ -1138,11 +1138,10 @@ def _column_kind(name, col, kinds, classes):
     out-of-core engine applies to its per-file summaries.
     """
     from heldout.metrics.column_kinds import kind_of_summary
-    from heldout.metrics.prediction_files import column_kind, label_warning
+    from heldout.metrics.prediction_files import _all_whole, label_warning
 
     given = kinds if isinstance(kinds, str) else (kinds or {}).get(name)
-    whole = column_kind(col) == "labels"
-    kind = kind_of_summary(whole, col.min(), col.max(), given, name)
+    kind = kind_of_summary(_all_whole(col), col.min(), col.max(), given, name)
     note = label_warning(col, classes) if kind == "labels" else None
     return kind, given, note
 

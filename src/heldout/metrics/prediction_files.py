@@ -34,6 +34,10 @@ from pathlib import Path
 import numpy as np
 
 from heldout import _files
+from heldout.metrics.column_kinds import (  # the rule of a column's kind, and its thresholds
+    kind_of_summary,
+    label_warning_of_summary,
+)
 
 __all__ = ["Predictions", "column_kind", "label_warning", "read_predictions"]
 
@@ -488,12 +492,6 @@ def read_predictions(
     )
 
 
-#: A whole-number column with more distinct values than this is suspicious as labels.
-MANY_CLASSES = 10
-#: ... or with more distinct values than this share of its rows.
-MANY_CLASSES_SHARE = 0.05
-
-
 def column_kind(values: np.ndarray) -> str:
     """What a model column holds: ``"labels"``, ``"probabilities"`` or ``"scores"``.
 
@@ -514,14 +512,25 @@ def column_kind(values: np.ndarray) -> str:
     from heldout import _inputs
 
     v = _inputs.scores(values, "values")
-    step = 1 << 20  # in blocks: a column of fractions fails on its first block
-    if all(
-        np.array_equal(np.round(v[i : i + step]), v[i : i + step]) for i in range(0, v.size, step)
-    ):
+    whole = _all_whole(v)
+    if whole and v.size == 0:
         return "labels"
-    if v.min() >= 0 and v.max() <= 1:
-        return "probabilities"
-    return "scores"
+    return kind_of_summary(whole, v.min(), v.max())
+
+
+def _all_whole(values: np.ndarray) -> bool:
+    """Every value is a whole number (checked in blocks: a column of fractions stops early).
+
+    Examples
+    --------
+    >>> _all_whole(np.array([0.0, 3.0, -2.0])), _all_whole(np.array([1.0, 0.5]))
+    (True, False)
+    """
+    step = 1 << 20
+    return all(
+        np.array_equal(np.round(values[i : i + step]), values[i : i + step])
+        for i in range(0, values.size, step)
+    )
 
 
 def label_warning(values: np.ndarray, classes: np.ndarray) -> str | None:
@@ -540,22 +549,4 @@ def label_warning(values: np.ndarray, classes: np.ndarray) -> str | None:
     True
     """
     v = np.asarray(values, dtype=float)
-    distinct = np.unique(v)
-    notes = []
-    many = distinct.size > MANY_CLASSES or (
-        distinct.size >= 3 and distinct.size > MANY_CLASSES_SHARE * v.size
-    )
-    foreign = np.setdiff1d(distinct, np.asarray(classes, dtype=float))
-    if foreign.size:
-        shown = ", ".join(f"{x:g}" for x in foreign[:5]) + (", ..." if foreign.size > 5 else "")
-        notes.append(
-            f"holds {foreign.size} values that are not classes of the label column ({shown})"
-        )
-    if many:
-        notes.append(f"has {distinct.size} distinct values")
-    if not notes:
-        return None
-    return (
-        "read as labels, but " + " and ".join(notes) + "; if these are scores, say so "
-        "(--scores COLUMN, or kinds={name: 'scores'})"
-    )
+    return label_warning_of_summary(np.unique(v), v.size, classes)
