@@ -614,12 +614,7 @@ def bootstrap_interval(
                 f"metric must be a callable or one of {', '.join(METRICS)}, got {metric!r}"
             )
         eng = _engine(metric, y, a, b)
-        theta = eng.estimate()
-        if not math.isfinite(theta):
-            raise ValueError(f"{metric} is undefined on this sample (a zero denominator)")
-        boot = eng.resample(rng, int(n_resamples))
-        jack, weights = eng.jackknife()
-        low, high, z0, acc = bca_interval(theta, boot, jack, a_, weights, method)
+        theta, boot, low, high, z0, acc = _counts_bca(eng, metric, rng, n_resamples, a_, method)
         minority = eng.minority()
         name = metric
         p_method = method
@@ -632,6 +627,22 @@ def bootstrap_interval(
         return Estimate(theta, low, high, method=label, n=n, alpha=a_)
     p = _bca_p_value(boot, z0, acc, p_method)
     return Difference(theta, low, high, p_value=p, method=label, n=n, alpha=a_)
+
+
+def _counts_bca(eng, metric: str, rng, n_resamples: int, a_: float, method: str):
+    """``(theta, draws, low, high, z0, acceleration)`` of a metric engine's BCa interval.
+
+    The estimate (refused when a denominator is zero), ``n_resamples`` draws from ``rng``
+    and the weighted jackknife, as :func:`bootstrap_interval` and
+    :func:`_paired_table_interval` both use them.
+    """
+    theta = eng.estimate()
+    if not math.isfinite(theta):
+        raise ValueError(f"{metric} is undefined on this sample (a zero denominator)")
+    boot = eng.resample(rng, int(n_resamples))
+    jack, weights = eng.jackknife()
+    low, high, z0, acc = bca_interval(theta, boot, jack, a_, weights, method)
+    return theta, boot, low, high, z0, acc
 
 
 def _paired_table_interval(
@@ -662,12 +673,7 @@ def _paired_table_interval(
     eng.n = int(eng.counts.sum())
     a_ = _inputs.alpha_value(alpha)
     rng = make_rng(seed)
-    theta = eng.estimate()
-    if not math.isfinite(theta):
-        raise ValueError(f"{metric} is undefined on this sample (a zero denominator)")
-    boot = eng.resample(rng, int(n_resamples))
-    jack, weights = eng.jackknife()
-    low, high, z0, acc = bca_interval(theta, boot, jack, a_, weights, method)
+    theta, boot, low, high, z0, acc = _counts_bca(eng, metric, rng, n_resamples, a_, method)
     p = _bca_p_value(boot, z0, acc, method)
     label = f"bootstrap-{method}"
     return Difference(theta, low, high, p_value=p, method=label, n=eng.n, alpha=a_)

@@ -167,6 +167,14 @@ def _duckdb_statistics(
     )
 
 
+def _guarded(fn, *args):
+    """``(fn(*args), None)``, or ``(None, message)`` when it refuses with a ValueError."""
+    try:
+        return fn(*args), None
+    except ValueError as exc:
+        return None, str(exc)
+
+
 def _read_summary(row, models, kinds, label):
     """``(n, kinds, kind sources, several classes)`` from the one-pass summary row.
 
@@ -508,12 +516,6 @@ def _multi_report(stats, models, alpha, n_resamples, seed, adjust, best_draws, c
     cl = stats.get("clusters")
     no_cluster = {"cluster_note": "no clustered interval for this metric"}
 
-    def guarded(fn, *args):
-        try:
-            return fn(*args), None
-        except ValueError as exc:
-            return None, str(exc)
-
     def macro_boot(name, counts, k):
         return _paired_table_interval(
             name, counts.reshape(-1), alpha=alpha, n_resamples=n_resamples, seed=seed, classes=k
@@ -529,7 +531,7 @@ def _multi_report(stats, models, alpha, n_resamples, seed, adjust, best_draws, c
         for yv, pv, count in cm_rows[m]:
             cm[index[int(yv)], index[int(pv)]] += int(count)
         metrics = {}
-        result, note = guarded(rate_interval, int(np.trace(cm)), int(cm.sum()), alpha)
+        result, note = _guarded(rate_interval, int(np.trace(cm)), int(cm.sum()), alpha)
         extra = {}
         if result is not None and cl is not None:
             right = cl[("right", m)]
@@ -539,7 +541,7 @@ def _multi_report(stats, models, alpha, n_resamples, seed, adjust, best_draws, c
                 extra = {"cluster_note": str(exc)}
         metrics["accuracy"] = metric_entry(result, note or "", **extra)
         for which in ("precision", "recall", "specificity", "f1"):
-            result, note = guarded(macro_interval, cm, which, alpha, "logit")
+            result, note = _guarded(macro_interval, cm, which, alpha, "logit")
             metrics[which] = (
                 metric_entry(None, note)
                 if result is None
@@ -562,7 +564,7 @@ def _multi_report(stats, models, alpha, n_resamples, seed, adjust, best_draws, c
                 counts[pos[int(yv)], pos[int(av)], pos[int(bv)]] += int(count)
             a_only = sum(int(c) for yv, av, bv, c in rows if av == yv and bv != yv)
             b_only = sum(int(c) for yv, av, bv, c in rows if bv == yv and av != yv)
-            result, note = guarded(_mcnemar_counts, a_only, b_only, n, alpha)
+            result, note = _guarded(_mcnemar_counts, a_only, b_only, n, alpha)
             extra = {}
             if result is not None and cl is not None:
                 cells = cl[("pair", a, b)]  # (A right, B right): 00, 01, 10, 11
@@ -577,7 +579,7 @@ def _multi_report(stats, models, alpha, n_resamples, seed, adjust, best_draws, c
             for which in ("precision", "recall", "specificity", "f1"):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    result, note = guarded(macro_boot, f"macro_{which}", counts, k)
+                    result, note = _guarded(macro_boot, f"macro_{which}", counts, k)
                 metrics[which] = (
                     pair_entry(None, note)
                     if result is None
@@ -793,12 +795,6 @@ def _report(
     d = stats["delong"]
     cl = stats.get("clusters")
 
-    def guarded(fn, *args):
-        try:
-            return fn(*args), None
-        except ValueError as exc:
-            return None, str(exc)
-
     def rate(k, m, what):
         if m == 0:
             raise ValueError(f"undefined: no {what}")
@@ -885,33 +881,33 @@ def _report(
 
         metrics = {
             "accuracy": entry(
-                guarded(rate, tp + tn, n, "items"), sums=rate_sums((0, 3), (0, 1, 2, 3))
+                _guarded(rate, tp + tn, n, "items"), sums=rate_sums((0, 3), (0, 1, 2, 3))
             ),
             "precision": entry(
-                guarded(rate, tp, tp + fp, "predicted positives"), sums=rate_sums((3,), (1, 3))
+                _guarded(rate, tp, tp + fp, "predicted positives"), sums=rate_sums((3,), (1, 3))
             ),
             "recall": entry(
-                guarded(rate, tp, tp + fn, "actual positives"), sums=rate_sums((3,), (2, 3))
+                _guarded(rate, tp, tp + fn, "actual positives"), sums=rate_sums((3,), (2, 3))
             ),
             "specificity": entry(
-                guarded(rate, tn, tn + fp, "actual negatives"), sums=rate_sums((0,), (0, 1))
+                _guarded(rate, tn, tn + fp, "actual negatives"), sums=rate_sums((0,), (0, 1))
             ),
             "npv": entry(
-                guarded(rate, tn, tn + fn, "predicted negatives"), sums=rate_sums((0,), (0, 2))
+                _guarded(rate, tn, tn + fn, "predicted negatives"), sums=rate_sums((0,), (0, 2))
             ),
             "f1": entry(
-                guarded(f1, fp, fn, tp), boot_tables=None if c is None else lambda c=c: ("f1", [c])
+                _guarded(f1, fp, fn, tp), boot_tables=None if c is None else lambda c=c: ("f1", [c])
             ),
         }
         if m in scored:
-            metrics["auc"] = entry(guarded(auc_single, scored.index(m)), auc_note)
+            metrics["auc"] = entry(_guarded(auc_single, scored.index(m)), auc_note)
             for which in _PROPER:
                 if kinds[m] == "scores":
                     metrics[which] = metric_entry(None, _NOT_PROBABILITIES)
                     continue
                 mean, sd = stats["moments"][(which, m)]
                 metrics[which] = entry(
-                    guarded(_interval_of_moments, mean, sd, n, which, alpha, "gamma"),
+                    _guarded(_interval_of_moments, mean, sd, n, which, alpha, "gamma"),
                     score_warning(which, False),
                     sums=None if cl is None else _loss_sums(cl, (which, m)),
                 )
@@ -927,7 +923,7 @@ def _report(
 
             metrics = {
                 "accuracy": entry(
-                    guarded(_mcnemar, t, n, alpha),
+                    _guarded(_mcnemar, t, n, alpha),
                     pair=True,
                     sums=diff_sums(*_PAIR_ITEMS["accuracy"]),
                 )
@@ -935,14 +931,14 @@ def _report(
             for name in ("precision", "recall", "specificity", "npv", "f1"):
                 shared = _PAIR_ITEMS.get(name)
                 metrics[name] = entry(
-                    guarded(boot, name, t),
+                    _guarded(boot, name, t),
                     pair=True,
                     sums=None if shared is None else diff_sums(*shared),
                     boot_tables=None if tc is None else _pair_tables(name, tc),
                 )
             if a in scored and b in scored:
                 metrics["auc"] = entry(
-                    guarded(auc_pair, scored.index(a), scored.index(b)), auc_note, pair=True
+                    _guarded(auc_pair, scored.index(a), scored.index(b)), auc_note, pair=True
                 )
                 for which in _PROPER:
                     if "scores" in (kinds[a], kinds[b]):
@@ -950,7 +946,7 @@ def _report(
                         continue
                     mean, sd = stats["moments"][(which, a, b)]
                     metrics[which] = entry(
-                        guarded(_difference_of_moments, mean, sd, n, which, alpha),
+                        _guarded(_difference_of_moments, mean, sd, n, which, alpha),
                         score_warning(which, True),
                         pair=True,
                         sums=None if cl is None else _loss_sums(cl, (which, a, b)),
