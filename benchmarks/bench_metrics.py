@@ -324,7 +324,7 @@ def main() -> None:
     resamples = 200 if tiny else 2000
     n_eval = 10**5 if tiny else 10**6 if quick else 10**7
     # first, before this process holds large arrays
-    cpu_ratio, mem_ratio, pq_ratio, full_ratio = bench_evaluate(n_eval, 1 if tiny else 3)
+    cpu_ratio, mem_ratio, pq_ratio, full_ratio = bench_evaluate(n_eval, 1 if tiny else 5)
     r_delong = bench_delong(n_delong)
     r_boot = bench_bootstrap(n_boot, resamples)
     r_cluster = bench_cluster_bootstrap(n_boot, 200 if tiny else 2000, resamples)

@@ -22,7 +22,14 @@ def array(value, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be a rectangular array of numbers") from None
 
 
-def _numeric(value, name: str, *, ndim: int | tuple[int, ...] = 1) -> np.ndarray:
+def _numeric(
+    value, name: str, *, ndim: int | tuple[int, ...] = 1, low_high: list | None = None
+) -> np.ndarray:
+    """``value`` as a numeric array of ``ndim`` dimensions, not empty, finite and real.
+
+    ``low_high``: a list that receives the smallest and largest value of a float array
+    (the finiteness check computes them).
+    """
     arr = array(value, name)
     if arr.dtype == object or arr.dtype.kind in "USV":
         raise ValueError(f"{name} must hold numbers, got values of type {arr.dtype}")
@@ -35,10 +42,13 @@ def _numeric(value, name: str, *, ndim: int | tuple[int, ...] = 1) -> np.ndarray
     if arr.ndim == 0 and arr.dtype == bool:  # a single True is an argument in the wrong place
         raise ValueError(f"{name} must be a number, not a boolean, got {arr.item()!r}")
     if arr.dtype.kind == "f":
-        bad = ~np.isfinite(arr)
-        if bad.any():
+        lo, hi = arr.min(), arr.max()  # finite only if every value is (NaN propagates)
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            bad = ~np.isfinite(arr)
             what = "NaN" if np.isnan(arr[bad]).any() else "infinite values"
             raise ValueError(f"{name} must not contain {what}")
+        if low_high is not None:
+            low_high[:] = [float(lo), float(hi)]
     elif arr.dtype.kind == "c":
         raise ValueError(f"{name} must hold real numbers, got complex values")
     return arr
@@ -88,9 +98,17 @@ def label_range(values: np.ndarray, name: str) -> None:
         )
 
 
-def scores(s, name: str = "score", n: int | None = None, *, ndim=1) -> np.ndarray:
-    """Finite real scores as float64, 1-d (or ``ndim``), of length ``n`` when given."""
-    arr = _numeric(s, name, ndim=ndim).astype(np.float64, copy=False)
+def scores(
+    s, name: str = "score", n: int | None = None, *, ndim=1, low_high: list | None = None
+) -> np.ndarray:
+    """Finite real scores as float64, 1-d (or ``ndim``), of length ``n`` when given.
+
+    ``low_high``: a list that receives their minimum and maximum.
+    """
+    found: list = []
+    arr = _numeric(s, name, ndim=ndim, low_high=found).astype(np.float64, copy=False)
+    if low_high is not None:
+        low_high[:] = found or [float(arr.min()), float(arr.max())]
     if n is not None and arr.shape[-1] != n:
         raise ValueError(f"{name} has {arr.shape[-1]} items but the labels have {n}")
     return arr

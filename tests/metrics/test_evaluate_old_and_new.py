@@ -169,7 +169,9 @@ def _files(tmp_path):
 def test_every_number_of_the_report_matches_the_reference(tmp_path, monkeypatch, block):
     if block is not None:  # many blocks: the merges of the block sums are exercised
         monkeypatch.setattr(ev, "_BLOCK", block)
+        monkeypatch.setattr(ev, "_LOSS_BLOCK", block)
         monkeypatch.setattr(auc_module, "_CHUNK", block)
+        monkeypatch.setattr(auc_module, "_BLOCK", 101)  # counted in blocks, keys in chunks
         monkeypatch.setattr(auc_module, "_BUCKET", block)  # the sorted path's buckets too
     files = _files(tmp_path)
     new = {name: _report(path) for name, path in files.items()}
@@ -221,6 +223,30 @@ def test_the_grid_is_refused_off_the_grid_and_for_too_many_codes():
     ref_a, ref_cov, *_ = _midrank_delong(y, list(s))
     np.testing.assert_allclose(a, ref_a, rtol=1e-13)
     np.testing.assert_allclose(cov, ref_cov, rtol=1e-10)
+
+
+@pytest.mark.parametrize("block, chunk", [(1 << 16, 1 << 20), (7, 50), (64, 3)])
+def test_grid_counts_find_the_grid_of_every_item_while_counting(monkeypatch, block, chunk):
+    """The counting pass checks every item: a finer grid further down, or none at all.
+
+    The first 4,096 items sit on a grid of two decimals; later ones need three (the count
+    must use 10**3, as :func:`_decimal_grid` finds by its own pass) or none (None: the
+    sorted path).  The counts equal ``bincount`` of the keys of :func:`_keys`.
+    """
+    monkeypatch.setattr(auc_module, "_BLOCK", block)
+    monkeypatch.setattr(auc_module, "_CHUNK", chunk)
+    rng = np.random.default_rng(5)
+    n = 6000
+    y = rng.random(n) < 0.3
+    s = np.round(rng.random(n), 2)
+    s[5000:] = np.round(rng.random(1000), 3)
+    grid, counts = auc_module._grid_counts(s, y)
+    assert grid == auc_module._decimal_grid(s) == (1000.0, float(np.rint(s.min() * 1000)))
+    keys = auc_module._keys(s, *grid, y.astype(float))
+    np.testing.assert_array_equal(counts, np.bincount(keys, minlength=counts.size))
+    assert counts.sum() == n and counts[1::2].sum() == y.sum()
+    s[-1] = 1 / 3  # one item off any grid: no grid, whatever the blocks
+    assert auc_module._grid_counts(s, y) is None and auc_module._decimal_grid(s) is None
 
 
 @pytest.mark.parametrize("bucket, cells", [(1 << 18, 1 << 16), (5, 1 << 16), (40, 3), (1, 7)])

@@ -278,7 +278,8 @@ def samples_needed(
     q = int(as_count(questions, "questions", minimum=2))
     a = float(as_probability(alpha, "alpha"))
     t = stats.t.isf(a / 2, q - 1)
-    room = q * h**2 / t**2 - b
+    with np.errstate(over="ignore"):  # a huge half-width: room is inf, one sample does
+        room = float(q * np.float64(h) ** 2 / t**2 - b)
     if room <= 0:
         floor = t * np.sqrt(b / q)
         raise ValueError(

@@ -282,30 +282,49 @@ _CHUNK = 1 << 20  # items per block of the covariance pass
 _MAX_DECIMALS = 9  # the grid of codes: multiples of 10**-d, d = 0..9
 
 
-def _decimal_grid(s: np.ndarray) -> tuple[float, float] | None:
-    """``(scale, low)`` when every score is ``code / scale`` exactly, with few codes.
+def _grid_candidates(s: np.ndarray, low_high: tuple[float, float] | None = None):
+    """The decimal grids ``(scale, low)`` worth checking on every item, smallest first.
 
-    ``scale = 10**d`` for the smallest ``d`` whose round trip
-    ``rint(s * scale) / scale == s`` holds on every item (scores written with ``d``
-    decimals pass it), and at most ``max(n, 2**16)`` codes span the scores' range.  The
-    code ``rint(s * scale)`` is then a one-to-one, increasing function of the score:
-    equal scores share a code and a higher score has a higher code, so counting codes
-    orders and ties the items exactly as sorting the scores does.
+    ``scale = 10**d`` for ``d = 0, ..., 9`` whose round trip ``rint(s * scale) / scale
+    == s`` holds on the first 4,096 items, as long as at most ``max(n, 2**16)`` codes
+    (``2**24`` at most) span the scores' range and ``|s| scale <= 2**40``; the first
+    ``d`` breaking those limits ends the list (a finer grid would break them too).
+    ``low_high``: the scores' minimum and maximum, when known.
     """
-    lo, hi = float(s.min()), float(s.max())
+    lo, hi = (float(v) for v in low_high) if low_high is not None else (s.min(), s.max())
+    lo, hi = float(lo), float(hi)
     limit = min(max(s.size, 1 << 16), 1 << 24)
     head = s[:4096]
     for d in range(_MAX_DECIMALS + 1):
         scale = 10.0**d
         if (hi - lo) * scale + 1 > limit or max(abs(lo), abs(hi)) * scale > 2**40:
-            return None
-        if not np.array_equal(np.rint(head * scale) / scale, head):
-            continue
-        if all(
-            np.array_equal(np.rint(s[i : i + _CHUNK] * scale) / scale, s[i : i + _CHUNK])
-            for i in range(0, s.size, _CHUNK)
-        ):
-            return scale, float(np.rint(lo * scale))
+            return
+        if np.array_equal(np.rint(head * scale) / scale, head):
+            yield scale, float(np.rint(lo * scale)), float(np.rint(hi * scale))
+
+
+def _on_grid(s: np.ndarray, scale: float) -> bool:
+    """``rint(s * scale) / scale == s`` on every item (in blocks, stopping at a failure)."""
+    return all(
+        np.array_equal(np.rint(s[i : i + _CHUNK] * scale) / scale, s[i : i + _CHUNK])
+        for i in range(0, s.size, _CHUNK)
+    )
+
+
+def _decimal_grid(s: np.ndarray) -> tuple[float, float] | None:
+    """``(scale, low)`` when every score is ``code / scale`` exactly, with few codes.
+
+    ``scale = 10**d`` for the smallest ``d`` whose round trip
+    ``rint(s * scale) / scale == s`` holds on every item (scores written with ``d``
+    decimals pass it), and at most ``max(n, 2**16)`` codes span the scores' range
+    (:func:`_grid_candidates`).  The code ``rint(s * scale)`` is then a one-to-one,
+    increasing function of the score: equal scores share a code and a higher score has
+    a higher code, so counting codes orders and ties the items exactly as sorting the
+    scores does.  (:func:`_grid_counts` finds the same grid while counting.)
+    """
+    for scale, low, _ in _grid_candidates(s):
+        if _on_grid(s, scale):
+            return scale, low
     return None
 
 
@@ -320,36 +339,76 @@ def _keys(s: np.ndarray, scale: float, low: float, positive: np.ndarray) -> np.n
     """
     block = s * (2.0 * scale)
     block += positive
-    block += 0.5 - 2.0 * low
-    return block.astype(np.intp)
+    key = np.empty(block.size, dtype=np.intp)
+    np.add(block, 0.5 - 2.0 * low, out=key, casting="unsafe")  # (truncated, as astype)
+    return key
 
 
-def _code_tables(s: np.ndarray, grid: tuple[float, float], pos: np.ndarray, n1: int, n0: int):
-    """Placement value of each (code, class) and the items' count of each.
+_BLOCK = 1 << 16  # items per block of the counting and covariance passes (in cache)
 
-    Row ``2 c + 1`` is a positive scoring code ``c`` (the share of negatives below it
-    plus half the share tied), row ``2 c`` a negative (the share of positives above it
-    plus half the share tied): the same arithmetic as :func:`_class_placements`.
+
+def _grid_counts(s: np.ndarray, pos: np.ndarray, low_high=None):
+    """The decimal grid of :func:`_decimal_grid` and the items per (code, class), or None.
+
+    One pass per candidate grid (:func:`_grid_candidates`, usually one), in blocks:
+    each block's codes ``t = rint(s scale)`` are checked (``t / scale == s`` on every
+    item, else the next candidate) and their rows ``2 (t - low) + y`` (``y``: ``pos``
+    as 0/1; whole numbers below ``2**42``, so exact) counted.  Returns
+    ``((scale, low), counts)`` with ``counts[2 c + y]``; the keys of :func:`_keys`.
     """
-    scale, low = grid
-    bins = int(np.rint(float(s.max()) * scale) - low) + 1
-    counts = np.zeros(2 * bins, dtype=np.int64)
-    step = max(_CHUNK, 2 * bins)  # a block at least the table's size: few bincount passes
-    for i in range(0, s.size, step):
-        key = _keys(s[i : i + step], scale, low, pos[i : i + step].astype(np.float64))
-        counts += np.bincount(key, minlength=2 * bins)
+    n = s.size
+    for scale, low, high in _grid_candidates(s, low_high):
+        rows = 2 * (int(high - low) + 1)
+        counts = np.zeros(rows, dtype=np.int64)
+        size = min(n, max(_CHUNK, rows, _BLOCK))  # keys counted at a time: few bincounts
+        keys = np.empty(size, dtype=np.intp)
+        code, back = np.empty(_BLOCK), np.empty(_BLOCK)
+        filled = 0
+        for i in range(0, n, _BLOCK):
+            part = s[i : i + _BLOCK]
+            m = part.size
+            t, u = code[:m], back[:m]
+            np.multiply(part, scale, out=t)
+            np.rint(t, out=t)
+            np.divide(t, scale, out=u)
+            if not np.array_equal(u, part):
+                break
+            t -= low
+            t += t
+            np.add(t, pos[i : i + m], out=t)
+            if filled + m > size:
+                counts += np.bincount(keys[:filled], minlength=rows)
+                filled = 0
+            keys[filled : filled + m] = t  # (whole numbers: the cast is exact)
+            filled += m
+        else:
+            counts += np.bincount(keys[:filled], minlength=rows)
+            return (scale, low), counts
+    return None
+
+
+def _code_tables(counts: np.ndarray, n1: int, n0: int, dtype) -> tuple[np.ndarray, float]:
+    """Twice the placement count of each (code, class), from the items' count of each.
+
+    Row ``2 c + 1`` is a positive scoring code ``c``: the negatives below it plus half
+    those tied, doubled (``2 N_below + N_tied``); row ``2 c`` a negative: the positives
+    above it plus half those tied, doubled.  Divided by ``2 n0`` (``2 n1``) they are the
+    placement values, the same arithmetic as :func:`_class_placements` and
+    :func:`_twice_placements`; whole numbers in ``dtype``, so the table is half the size
+    of one of floats.  Returns the table and the AUC.
+    """
     neg, hits = counts[0::2], counts[1::2]
     neg_below = np.cumsum(neg) - neg
     pos_below = np.cumsum(hits) - hits
-    table = np.empty(2 * bins)
-    table[1::2] = (neg_below + 0.5 * neg) / n0
-    table[0::2] = ((n1 - pos_below - hits) + 0.5 * hits) / n1
+    table = np.empty(counts.size, dtype=dtype)
+    table[1::2] = 2 * neg_below + neg
+    table[0::2] = 2 * (n1 - pos_below) - hits
     # the AUC from whole counts: twice the sum of psi over all pairs, over 2 n1 n0
     if n1 * n0 < 2**61:  # whole numbers, exact; else floats
         twice = int(np.dot(hits, 2 * neg_below + neg))
     else:
-        twice = float(np.dot(hits.astype(float), 2.0 * neg_below + neg))
-    return table, counts, twice / (2 * n1 * n0)
+        twice = float(np.einsum("i,i->", hits.astype(float), 2.0 * neg_below + neg))
+    return table, twice / (2 * n1 * n0)
 
 
 _BUCKET = 1 << 18  # items per bucket of the sorted path (about; more for a tie group)
@@ -536,7 +595,9 @@ def _delong_sorted(pos: np.ndarray, s2, n1: int, n0: int) -> tuple[np.ndarray, n
     return aucs, _cov_from_sums(sums, n1, n0)
 
 
-def _delong_codes(pos: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int]:
+def _delong_codes(
+    pos: np.ndarray, s2: np.ndarray, ranges=None
+) -> tuple[np.ndarray, np.ndarray, int, int]:
     """DeLong's AUCs and covariance of the rows of ``s2``, by counting when possible.
 
     When every model's scores sit on a decimal grid (:func:`_decimal_grid`; scores
@@ -547,34 +608,42 @@ def _delong_codes(pos: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarr
     each item's codes recomputed and its centred placement values looked up in the two
     tables.  Memory: the tables (16 bytes per code) and one block; no sort.  Otherwise the
     placement values come from sorts of buckets of scores (:func:`_delong_sorted`), 4 bytes
-    an item and model.
+    an item and model.  ``ranges``: each row's minimum and maximum (or None), when known.
     """
     n1 = int(np.count_nonzero(pos))
     n0 = pos.size - n1
     k = len(s2)  # an (m, n) array or a list of m columns
-    grids = []
-    for r in range(k):
-        grids.append(_decimal_grid(s2[r]))
-        if grids[-1] is None:  # scores off any decimal grid: placements from sorts
-            return (*_delong_sorted(pos, s2, n1, n0), n1, n0)
-    tables, aucs = [], np.empty(k)
+    dtype = np.int32 if 2 * (n1 + n0) < 2**31 else np.int64  # every doubled count
+    grids, tables, aucs = [], [], np.empty(k)
     sums = np.zeros((2, k, k))  # [negatives, positives] sums of centred products
     for r in range(k):
-        table, counts, aucs[r] = _code_tables(s2[r], grids[r], pos, n1, n0)
-        table -= aucs[r]  # each class's placement values average the AUC
-        for cls in (0, 1):
-            sums[cls, r, r] = np.dot(counts[cls::2], table[cls::2] ** 2)
+        got = _grid_counts(s2[r], pos, None if ranges is None else ranges[r])
+        if got is None:  # scores off any decimal grid: placements from sorts
+            return (*_delong_sorted(pos, s2, n1, n0), n1, n0)
+        grid, counts = got
+        table, aucs[r] = _code_tables(counts, n1, n0, dtype)
+        for cls, other in ((0, n1), (1, n0)):  # the variances from the counts
+            centred = table[cls::2] / (2.0 * other)
+            centred -= aucs[r]
+            centred *= centred
+            sums[cls, r, r] = np.einsum("i,i->", counts[cls::2].astype(np.float64), centred)
+        grids.append(grid)
         tables.append(table)
     if k > 1:
-        for i in range(0, pos.size, _CHUNK):
-            flag = pos[i : i + _CHUNK]
-            weight = flag.astype(np.float64)
-            other = 1.0 - weight
+        for i in range(0, pos.size, _BLOCK):
+            flag = pos[i : i + _BLOCK]
+            w = flag.astype(np.float64)
+            other = 1.0 - w
+            scale = np.where(flag, 2.0 * n0, 2.0 * n1)
             centred = []
             for r in range(k):
-                key = _keys(s2[r][i : i + _CHUNK], *grids[r], weight)
-                centred.append(np.take(tables[r], key))
-            _add_block_products(sums, centred, weight, other, first=1)
+                key = _keys(s2[r][i : i + _BLOCK], *grids[r], w)
+                # every key is a row of the table (the grid was checked on every item), so
+                # take's cheapest mode: "wrap" only tests the bounds, never needs to wrap
+                v = np.take(tables[r], key, mode="wrap") / scale
+                v -= aucs[r]
+                centred.append(v)
+            _add_block_products(sums, centred, w, other, first=1)
     return aucs, _cov_from_sums(sums, n1, n0), n1, n0
 
 

@@ -121,6 +121,7 @@ class Context:
     strata: np.ndarray | None = None
     shares: dict | None = None
     correction: str = "CR1"
+    ranges: dict = field(default_factory=dict)  # (min, max) of each score column, if known
 
     @property
     def binary(self) -> bool:
@@ -162,7 +163,7 @@ class Context:
         minus ``other``'s; every scored model's in one pass over the items (cached)."""
         key = ("moments", which, model, other)
         if key not in self.cache:
-            self.cache.update(_loss_moments(self.positive, self.scores))
+            self.cache.update(_loss_moments(self.positive, self.scores, self.ranges))
         return self.cache[key]
 
     def pair_counts(self, a: str, b: str) -> np.ndarray:
@@ -170,12 +171,31 @@ class Context:
         key = ("pair_counts", a, b)
         if key not in self.cache:
             pos, pa, pb = self.positive, self.predicted_positive(a), self.predicted_positive(b)
-            counts = np.zeros(8, dtype=np.int64)
-            for i in range(0, pos.size, _BLOCK):
-                code = pos[i : i + _BLOCK].view(np.uint8) << 2
-                code |= pa[i : i + _BLOCK].view(np.uint8) << 1
-                code |= pb[i : i + _BLOCK].view(np.uint8)
-                counts += np.bincount(code, minlength=8)
+            # the eight cells from counts of the three columns and their overlaps
+            n = pos.size
+            y, na, nb = (int(np.count_nonzero(v)) for v in (pos, pa, pb))
+            ya, yb, ab, yab = 0, 0, 0, 0
+            for i in range(0, n, _BLOCK):
+                yv, av, bv = pos[i : i + _BLOCK], pa[i : i + _BLOCK], pb[i : i + _BLOCK]
+                both = yv & av
+                ya += int(np.count_nonzero(both))
+                both &= bv
+                yab += int(np.count_nonzero(both))
+                ab += int(np.count_nonzero(av & bv))
+                yb += int(np.count_nonzero(yv & bv))
+            counts = np.array(
+                [
+                    n - y - na - nb + ya + yb + ab - yab,  # 0: label 0, a 0, b 0
+                    nb - yb - ab + yab,  # 1: b only
+                    na - ya - ab + yab,  # 2: a only
+                    ab - yab,  # 3: a and b, label 0
+                    y - ya - yb + yab,  # 4: label 1 only
+                    yb - yab,  # 5: label 1 and b
+                    ya - yab,  # 6: label 1 and a
+                    yab,  # 7: all three
+                ],
+                dtype=np.int64,
+            )
             self.cache[key] = counts
         return self.cache[key]
 
@@ -202,64 +222,91 @@ class Context:
             from heldout.metrics.auc import DeLong, _delong_codes
 
             # the columns were checked by evaluate: finite, and two classes are present
-            a, cov, n1, n0 = _delong_codes(self.positive, [self.scores[m] for m in models])
+            columns = [self.scores[m] for m in models]
+            ranges = [self.ranges.get(m) for m in models]
+            a, cov, n1, n0 = _delong_codes(self.positive, columns, ranges)
             self.cache[key] = DeLong(a, cov, n1, n0)
         return self.cache[key]
 
 
-_BLOCK = 1 << 20  # items per block of the one-pass loss moments
+_BLOCK = 1 << 20  # items per block of the passes over booleans and labels
+#: Items per block of the loss moments: a block's rows of losses stay in the core's cache.
+_LOSS_BLOCK = 1 << 15
 
 
-def _loss_moments(pos: np.ndarray, scores: dict) -> dict:
+def _loss_moments(pos: np.ndarray, scores: dict, ranges: dict | None = None) -> dict:
     """Mean, standard deviation (ddof 1) and count of every probability column's losses.
 
     The per-item Brier and log losses of :mod:`heldout.metrics.item_losses`, and the
-    paired differences of every two columns, summarised block by block (each block's
-    mean and sum of squared deviations, merged by Chan, Golub and LeVeque's update), so
-    no per-item array outlives its block.  Columns with values outside [0, 1] are skipped.
+    paired differences of every two columns, summarised block by block: each block's
+    rows of losses (one row per loss and per pair) give their means and sums of squared
+    deviations, merged across blocks by Chan, Golub and LeVeque's pairwise update, so no per-item array outlives its block.  The log loss is
+    summarised as the log likelihood ``where(y, ln q, ln(1 - q))`` (``q`` the clipped
+    probability, computed as ``log1p(-q)`` for the negatives, as the per-item
+    function does) and its mean negated at the end, which changes no number: negation
+    is exact.  Columns with values outside [0, 1] are skipped (``ranges``: each
+    column's minimum and maximum when known).
     """
     from heldout.metrics.item_losses import EPS
 
-    names = [m for m, s in scores.items() if s.size and s.min() >= 0 and s.max() <= 1]
-    acc: dict = {}
+    ranges = ranges or {}
 
-    def add(key, values):
-        m = values.size
-        mean = float(values.mean())
-        dev = values - mean
-        dev *= dev
-        m2 = float(dev.sum())  # numpy's std: with one block, the same numbers to the bit
-        if key not in acc:
-            acc[key] = [m, mean, m2]
-            return
-        n, mu, s2 = acc[key]
-        total = n + m
-        delta = mean - mu
-        acc[key] = [total, mu + delta * m / total, s2 + m2 + delta * delta * n * m / total]
+    def in_unit(m, s):
+        lo, hi = ranges.get(m) or (s.min(), s.max())
+        return lo >= 0 and hi <= 1
 
-    for i in range(0, pos.size, _BLOCK):
-        flag = pos[i : i + _BLOCK]
-        losses = {}
-        for m in names:
-            p = scores[m][i : i + _BLOCK]
-            losses["brier", m] = (p - flag) ** 2
-            q = np.clip(p, EPS, 1 - EPS)
-            # -where(flag, log(q), log1p(-q)) as log_loss_items, each log only where needed
-            loss = np.negative(q)
-            np.log1p(loss, out=loss)
-            np.log(q, out=loss, where=flag)
-            np.negative(loss, out=loss)
-            losses["log_loss", m] = loss
-        for (which, m), values in losses.items():
-            add((which, m, None), values)
-        for j, a in enumerate(names):
-            for b in names[j + 1 :]:
-                for which in ("brier", "log_loss"):
-                    add((which, a, b), losses[which, a] - losses[which, b])
+    names = [m for m, s in scores.items() if s.size and in_unit(m, s)]
+    k = len(names)
+    pairs = [(a, b) for j, a in enumerate(names) for b in names[j + 1 :]]
+    rows = (
+        [("brier", m, None) for m in names]
+        + [("log_loss", m, None) for m in names]
+        + [(w, a, b) for a, b in pairs for w in ("brier", "log_loss")]
+    )
+    if not rows:
+        return {}
+    at = {m: j for j, m in enumerate(names)}
+    buf = np.empty((len(rows), _LOSS_BLOCK))
+    q = np.empty(_LOSS_BLOCK)
+    weight, other = np.empty(_LOSS_BLOCK), np.empty(_LOSS_BLOCK)
+    count, mean, m2 = 0, np.zeros(len(rows)), np.zeros(len(rows))
+    for i in range(0, pos.size, _LOSS_BLOCK):
+        flag = pos[i : i + _LOSS_BLOCK]
+        m = flag.size
+        block, qm, w, v = buf[:, :m], q[:m], weight[:m], other[:m]
+        np.copyto(w, flag)
+        np.subtract(1.0, w, out=v)
+        for j, name in enumerate(names):
+            p = scores[name][i : i + _LOSS_BLOCK]
+            np.subtract(p, w, out=block[j])
+            np.square(block[j], out=block[j])
+            like = block[k + j]
+            np.clip(p, EPS, 1 - EPS, out=qm)
+            np.negative(qm, out=like)
+            np.log1p(like, out=like)
+            np.log(qm, out=qm)
+            # each item's own log, by weights 1.0 and 0.0: x 1.0 + (+-0.0) is x to the bit
+            # (every log is finite), and faster than a mask or a ufunc's where=
+            like *= v
+            qm *= w
+            like += qm
+        for r, (a, b) in enumerate(pairs):
+            np.subtract(block[at[a]], block[at[b]], out=block[2 * k + 2 * r])
+            np.subtract(block[k + at[a]], block[k + at[b]], out=block[2 * k + 2 * r + 1])
+        part = block.sum(axis=1) / m  # each row's mean (pairwise sums, as numpy's mean)
+        block -= part[:, None]
+        np.square(block, out=block)
+        part_m2 = block.sum(axis=1)  # (one block: numpy's std, to the bit)
+        total = count + m
+        delta = part - mean
+        m2 += part_m2 + delta * delta * (count * m / total)
+        mean += delta * (m / total)
+        count = total
     out = {}
-    for (which, a, b), (n, mean, m2) in acc.items():
-        sd = math.sqrt(m2 / (n - 1)) if n > 1 else 0.0
-        out["moments", which, a, b] = (mean, sd, n)
+    for r, (which, a, b) in enumerate(rows):
+        sd = math.sqrt(m2[r] / (count - 1)) if count > 1 else 0.0
+        centre = -mean[r] if which == "log_loss" else mean[r]  # the log likelihood's mean
+        out["moments", which, a, b] = (float(centre) + 0.0, sd, count)
     return out
 
 
@@ -860,11 +907,14 @@ def detect_kind(values: np.ndarray) -> str:
     return "labels" if np.all(v == np.round(v)) else "scores"
 
 
-def _distinct(values: np.ndarray) -> np.ndarray:
-    """``np.unique`` of whole numbers, by counting when their range is small (faster)."""
+def _distinct(values: np.ndarray, low_high=None) -> np.ndarray:
+    """``np.unique`` of whole numbers, by counting when their range is small (faster).
+
+    ``low_high``: the values' minimum and maximum, when known.
+    """
     if values.size == 0:
         return values
-    lo, hi = int(values.min()), int(values.max())
+    lo, hi = (int(v) for v in (low_high or (values.min(), values.max())))
     if hi - lo > 4 * MAX_CLASSES:
         return np.unique(values).astype(np.int64)
     if hi - lo < 8:  # a few classes: one comparison each
@@ -877,14 +927,6 @@ def _distinct(values: np.ndarray) -> np.ndarray:
     return np.flatnonzero(counts) + lo
 
 
-def _whole(values: np.ndarray) -> bool:
-    """Every value a whole number (checked in blocks, stopping at the first that fails)."""
-    return all(
-        np.array_equal(np.round(values[i : i + _BLOCK]), values[i : i + _BLOCK])
-        for i in range(0, values.size, _BLOCK)
-    )
-
-
 def _narrow(classes: np.ndarray):
     """The smallest signed integer type holding every value in ``classes``."""
     lo, hi = int(np.min(classes)), int(np.max(classes))
@@ -895,11 +937,14 @@ def _narrow(classes: np.ndarray):
     return np.int64
 
 
-def _classes(y: np.ndarray) -> np.ndarray:
-    if not _whole(y):
+def _classes(y: np.ndarray, low_high=None) -> np.ndarray:
+    from heldout.metrics.prediction_files import _all_whole
+
+    if not _all_whole(y):
         raise ValueError("the label column must hold whole numbers (class labels such as 0 and 1)")
-    small = y.size and max(-float(y.min()), float(y.max())) < 2**62  # (fits an int64)
-    classes = _distinct(y) if small else np.unique(y).astype(np.int64)
+    lo, hi = (float(v) for v in (low_high or (y.min(), y.max()))) if y.size else (0.0, 0.0)
+    small = y.size and max(-lo, hi) < 2**62  # (fits an int64)
+    classes = _distinct(y, (lo, hi)) if small else np.unique(y).astype(np.int64)
     if classes.size > MAX_CLASSES:
         raise ValueError(f"the label column holds {classes.size} classes, more than {MAX_CLASSES}")
     return classes
@@ -1022,10 +1067,11 @@ def evaluate(
         raise ValueError("predictions must be a dict holding at least one model's column")
     if correction not in ("CR1", "CR0"):
         raise ValueError(f"correction must be 'CR1' or 'CR0', got {correction!r}")
-    yy = _inputs.scores(y, "labels")
-    if max(-float(yy.min()), float(yy.max())) >= _inputs.MAX_LABEL:
+    y_range: list = []
+    yy = _inputs.scores(y, "labels", low_high=y_range)
+    if max(-y_range[0], y_range[1]) >= _inputs.MAX_LABEL:
         _inputs.label_range(yy, "labels")  # refused, with a message naming the value
-    classes = _classes(yy)
+    classes = _classes(yy, y_range)
     if classes.size < 2:
         raise ValueError(
             f"the label column holds a single class ({classes[0]}); nothing to measure"
@@ -1046,11 +1092,13 @@ def evaluate(
     labels, scores, report = {}, {}, {}
     _check_adjust(adjust)
     best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99))
+    ranges = {}
     for name, column in predictions.items():
-        col = _inputs.scores(column, f"model {name!r}", yy.size)
-        kind, given, note = _column_kind(name, col, kinds, classes)
+        low_high: list = []
+        col = _inputs.scores(column, f"model {name!r}", yy.size, low_high=low_high)
+        lo, hi = low_high
+        kind, given, note = _column_kind(name, col, kinds, classes, (lo, hi))
         if kind == "labels":
-            lo, hi = float(col.min()), float(col.max())
             if max(-lo, hi) >= _inputs.MAX_LABEL:
                 _inputs.label_range(col, f"model {name!r}")  # its message names the value
             labels[name] = col.astype(_narrow(np.array([lo, hi], dtype=np.int64)))
@@ -1061,6 +1109,7 @@ def evaluate(
                     f"the label column holds {classes.size} classes"
                 )
             scores[name] = col
+            ranges[name] = (lo, hi)
             labels[name] = (col >= th).view(np.int8)  # 0 and 1, one byte each
         report[name] = {"kind": kind, "kind_source": "given" if given else "detected"}
         if note:
@@ -1081,6 +1130,7 @@ def evaluate(
         strata=st,
         shares=shares,
         correction=correction,
+        ranges=ranges,
     )
     for name in predictions:
         metrics = {}
@@ -1131,7 +1181,7 @@ _NOT_PROBABILITIES = (
 )
 
 
-def _column_kind(name, col, kinds, classes):
+def _column_kind(name, col, kinds, classes, low_high=None):
     """``(kind, given, warning)`` of one model column (issue 25: name it, warn, accept scores).
 
     The rule is :func:`heldout.metrics.column_kinds.kind_of_summary`, the one the
@@ -1141,7 +1191,8 @@ def _column_kind(name, col, kinds, classes):
     from heldout.metrics.prediction_files import _all_whole, label_warning
 
     given = kinds if isinstance(kinds, str) else (kinds or {}).get(name)
-    kind = kind_of_summary(_all_whole(col), col.min(), col.max(), given, name)
+    lo, hi = low_high if low_high is not None else (col.min(), col.max())
+    kind = kind_of_summary(_all_whole(col), lo, hi, given, name)
     note = label_warning(col, classes) if kind == "labels" else None
     return kind, given, note
 
@@ -1239,12 +1290,23 @@ def _best_set_of_patterns(ctx: Context, names: list, draws: int, seed):
         raise ValueError(f"draws must be at most 10,000,000, got {draws:,}")
     k = len(names)
     counts = np.zeros(1 << k, dtype=np.int64)
+    small = k <= 8  # the pattern in one byte
     for i in range(0, ctx.y.size, _BLOCK):
         y = ctx.y[i : i + _BLOCK]
-        code = np.zeros(y.size, dtype=np.int32)
+        code = np.zeros(y.size, dtype=np.uint8 if small else np.int32)
         for j, m in enumerate(names):
-            code |= (ctx.labels[m][i : i + _BLOCK] == y).astype(np.int32) << j
-        counts += np.bincount(code, minlength=1 << k)
+            right = ctx.labels[m][i : i + _BLOCK] == y
+            if small:
+                right = right.view(np.uint8)
+                right <<= j
+                code |= right
+            else:
+                code |= right.astype(np.int32) << j
+        if k <= 3:  # up to 8 patterns: a comparison each beats bincount's int64 copy
+            for v in range(1 << k):
+                counts[v] += np.count_nonzero(code == v)
+        else:
+            counts += np.bincount(code, minlength=1 << k)
     keys = np.flatnonzero(counts)
     patterns = ((keys[:, None] >> np.arange(k)) & 1).astype(bool)
     method = "gaussian" if keys.size > _MAX_PATTERNS else "signflip"
