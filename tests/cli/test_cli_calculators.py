@@ -113,3 +113,34 @@ def test_non_finite_results_are_refused_not_null():
     with pytest.raises(ValueError, match="^the result bounds is not a finite number"):
         _plain({"bounds": [0.1, float("inf")]})
     assert _plain({"a": [1, 2.5]}) == {"a": [1, 2.5]}
+
+
+def _startup_module():
+    """``benchmarks/bench_startup.py``, whose 1,000-row files and command lines are reused."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_startup.py"
+    spec = importlib.util.spec_from_file_location("bench_startup_for_tests", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_file_commands_do_not_import_scipy_stats(tmp_path):
+    """Issue 30's start-up target: the commands that read a file stay off scipy.stats.
+
+    (``compare --predictions`` once reached it through Cochran's Q, whose chi-square tail
+    now comes from ``scipy.special``; the start-up benchmark saw 2.3 times the baseline.)
+    """
+    bench = _startup_module()
+    commands = bench._files(str(tmp_path))
+    assert set(commands) == set(bench.FILE_COMMANDS)
+    for name, argv in commands.items():
+        out = subprocess.run(
+            [sys.executable, "-c", _PROBE, *argv, "--json"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert out.stdout.split() == ["0", "False", "False"], (name, out.stdout, out.stderr)

@@ -602,11 +602,14 @@ def _delong_codes(
 
     When every model's scores sit on a decimal grid (:func:`_decimal_grid`; scores
     written with up to nine decimals, such as probabilities printed with six), each
-    model's scores become integer codes (:func:`_keys`), whose counts per class give
-    every placement value in a table (:func:`_code_tables`).  The variances come from
-    the tables; the covariances of two models from one pass over the items in blocks,
-    each item's codes recomputed and its centred placement values looked up in the two
-    tables.  Memory: the tables (16 bytes per code) and one block; no sort.  Otherwise the
+    model's scores become integer codes, checked and counted per class in one pass
+    (:func:`_grid_counts`), and the counts give every placement value, as a doubled
+    whole count, in a table (:func:`_code_tables`).  The variances come from the
+    tables; the covariances of two models from one pass over the items in blocks, each
+    item's codes recomputed (:func:`_keys`) and its placement values looked up in the
+    two tables, divided out and centred.  Memory: the counts while a table is built (16
+    bytes per code), the tables (8 bytes per code with 4-byte counts) and one block; no
+    sort.  Otherwise the
     placement values come from sorts of buckets of scores (:func:`_delong_sorted`), 4 bytes
     an item and model.  ``ranges``: each row's minimum and maximum (or None), when known.
     """
