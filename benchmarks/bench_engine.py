@@ -12,7 +12,7 @@ memory (VmHWM), and two ratios measured in this process:
   since a log larger than memory is the point;
 * CPU time per row of the engine over that of the in-memory ``heldout evaluate`` on the
   first file alone (the same statistics, from columns in memory): the out-of-core passes
-  (a sort and a join per scored model) may cost at most 4 times as much per row.
+  (a GROUP BY per scored model, the covariances by one join of the items to their tables) may cost at most 4 times as much per row.
 
 The timed report is the whole of ``heldout evaluate --engine``: with the two models it
 includes the best sets (the accuracy's from a ``GROUP BY`` of the right/wrong patterns,

@@ -344,3 +344,41 @@ def test_several_classes_refuse_probabilities(tmp_path):
         evaluate_files(tmp_path / "m.parquet")
     with pytest.raises(ValueError, match="which need labels 0 and 1"):
         evaluate(np.array(table["label"]), {"a": np.array(table["a"]), "p": np.array(table["p"])})
+
+
+def test_counts_by_filters_equal_counts_by_group_by(log, monkeypatch):
+    """Above ``_MAX_MODELS_GROUPED`` models the cells come from filtered counts: same report."""
+    import heldout.metrics.engine as engine
+
+    folder, ref = log
+    monkeypatch.setattr(engine, "_MAX_MODELS_GROUPED", 0)
+    _same(ref, evaluate_files(folder, n_resamples=300, seed=4, threads=1))
+
+
+def test_grid_keys_are_whole_numbers_only_where_every_row_is_on_the_grid(tmp_path):
+    """DeLong's join keys: integers for columns on a decimal grid, the scores otherwise.
+
+    Column ``g`` has three decimals everywhere; ``late`` has two in its first 4,096 rows
+    and a third-of-a-unit value further down (off every grid: the proposal fails the
+    full check and the column keeps its own values); ``wide`` holds scores beyond 2**40,
+    where no whole-number key is proposed.  The report equals evaluate's either way.
+    """
+    from heldout.metrics.engine import _grid_keys
+
+    rng = np.random.default_rng(9)
+    n = 6000
+    y = (rng.random(n) < 0.3).astype(np.int64)
+    g = np.round(np.clip(0.3 + 0.3 * y + rng.normal(0, 0.2, n), 0, 1), 3)
+    late = np.round(np.clip(0.35 + 0.2 * y + rng.normal(0, 0.2, n), 0, 1), 2)
+    late[5000] = 1 / 3
+    wide = np.round(rng.normal(0, 1, n) + y, 1) + 2.0**41
+    cols = {"g": g, "late": late, "wide": wide}
+    folder = _parquet_folder(tmp_path, y, cols, parts=2)
+    con = duckdb.connect()
+    con.execute(f"CREATE VIEW data AS SELECT * FROM read_parquet('{folder}/*.parquet')")
+    ranges = {m: (float(v.min()), float(v.max())) for m, v in cols.items()}
+    keys = _grid_keys(lambda sql: con.execute(sql).fetchall(), list(cols), ranges)
+    assert keys["g"] == 'CAST(round("g"::DOUBLE * 1000.0) AS BIGINT)'
+    assert keys["late"] == '"late"' and keys["wide"] == '"wide"'
+    ref = evaluate(y, cols, n_resamples=200, seed=2)
+    _same(ref, evaluate_files(folder, n_resamples=200, seed=2, threads=1))

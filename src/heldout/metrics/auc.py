@@ -282,14 +282,17 @@ _CHUNK = 1 << 20  # items per block of the covariance pass
 _MAX_DECIMALS = 9  # the grid of codes: multiples of 10**-d, d = 0..9
 
 
-def _grid_candidates(s: np.ndarray, low_high: tuple[float, float] | None = None):
+def _grid_candidates(
+    s: np.ndarray, low_high: tuple[float, float] | None = None, *, unlimited: bool = False
+):
     """The decimal grids ``(scale, low)`` worth checking on every item, smallest first.
 
     ``scale = 10**d`` for ``d = 0, ..., 9`` whose round trip ``rint(s * scale) / scale
     == s`` holds on the first 4,096 items, as long as at most ``max(n, 2**16)`` codes
     (``2**24`` at most) span the scores' range and ``|s| scale <= 2**40``; the first
     ``d`` breaking those limits ends the list (a finer grid would break them too).
-    ``low_high``: the scores' minimum and maximum, when known.
+    ``low_high``: the scores' minimum and maximum, when known; ``unlimited``: no limit on
+    the number of codes (only ``|s| scale <= 2**40``), for keys that need no table.
     """
     lo, hi = (float(v) for v in low_high) if low_high is not None else (s.min(), s.max())
     lo, hi = float(lo), float(hi)
@@ -297,7 +300,8 @@ def _grid_candidates(s: np.ndarray, low_high: tuple[float, float] | None = None)
     head = s[:4096]
     for d in range(_MAX_DECIMALS + 1):
         scale = 10.0**d
-        if (hi - lo) * scale + 1 > limit or max(abs(lo), abs(hi)) * scale > 2**40:
+        too_many = (hi - lo) * scale + 1 > limit and not unlimited
+        if too_many or max(abs(lo), abs(hi)) * scale > 2**40:
             return
         if np.array_equal(np.rint(head * scale) / scale, head):
             yield scale, float(np.rint(lo * scale)), float(np.rint(hi * scale))

@@ -14,9 +14,11 @@ that an engine computes partition by partition and adds up:
   every pair's differences: the gamma and paired-t intervals;
 * DeLong's placement values :cite:`delong1988`: for each distinct score of a model,
   the numbers of positives and negatives at it (an out-of-core ``GROUP BY``), whose
-  running sums give the placement of every item; the means, variances and
-  covariances of the placements over the positives and over the negatives (a join
-  of the items with these small tables) give the AUCs and DeLong's covariance
+  running sums give the placement of every item (scores on a decimal grid are
+  grouped by a whole-number key, checked on every row); the means and variances of
+  the placements over the positives and over the negatives come from these tables,
+  their covariances across models from one join of the items with them; together
+  they give the AUCs and DeLong's covariance
   matrix of all scored models, hence the same AUC intervals, MOVER differences and
   AUC best set (:func:`heldout.metrics.evaluate.auc_best_set`) as in memory;
 * the counts of the right/wrong patterns (bit ``j`` set when model ``j`` is right;
@@ -74,6 +76,8 @@ ENGINES = ("duckdb", "dask")
 _PROPER = ("brier", "log_loss")
 #: Most models whose right/wrong patterns the engine counts (one bit each in a BIGINT).
 _MAX_MODELS_BEST = 62
+#: Up to this many models, the counts of cells, tables and patterns come from one GROUP BY.
+_MAX_MODELS_GROUPED = 16
 _EPS = 1e-15  # clipping of probabilities in the log loss (heldout.metrics.item_losses.EPS)
 
 
@@ -204,14 +208,17 @@ def _finish(row, models, kinds, label, threshold, run, y, engine, cluster=None):
         c = _q(m)
         pred[m] = f"({c} >= {threshold!r})" if kind_of[m] != "labels" else f"({c} = 1)"
     yb = f"({y} = 1)"
-    sel = ["count(*) FILTER (WHERE " + yb + ")"]
-    for m in models:
-        for cell in range(4):
-            sel.append(_cell_filter([yb, pred[m]], cell))
     pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
-    for a, b in pairs:
-        for cell in range(8):
-            sel.append(_cell_filter([yb, pred[a], pred[b]], cell))
+    grouped = len(models) <= _MAX_MODELS_GROUPED
+    sel = []
+    if not grouped:  # filtered counts in the scan below
+        sel.append("count(*) FILTER (WHERE " + yb + ")")
+        for m in models:
+            for cell in range(4):
+                sel.append(_cell_filter([yb, pred[m]], cell))
+        for a, b in pairs:
+            for cell in range(8):
+                sel.append(_cell_filter([yb, pred[a], pred[b]], cell))
     proper = [m for m in models if kind_of[m] == "probabilities"]
     loss = {m: _loss_sql(y, _q(m)) for m in proper}
     loss_series = {(which, m): loss[m][which] for m in proper for which in _PROPER}
@@ -221,18 +228,72 @@ def _finish(row, models, kinds, label, threshold, run, y, engine, cluster=None):
                 loss_series[(which, a, b)] = f"({loss[a][which]} - {loss[b][which]})"
     for expr in loss_series.values():
         sel += [f"avg({expr})", f"coalesce(stddev_samp({expr}), 0)"]
-    out = list(run("SELECT " + ", ".join(sel) + " FROM data")[0])
-    stats = {"n": n, "n_positive": int(out.pop(0)), "kinds": kind_of, "kind_source": source}
-    stats["cells"] = {m: np.array([out.pop(0) for _ in range(4)], dtype=np.int64) for m in models}
-    stats["tables"] = {p: np.array([out.pop(0) for _ in range(8)], dtype=np.int64) for p in pairs}
+    out = list(run("SELECT " + ", ".join(sel) + " FROM data")[0]) if sel else []
+    stats = {"n": n, "kinds": kind_of, "kind_source": source}
+    # each model's minimum and maximum from the summary row (label first, four fields each)
+    stats["ranges"] = {
+        m: (float(row[7 + 4 * i]), float(row[8 + 4 * i])) for i, m in enumerate(models)
+    }
+    if grouped:
+        stats.update(_grouped_counts(run, yb, models, pred, pairs))
+    else:
+        stats["n_positive"] = int(out.pop(0))
+        stats["cells"] = {
+            m: np.array([out.pop(0) for _ in range(4)], dtype=np.int64) for m in models
+        }
+        stats["tables"] = {
+            p: np.array([out.pop(0) for _ in range(8)], dtype=np.int64) for p in pairs
+        }
     stats["moments"] = {key: (float(out.pop(0)), float(out.pop(0))) for key in loss_series}
     scored = [m for m in models if kind_of[m] != "labels"]
     stats["delong"] = _delong_sql(run, y, scored, stats) if scored else None
     right = {m: f"({pred[m]} = {yb})" for m in models}
-    stats["patterns"] = _patterns_sql(run, y, models, right) if len(models) > 1 else None
+    if not grouped:
+        stats["patterns"] = _patterns_sql(run, y, models, right) if len(models) > 1 else None
     if cluster is not None:
         stats["clusters"] = _clusters_sql(run, yb, _q(cluster), models, pred, loss_series)
     return stats
+
+
+def _grouped_counts(run, yb, models, pred, pairs) -> dict:
+    """Positives, every model's cells, every pair's table and the patterns: one ``GROUP BY``.
+
+    The items are grouped by the label and every model's prediction (at most
+    ``2 ** (k + 1)`` groups for ``k`` models); each count the filtered counts of the
+    scan gave is a sum over these groups: a model's cell ``2 y + p``, a pair's
+    ``4 y + 2 p_a + p_b``, and the right/wrong pattern ``sum_j [p_j = y] 2 ** j``
+    (:func:`_patterns_sql`).
+    """
+    cols = [f"CAST({yb} AS INTEGER)"] + [f"CAST({pred[m]} AS INTEGER)" for m in models]
+    rows = run(f"SELECT {', '.join(cols)}, count(*) FROM data GROUP BY ALL")
+    table = np.array([[int(v) for v in r] for r in rows], dtype=np.int64).reshape(-1, len(cols) + 1)
+    yv, p, count = table[:, 0], table[:, 1:-1], table[:, -1]
+    at = {m: j for j, m in enumerate(models)}
+    out = {"n_positive": int(count[yv == 1].sum())}
+    out["cells"] = {
+        m: np.bincount(2 * yv + p[:, at[m]], weights=count, minlength=4).astype(np.int64)
+        for m in models
+    }
+    out["tables"] = {
+        (a, b): np.bincount(
+            4 * yv + 2 * p[:, at[a]] + p[:, at[b]], weights=count, minlength=8
+        ).astype(np.int64)
+        for a, b in pairs
+    }
+    if len(models) > 1:
+        code = ((p == yv[:, None]).astype(np.int64) << np.arange(len(models))).sum(axis=1)
+        out["patterns"] = _pattern_arrays(_summed(code, count))
+    else:
+        out["patterns"] = None
+    return out
+
+
+def _summed(keys: np.ndarray, counts: np.ndarray) -> list:
+    """``(key, total count)`` of each distinct key."""
+    distinct, inverse = np.unique(keys, return_inverse=True)
+    totals = np.zeros(distinct.size, dtype=np.int64)
+    np.add.at(totals, inverse, counts)
+    return list(zip(distinct.tolist(), totals.tolist(), strict=True))
 
 
 def _patterns_sql(run, y, models, right):
@@ -309,45 +370,102 @@ def _loss_sql(y: str, p: str) -> dict:
 
 
 def _delong_sql(run, y, scored, stats):
-    """Means and covariances of the placement values, by GROUP BY score and a join."""
+    """DeLong's means and covariances of the placement values, by GROUP BY score and a join.
+
+    Each scored model's items are grouped by score (its key, :func:`_grid_keys`) into a
+    temporary table of (score, positives, negatives) with every group's placement values
+    from running sums in score order (DeLong's :math:`V_{10}`, :math:`V_{01}`); the
+    means and variances are sums over that table weighted by the counts, and only the
+    covariances of two models need the items: one join of every item to both tables
+    (``covar_samp`` per class).  One model needs no join.
+    """
     n1 = stats["n_positive"]
     n0 = stats["n"] - n1
     if n1 == 0 or n0 == 0:
         return None
-    ctes, joins, v10, v01 = [], [], [], []
-    for i, m in enumerate(scored):
-        c = _q(m)
-        ctes.append(
-            f"g{i} AS (SELECT {c} AS s, count(*) FILTER (WHERE {y} = 1) AS pos, "
-            f"count(*) FILTER (WHERE {y} <> 1) AS neg FROM data GROUP BY {c}), "
-            f"p{i} AS (SELECT s, "
-            f"(coalesce(sum(neg) OVER (ORDER BY s ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)"
-            f" + 0.5 * neg) / {n0} AS v10, "
-            f"({n1} - sum(pos) OVER (ORDER BY s ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
-            f" + 0.5 * pos) / {n1} AS v01 FROM g{i})"
-        )
-        joins.append(f"JOIN p{i} ON data.{c} = p{i}.s")
-        v10.append(f"p{i}.v10")
-        v01.append(f"p{i}.v01")
+    keys = _grid_keys(run, scored, stats.get("ranges", {}))
     k = len(scored)
-    sel = []
-    for vals, cond in ((v10, f"{y} = 1"), (v01, f"{y} <> 1")):
-        for i in range(k):
-            sel.append(f"avg({vals[i]}) FILTER (WHERE {cond})")
-        for i in range(k):
-            for j in range(i, k):
-                sel.append(f"coalesce(covar_samp({vals[i]}, {vals[j]}) FILTER (WHERE {cond}), 0)")
-    sql = "WITH " + ", ".join(ctes) + " SELECT " + ", ".join(sel) + " FROM data " + " ".join(joins)
-    out = list(run(sql)[0])
-    means, covs = {}, {}
-    for side in ("v10", "v01"):
-        means[side] = np.array([float(out.pop(0)) for _ in range(k)])
-        cov = np.zeros((k, k))
-        for i in range(k):
-            for j in range(i, k):
-                cov[i, j] = cov[j, i] = float(out.pop(0))
-        covs[side] = cov
+    tables = [f"heldout_placements_{i}" for i in range(k)]
+    means = {"v10": np.zeros(k), "v01": np.zeros(k)}
+    covs = {"v10": np.zeros((k, k)), "v01": np.zeros((k, k))}
+    try:
+        for i, m in enumerate(scored):
+            run(
+                f"CREATE OR REPLACE TEMP TABLE {tables[i]} AS "
+                f"WITH g AS (SELECT {keys[m]} AS s, count(*) FILTER (WHERE {y} = 1) AS pos, "
+                f"count(*) FILTER (WHERE {y} <> 1) AS neg FROM data GROUP BY 1) "
+                "SELECT s, pos, neg, "
+                "(coalesce(sum(neg) OVER (ORDER BY s ROWS BETWEEN UNBOUNDED PRECEDING AND 1 "
+                f"PRECEDING), 0) + 0.5 * neg) / {n0} AS v10, "
+                f"({n1} - sum(pos) OVER (ORDER BY s ROWS BETWEEN UNBOUNDED PRECEDING AND "
+                f"CURRENT ROW) + 0.5 * pos) / {n1} AS v01 FROM g"
+            )
+            a10, a01, s10, s01 = run(
+                "SELECT a10, a01, sum(pos * (v10 - a10) * (v10 - a10)), "
+                f"sum(neg * (v01 - a01) * (v01 - a01)) FROM {tables[i]}, "
+                f"(SELECT sum(pos * v10) / {n1} AS a10, sum(neg * v01) / {n0} AS a01 "
+                f"FROM {tables[i]}) GROUP BY a10, a01"
+            )[0]
+            means["v10"][i], means["v01"][i] = float(a10), float(a01)
+            covs["v10"][i, i] = float(s10) / (n1 - 1) if n1 > 1 else 0.0
+            covs["v01"][i, i] = float(s01) / (n0 - 1) if n0 > 1 else 0.0
+        if k > 1:
+            pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+            sel = [
+                f"coalesce(covar_samp(p{i}.{side}, p{j}.{side}) FILTER (WHERE {cond}), 0)"
+                for side, cond in (("v10", f"{y} = 1"), ("v01", f"{y} <> 1"))
+                for i, j in pairs
+            ]
+            items = ", ".join([y] + [f"{keys[m]} AS _heldout_key{i}" for i, m in enumerate(scored)])
+            joins = " ".join(
+                f"JOIN {t} p{i} ON d._heldout_key{i} = p{i}.s" for i, t in enumerate(tables)
+            )
+            out = list(run(f"SELECT {', '.join(sel)} FROM (SELECT {items} FROM data) d {joins}")[0])
+            for side in ("v10", "v01"):
+                for i, j in pairs:
+                    covs[side][i, j] = covs[side][j, i] = float(out.pop(0))
+    finally:
+        for t in tables:
+            run(f"DROP TABLE IF EXISTS {t}")
     return _delong_result(means, covs, n1, n0)
+
+
+def _grid_keys(run, scored, ranges) -> dict:
+    """Each scored column's join key for DeLong's placement values: an integer when it can.
+
+    A column whose scores all sit on a decimal grid (``round(s 10^d) / 10^d = s`` on
+    every item, ``d`` at most 9 and ``|s| 10^d <= 2^40``, the rule of
+    :func:`heldout.metrics.auc._grid_candidates`) is keyed by the whole number
+    ``round(s 10^d)``: a one-to-one, increasing function of the score, so grouping,
+    ordering and joining by it group, order and join the items exactly as the score
+    does, and DuckDB hashes integers faster than doubles.  The grid ``d`` is proposed by
+    the first 4,096 rows and checked on every row in one scan; a column off every grid
+    keeps its own values as the key.
+    """
+    from heldout.metrics.auc import _grid_candidates
+
+    keys = {m: _q(m) for m in scored}
+    if not scored:
+        return keys
+    head = run(f"SELECT {', '.join(_q(m) + '::DOUBLE' for m in scored)} FROM data LIMIT 4096")
+    sample = np.array(head, dtype=float).reshape(-1, len(scored))
+    proposed = {}
+    for j, m in enumerate(scored):
+        low_high = ranges.get(m)
+        first = next(iter(_grid_candidates(sample[:, j], low_high, unlimited=True)), None)
+        if first is not None:
+            proposed[m] = first[0]
+    if proposed:
+        checks = ", ".join(
+            f"bool_and(round({_q(m)}::DOUBLE * {scale!r}) / {scale!r} = {_q(m)}::DOUBLE)"
+            for m, scale in proposed.items()
+        )
+        for (m, scale), ok in zip(
+            proposed.items(), run(f"SELECT {checks} FROM data")[0], strict=True
+        ):
+            if ok:
+                keys[m] = f"CAST(round({_q(m)}::DOUBLE * {scale!r}) AS BIGINT)"
+    return keys
 
 
 def _delong_result(means, covs, n1, n0):
