@@ -96,7 +96,12 @@ def test_engine_clustered_accuracy_and_adjustment_match_the_in_memory_command(ca
 def test_engine_refusals_exit_2(capsys, folder, tmp_path):
     out, _ = folder
     assert main(["evaluate", "--engine", "duckdb", str(out), "--stratum", "x"]) == 2
-    assert "not available with --engine" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no column named 'x' (the strata)" in err
+    assert main(["evaluate", "--engine", "dask", str(out), "--stratum", "x"]) == 2
+    assert "duckdb engine only" in capsys.readouterr().err
+    assert main(["evaluate", "--engine", "duckdb", str(out), "--shares", "a=1"]) == 2
+    assert "--shares needs --stratum" in capsys.readouterr().err
     assert main(["evaluate", "--engine", "duckdb", str(out), "--cluster", "x"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no column named 'x'" in err
@@ -132,3 +137,62 @@ def test_engine_several_classes_match_the_in_memory_command(capsys, tmp_path):
         for key in ("value", "low", "high", "p_value"):
             assert math.isclose(got["pairs"][0]["metrics"][metric][key], e[key], rel_tol=1e-12)
     assert got["best"] == mem["best"]
+
+
+def test_engine_stratified_means_match_the_in_memory_command(capsys, tmp_path):
+    """``--stratum`` (and ``--shares``, and with ``--cluster``) by DuckDB: evaluate's fields.
+
+    Three strata of different accuracy, a probability column (the Brier score and log
+    loss get stratified t intervals) and a label column; the engine's per-stratum (and
+    per-cluster) sums give every ``stratified`` field of the in-memory report to 1e-12,
+    and a stratum missing from the shares is refused the same way.
+    """
+    rng = np.random.default_rng(12)
+    n = 4000
+    zone = rng.choice(["east", "north", "south"], n, p=[0.5, 0.3, 0.2])
+    site = rng.integers(0, 50, n)
+    y = (rng.random(n) < 0.3).astype(np.int64)
+    hard = np.where(zone == "south", 0.6, 0.85)
+    a = np.where(rng.random(n) < hard, y, 1 - y)
+    p = np.round(np.clip(0.3 + 0.4 * y + rng.normal(0, 0.2, n), 0, 1), 4)
+    csv = tmp_path / "zones.csv"
+    csv.write_text(
+        "label,zone,site,a,p\n"
+        + "".join(f"{y[i]},{zone[i]},s{site[i]},{a[i]},{p[i]}\n" for i in range(n))
+    )
+    runs = (
+        ["--stratum", "zone"],
+        ["--stratum", "zone", "--shares", "east=0.2,north=0.3,south=0.5"],
+        ["--stratum", "zone", "--cluster", "site"],
+    )
+    for extra in runs:
+        common = [str(csv), "--models", "a,p", "--seed", "3", "--resamples", "200", *extra]
+        mem = _json(capsys, "evaluate", *common)
+        got = _json(capsys, "evaluate", "--engine", "duckdb", *common)
+        assert got["stratum"] == mem["stratum"] == "zone"
+        seen = 0
+        for name in ("a", "p"):
+            for metric, e in mem["models"][name]["metrics"].items():
+                if "stratified" not in e:
+                    assert "stratified" not in got["models"][name]["metrics"][metric]
+                    continue
+                s_mem, s_got = e["stratified"], got["models"][name]["metrics"][metric]["stratified"]
+                assert s_got["method"] == s_mem["method"] and s_got["strata"].keys() == {
+                    "east",
+                    "north",
+                    "south",
+                }
+                for key in ("value", "low", "high", "se"):
+                    assert math.isclose(s_got[key], s_mem[key], rel_tol=1e-12), (extra, metric)
+                for zone_name, part in s_mem["strata"].items():
+                    assert s_got["strata"][zone_name]["n"] == part["n"]
+                    assert math.isclose(
+                        s_got["strata"][zone_name]["mean"], part["mean"], rel_tol=1e-12
+                    )
+                seen += 1
+        assert seen == 12  # five rates of each column, the Brier score and log loss of p
+    bad = [str(csv), "--models", "a,p", "--stratum", "zone", "--shares", "east=0.5,north=0.5"]
+    assert main(["evaluate", *bad]) == 2
+    in_memory = capsys.readouterr().err
+    assert main(["evaluate", "--engine", "duckdb", *bad]) == 2
+    assert capsys.readouterr().err == in_memory and "missing: ['south']" in in_memory

@@ -382,3 +382,30 @@ def test_grid_keys_are_whole_numbers_only_where_every_row_is_on_the_grid(tmp_pat
     assert keys["late"] == '"late"' and keys["wide"] == '"wide"'
     ref = evaluate(y, cols, n_resamples=200, seed=2)
     _same(ref, evaluate_files(folder, n_resamples=200, seed=2, threads=1))
+
+
+def test_several_classes_stratified_accuracy_equals_evaluates(tmp_path):
+    """Several classes: the accuracy's stratified estimate from per-stratum right answers,
+    and a stratum of a single item refused before any metric, as evaluate refuses it."""
+    rng = np.random.default_rng(21)
+    n = 3000
+    y = rng.integers(0, 3, n)
+    cols = {
+        m: np.where(rng.random(n) < q, y, rng.integers(0, 3, n))
+        for m, q in (("a", 0.7), ("b", 0.6))
+    }
+    zone = rng.choice(np.array(["x", "y", "z"]), n).astype("<U4")
+    folder = tmp_path / "log"
+    folder.mkdir()
+    pq.write_table(pa.table({"label": y, "zone": zone, **cols}), folder / "p.parquet")
+    ref = evaluate(y, cols, strata=zone, n_resamples=200, seed=5)
+    got = evaluate_files(folder, models=["a", "b"], strata="zone", n_resamples=200, seed=5)
+    assert "stratified" in got["models"]["a"]["metrics"]["accuracy"]
+    _same(ref, got)
+    zone[0] = "lone"
+    pq.write_table(pa.table({"label": y, "zone": zone, **cols}), folder / "p.parquet")
+    with pytest.raises(ValueError, match="stratum 'lone' has 1 item") as mem:
+        evaluate(y, cols, strata=zone)
+    with pytest.raises(ValueError, match="stratum 'lone' has 1 item") as eng:
+        evaluate_files(folder, models=["a", "b"], strata="zone")
+    assert str(eng.value) == str(mem.value)

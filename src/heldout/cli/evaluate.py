@@ -22,8 +22,8 @@ the accuracy alone.
 may then be a folder of Parquet files or a glob, and every metric of the report comes
 from statistics the engine computes out of core (:mod:`heldout.metrics.engine`; needs
 the ``large`` extra), the best sets, several classes and, with ``--cluster``, the
-clustered intervals included; the AUC's cluster bootstrap is left to the in-memory
-path, and ``--stratum`` is refused.
+clustered intervals and, with ``--engine duckdb``, ``--stratum`` included; the AUC's
+cluster bootstrap is left to the in-memory path, and Dask refuses ``--stratum``.
 """
 
 from __future__ import annotations
@@ -224,10 +224,13 @@ def _finish(head: dict, report: dict, args: argparse.Namespace) -> dict:
 
 
 def _run_engine(args: argparse.Namespace, models) -> dict:
+    from heldout.cli._parsing import shares
     from heldout.metrics.engine import evaluate_files
 
-    if args.stratum is not None or args.shares is not None:
-        raise ValueError("--stratum and --shares are not available with --engine")
+    if args.shares is not None and args.stratum is None:
+        raise ValueError("--shares needs --stratum COLUMN")
+    if args.stratum is not None and args.stratum == args.cluster:
+        raise ValueError("--cluster and --stratum must name different columns")
     if args.file == "-":
         raise ValueError("--engine reads files, not standard input")
     report = evaluate_files(
@@ -244,10 +247,14 @@ def _run_engine(args: argparse.Namespace, models) -> dict:
         adjust=args.adjust,
         clusters=args.cluster,
         correction=args.correction,
+        strata=args.stratum,
+        shares=shares(args.shares),
     )
     head = {"source": args.file, "label": args.label}
     if args.cluster is not None:
         head["cluster"] = args.cluster
+    if args.stratum is not None:
+        head["stratum"] = args.stratum
     return _finish(head, report, args)
 
 

@@ -164,7 +164,6 @@ def stratified_mean(
         _alpha,
         _choice,
         _scores,
-        _wilson,
         cluster_codes,
         clustered_mean,
     )
@@ -191,21 +190,7 @@ def stratified_mean(
         raise ValueError('scores must lie in [0, 1] for method="wilson"; use method="t"')
     sizes = np.bincount(codes, minlength=labels.size)
     keys = labels.tolist()
-    if shares is None:
-        w = sizes / y.size
-    else:
-        if not isinstance(shares, Mapping):
-            raise ValueError("shares must be a mapping {stratum: share}")
-        missing = [k for k in keys if k not in shares]
-        if missing:
-            raise ValueError(f"shares must give a share for every stratum; missing: {missing}")
-        w_all = _shares_array(list(shares.values()))
-        absent = [k for k, v in zip(shares, w_all, strict=True) if v > 0 and k not in keys]
-        if absent:
-            raise ValueError(
-                f"shares gives a positive share to strata with no test items: {absent}"
-            )
-        w = np.array([float(shares[k]) for k in keys])
+    w = _stratum_weights(keys, sizes, shares)
     if clusters is not None:
         cl = _inputs.array(clusters, "clusters")
         cluster_codes(cl, y.size)  # checks length and labels
@@ -229,13 +214,95 @@ def stratified_mean(
                 raise ValueError(f"clusters within stratum {keys[h]!r}: {exc}") from None
             var_h[h] = r.se_cluster**2
             dof_h[h] = r.clusters - 1
+    return _stratified_from_parts(
+        keys,
+        sizes,
+        means,
+        var_h,
+        dof_h,
+        w,
+        method=method,
+        alpha=a,
+        unweighted=float(y.mean()),
+        se_unweighted=float(y.std(ddof=1) / np.sqrt(y.size)),
+    )
+
+
+def _stratum_weights(keys: list, sizes: ArrayLike, shares: Mapping | None = None) -> np.ndarray:
+    """The population share of each stratum in ``keys`` (sorted labels with test items).
+
+    Default (``shares`` None): the test set's own mix ``n_h / n``.  Otherwise every
+    stratum needs a share, the shares must sum to 1, and no stratum without test items
+    may have a positive share (:func:`stratified_mean` raises the same errors).
+
+    Examples
+    --------
+    >>> _stratum_weights(["a", "b"], [30, 10]).tolist()
+    [0.75, 0.25]
+    >>> _stratum_weights(["a", "b"], [30, 10], {"a": 0.5, "b": 0.5}).tolist()
+    [0.5, 0.5]
+    """
+    sizes = np.asarray(sizes, dtype=float)
+    if shares is None:
+        return sizes / sizes.sum()
+    if not isinstance(shares, Mapping):
+        raise ValueError("shares must be a mapping {stratum: share}")
+    missing = [k for k in keys if k not in shares]
+    if missing:
+        raise ValueError(f"shares must give a share for every stratum; missing: {missing}")
+    w_all = _shares_array(list(shares.values()))
+    absent = [k for k, v in zip(shares, w_all, strict=True) if v > 0 and k not in keys]
+    if absent:
+        raise ValueError(f"shares gives a positive share to strata with no test items: {absent}")
+    return np.array([float(shares[k]) for k in keys])
+
+
+def _stratified_from_parts(
+    keys: list,
+    sizes: ArrayLike,
+    means: ArrayLike,
+    var_h: ArrayLike,
+    dof_h: ArrayLike,
+    w: ArrayLike,
+    *,
+    method: str,
+    alpha: float,
+    unweighted: float,
+    se_unweighted: float,
+) -> Stratified:
+    r"""The stratified mean and its interval from each stratum's summary.
+
+    :math:`\bar y_{\mathrm{st}} = \sum_h W_h \bar y_h`, :math:`v = \sum_h W_h^2 v_h`
+    with ``var_h`` the variance of each stratum's mean (:math:`s_h^2/n_h`, or its
+    cluster-robust variance) on ``dof_h`` degrees of freedom, and Satterthwaite's
+    degrees of freedom for the Student quantile: the arithmetic of
+    :func:`stratified_mean` (which calls it), for callers that hold per-stratum sums
+    rather than the items (the out-of-core engine).  ``method``: ``"wilson"``, ``"t"``
+    or ``"normal"`` as in :func:`stratified_mean`.
+
+    Examples
+    --------
+    >>> r = _stratified_from_parts(["a", "b"], [6, 4], [4 / 6, 0.5], [0.2667 / 6, 1 / 3 / 4],
+    ...                           [5, 3], [0.5, 0.5], method="t", alpha=0.05,
+    ...                           unweighted=0.6, se_unweighted=0.163)
+    >>> round(r.estimate, 4)
+    0.5833
+    """
+    sizes = np.asarray(sizes)
+    means = np.asarray(means, dtype=float)
+    var_h = np.asarray(var_h, dtype=float)
+    dof_h = np.asarray(dof_h, dtype=float)
+    w = np.asarray(w, dtype=float)
+    n = float(sizes.sum())
     est = float(np.sum(w * means))
     terms = w**2 * var_h
     var = float(terms.sum())
     df = float(var**2 / np.sum(terms**2 / dof_h)) if var > 0 else float(np.sum(dof_h))
-    q = _dist.norm_isf(a / 2) if method == "normal" else _dist.t_isf(a / 2, df)
+    q = _dist.norm_isf(alpha / 2) if method == "normal" else _dist.t_isf(alpha / 2, df)
     if method == "wilson":
-        n_eff = min(float(y.size), est * (1 - est) / var) if var > 0 else float(y.size)
+        from heldout.dependent.clustered import _wilson
+
+        n_eff = min(n, est * (1 - est) / var) if var > 0 else n
         low, high = _wilson(est, max(n_eff, 1.0), q)
     else:
         low, high = est - q * np.sqrt(var), est + q * np.sqrt(var)
@@ -245,14 +312,14 @@ def stratified_mean(
         high=float(high),
         se=float(np.sqrt(var)),
         df=df,
-        unweighted=float(y.mean()),
-        se_unweighted=float(y.std(ddof=1) / np.sqrt(y.size)),
-        strata=keys,
-        sizes=sizes.tolist(),
+        unweighted=float(unweighted),
+        se_unweighted=float(se_unweighted),
+        strata=list(keys),
+        sizes=[int(v) for v in sizes],
         means=means.tolist(),
         shares=w.tolist(),
         method=method,
-        alpha=a,
+        alpha=alpha,
     )
 
 

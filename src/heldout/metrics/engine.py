@@ -40,10 +40,13 @@ each model's (label, prediction) counts and each pair's (label, A, B) counts ove
 classes (``GROUP BY``, at most 100^3 groups): the accuracy, the macro averages with
 their delta-method intervals, McNemar's test and the paired bootstrap of the macro
 metrics, as in memory; with clusters, the clustered accuracy and its paired difference.
+With ``strata`` (DuckDB), per-stratum counts and sums (per stratum and cluster with
+clusters) give every mean's stratified estimate, as
+:func:`heldout.dependent.strata.stratified_mean` computes it from the items.
 
 The engine refuses, with one-line errors, what it does not compute: probabilities or
 scores beside several classes (``evaluate`` turns them into labels; the engine takes
-predicted labels only there) and strata.  A model column's kind (labels, probabilities,
+predicted labels only there) and strata on Dask.  A model column's kind (labels, probabilities,
 or scores on any scale) follows :func:`heldout.metrics.column_kinds.kind_of_summary`,
 computed from each column's minimum, maximum and whether it holds whole numbers.
 
@@ -108,18 +111,21 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _columns(names, label, models, source, cluster=None):
+def _columns(names, label, models, source, cluster=None, strata=None):
     if label not in names:
         raise ValueError(
             f"{source}: no column named {label!r} (the labels); columns are {', '.join(names)}"
         )
-    if cluster is not None:
-        if cluster not in names:
-            raise ValueError(f"{source}: no column named {cluster!r} (the clusters)")
-        if cluster == label or (models is not None and cluster in models):
-            raise ValueError(f"the cluster column {cluster!r} must not be the label or a model")
+    for what, column in (("cluster", cluster), ("stratum", strata)):
+        if column is None:
+            continue
+        if column not in names:
+            plural = "clusters" if what == "cluster" else "strata"
+            raise ValueError(f"{source}: no column named {column!r} (the {plural})")
+        if column == label or (models is not None and column in models):
+            raise ValueError(f"the {what} column {column!r} must not be the label or a model")
     if models is None:
-        models = [c for c in names if c not in (label, cluster)]
+        models = [c for c in names if c not in (label, cluster, strata)]
     else:
         missing = [m for m in models if m not in names]
         if missing:
@@ -131,7 +137,7 @@ def _columns(names, label, models, source, cluster=None):
 
 # --------------------------------------------------------------------------- DuckDB
 def _duckdb_statistics(
-    files, fmt, label, models, kinds, threshold, memory_limit, threads, cluster=None
+    files, fmt, label, models, kinds, threshold, memory_limit, threads, cluster=None, strata=None
 ):
     import duckdb
 
@@ -145,7 +151,9 @@ def _duckdb_statistics(
     listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
     con.execute(f"CREATE VIEW data AS SELECT * FROM {reader}([{listed}])")
     names = [r[0] for r in con.execute("DESCRIBE data").fetchall()]
-    models = _columns(names, label, models, files[0] if len(files) == 1 else "the files", cluster)
+    models = _columns(
+        names, label, models, files[0] if len(files) == 1 else "the files", cluster, strata
+    )
     y = _q(label)
     cols = [y] + [_q(m) for m in models]
     checks = ", ".join(
@@ -153,22 +161,28 @@ def _duckdb_statistics(
         f"bool_and({c}::DOUBLE = round({c}::DOUBLE)), min({c}::DOUBLE), max({c}::DOUBLE)"
         for c in cols
     )
-    if cluster is not None:
-        checks += f", count(*) FILTER (WHERE {_q(cluster)} IS NULL)"
+    tail = [(w, c) for w, c in (("cluster", cluster), ("stratum", strata)) if c is not None]
+    for _, column in tail:
+        checks += f", count(*) FILTER (WHERE {_q(column)} IS NULL)"
     row = con.execute(f"SELECT count(*), {checks} FROM data").fetchone()
-    if cluster is not None and row[-1]:
-        raise ValueError(f"the cluster column {cluster!r} holds missing values")
-    return _finish(
-        row,
+    for (what, column), missing in zip(tail, row[len(row) - len(tail) :], strict=True):
+        if missing:
+            raise ValueError(f"the {what} column {column!r} holds missing values")
+    run = lambda sql: con.execute(sql).fetchall()  # noqa: E731
+    stats = _finish(
+        row[: len(row) - len(tail)] if tail else row,
         models,
         kinds,
         label,
         threshold,
-        lambda sql: con.execute(sql).fetchall(),
+        run,
         y,
         engine="duckdb",
         cluster=cluster,
     )
+    if strata is not None:
+        stats["strata"] = _strata_sql(run, y, strata, cluster, models, stats, threshold)
+    return stats
 
 
 def _guarded(fn, *args):
@@ -367,6 +381,201 @@ def _loss_sql(y: str, p: str) -> dict:
         "brier": f"(({p}::DOUBLE - {y}::DOUBLE) * ({p}::DOUBLE - {y}::DOUBLE))",
         "log_loss": f"(CASE WHEN {y} = 1 THEN -ln({q}) ELSE -ln(1 - {q}) END)",
     }
+
+
+def _strata_sql(run, y, strata, cluster, models, stats, threshold) -> dict:
+    """Per-stratum (and per-cluster) counts and sums of every mean's items, by ``GROUP BY``.
+
+    For two classes, each model's four cells (tn, fp, fn, tp) per group, whose sums give
+    the items and hits of accuracy, precision, recall, specificity and NPV, and for each
+    probability column its Brier and log losses' count, sum, sum of squares, sample
+    variance and number of values other than 0 and 1; for several classes, each
+    model's items and right answers (the accuracy).  Groups: the strata, or the
+    (stratum, cluster) pairs with clusters; stratum and cluster ids read as text, as
+    the command line reads them.
+    """
+    kinds = stats["kinds"]
+    ids = [f"CAST({_q(strata)} AS VARCHAR)"]
+    if cluster is not None:
+        ids.append(f"CAST({_q(cluster)} AS VARCHAR)")
+    sel = []
+    multi = bool(stats.get("multi"))
+    yb = f"({y} = 1)"
+    losses = []
+    for m in models:
+        c = _q(m)
+        if multi:
+            sel += ["count(*)", f"count(*) FILTER (WHERE {c} = {y})"]
+            continue
+        pred = f"({c} >= {threshold!r})" if kinds[m] != "labels" else f"({c} = 1)"
+        sel += [_cell_filter([yb, pred], cell) for cell in range(4)]
+        if kinds[m] == "probabilities":
+            for which, expr in _loss_sql(y, c).items():
+                losses.append((which, m))
+                sel += [
+                    "count(*)",
+                    f"sum({expr})",
+                    f"sum({expr} * {expr})",
+                    f"coalesce(var_samp({expr}), 0)",
+                    f"count(*) FILTER (WHERE {expr} <> 0 AND {expr} <> 1)",
+                ]
+    keys = ", ".join(f"{e} AS _g{i}" for i, e in enumerate(ids))
+    rows = run(f"SELECT {keys}, {', '.join(sel)} FROM data GROUP BY ALL")
+    rows.sort(key=lambda r: tuple(r[: len(ids)]))
+    labels = sorted({r[0] for r in rows})
+    code = {h: i for i, h in enumerate(labels)}
+    table = np.array([r[len(ids) :] for r in rows], dtype=float).reshape(len(rows), len(sel))
+    out = {"labels": labels, "stratum": np.array([code[r[0]] for r in rows], dtype=np.int64)}
+    out["clustered"] = cluster is not None
+    col = 0
+    for m in models:
+        width = 2 if multi else 4
+        out[("cells", m)] = table[:, col : col + width]
+        col += width
+        if not multi and kinds[m] == "probabilities":
+            for which in _PROPER:
+                out[("loss", which, m)] = table[:, col : col + 5]
+                col += 5
+    out["multi"] = multi
+    return out
+
+
+# the items and hits of each rate, as cells (tn, fp, fn, tp): evaluate's _rate_items
+_RATE_CELLS = {
+    "accuracy": ((0, 3), (0, 1, 2, 3)),
+    "precision": ((3,), (1, 3)),
+    "recall": ((3,), (2, 3)),
+    "specificity": ((0,), (0, 1)),
+    "npv": ((0,), (0, 2)),
+}
+
+
+def _stratum_parts(st: dict, key, metric: str):
+    """Per group: items, sum, sum of squares, sample variance (None: from the sums), binary."""
+    if key[0] == "cells":
+        cells = st[key]
+        if st["multi"]:  # (items, right answers)
+            sizes, sums = cells[:, 0], cells[:, 1]
+        else:
+            hit, mask = _RATE_CELLS[metric]
+            sizes, sums = cells[:, list(mask)].sum(axis=1), cells[:, list(hit)].sum(axis=1)
+        return sizes, sums, sums, None, True
+    t = st[key]
+    return t[:, 0], t[:, 1], t[:, 2], t[:, 3], not t[:, 4].any()
+
+
+def _stratified_sums(st: dict, key, metric: str, shares, alpha: float) -> dict:
+    """evaluate's ``stratified`` field of one mean, from per-stratum (per-cluster) sums.
+
+    The arithmetic of :func:`heldout.dependent.strata.stratified_mean`: each stratum's
+    mean, the variance of its mean (``s_h^2 / n_h``, or with clusters the CR1
+    cluster-robust variance from its clusters' sums), the shares
+    (:func:`heldout.dependent.strata._stratum_weights`) and
+    :func:`heldout.dependent.strata._stratified_from_parts`; strata without items of
+    this mean are left out, as ``evaluate`` leaves them out.
+    """
+    from heldout.dependent.clustered import _moments
+    from heldout.dependent.strata import _stratified_from_parts, _stratum_weights
+
+    sizes, sums, sumsq, var_samp, binary = _stratum_parts(st, key, metric)
+    code = st["stratum"]
+    h_all = np.arange(len(st["labels"]))
+    n_h = np.bincount(code, weights=sizes, minlength=h_all.size)
+    present = np.flatnonzero(n_h > 0)
+    keys = [st["labels"][h] for h in present]
+    try:
+        w = _stratum_weights(keys, n_h[present], shares)
+        means, var_h, dof_h = [], [], []
+        for h, label in zip(present, keys, strict=True):
+            rows = (code == h) & (sizes > 0)
+            size = float(sizes[rows].sum())
+            mean = float(sums[rows].sum()) / size
+            means.append(mean)
+            if not st["clustered"]:
+                if size < 2:
+                    raise ValueError(
+                        f"strata: stratum {label!r} has {int(size)} item; at least 2 are "
+                        "needed to estimate its variance"
+                    )
+                if var_samp is None:  # 0/1 values: the variance from the counts
+                    k = float(sums[rows].sum())
+                    s2 = (k * (1 - mean) ** 2 + (size - k) * mean**2) / (size - 1)
+                else:
+                    s2 = float(var_samp[rows][0])
+                var_h.append(s2 / size)
+                dof_h.append(size - 1)
+                continue
+            g = int(rows.sum())
+            if g < 2:
+                raise ValueError(
+                    f"clusters within stratum {label!r}: clusters must contain at least two "
+                    f"distinct clusters, got {g}: with one cluster the variance between "
+                    "clusters cannot be estimated"
+                )
+            _, _, var_cr, _ = _moments(sums[rows], sumsq[rows], sizes[rows].astype(float))
+            var_h.append(float(var_cr))
+            dof_h.append(g - 1)
+    except ValueError as exc:
+        return {"value": None, "note": str(exc)}
+    n = float(n_h.sum())
+    total = float(sums.sum())
+    spread = max(float(sumsq.sum()) - total * total / n, 0.0) / (n - 1) if n > 1 else 0.0
+    s = _stratified_from_parts(
+        keys,
+        n_h[present].astype(np.int64),
+        means,
+        var_h,
+        dof_h,
+        w,
+        method="wilson" if binary else "t",
+        alpha=alpha,
+        unweighted=total / n,
+        se_unweighted=float(np.sqrt(spread / n)),
+    )
+    return {
+        "value": s.estimate,
+        "low": s.low,
+        "high": s.high,
+        "se": s.se,
+        "method": f"stratified-{s.method}",
+        "strata": {
+            str(k): {"n": int(m), "mean": float(v), "share": float(x)}
+            for k, m, v, x in zip(s.strata, s.sizes, s.means, s.shares, strict=True)
+        },
+    }
+
+
+def _check_strata(st: dict, shares) -> None:
+    """evaluate's check before any metric: the shares fit the strata, two items in each."""
+    from heldout.dependent.strata import _stratum_weights
+
+    first = next(k for k in st if isinstance(k, tuple) and k[0] == "cells")
+    cells = st[first]
+    per_group = cells[:, 0] if st["multi"] else cells.sum(axis=1)
+    n_h = np.bincount(st["stratum"], weights=per_group, minlength=len(st["labels"]))
+    _stratum_weights(st["labels"], n_h, shares)
+    for label, size in zip(st["labels"], n_h, strict=True):
+        if size < 2:
+            raise ValueError(
+                f"strata: stratum {label!r} has {int(size)} item; at least 2 are needed to "
+                "estimate its variance"
+            )
+
+
+def _add_stratified(report: dict, stats: dict, models, shares, alpha: float) -> None:
+    """Put the ``stratified`` field into every mean of every model, as evaluate does."""
+    st = stats["strata"]
+    for m in models:
+        metrics = report["models"][m]["metrics"]
+        names = ["accuracy"] if st["multi"] else [*_RATE_CELLS, *_PROPER]
+        for name in names:
+            entry = metrics.get(name)
+            if entry is None or entry.get("value") is None:
+                continue
+            key = ("cells", m) if name in _RATE_CELLS else ("loss", name, m)
+            if key not in st:
+                continue
+            entry["stratified"] = _stratified_sums(st, key, name, shares, alpha)
 
 
 def _delong_sql(run, y, scored, stats):
@@ -1300,6 +1509,8 @@ def evaluate_files(
     clusters: str | None = None,
     correction: str = "CR1",
     best_draws: int = 10_000,
+    strata: str | None = None,
+    shares: dict | None = None,
 ) -> dict:
     """The report of :func:`heldout.metrics.evaluate.evaluate` for files of any size, by an engine.
 
@@ -1344,6 +1555,12 @@ def evaluate_files(
         Small-sample factor of the cluster-robust variance.
     best_draws : int, default 10,000
         Draws of the best sets' step-down, as in ``evaluate``.
+    strata : str, optional
+        A column of strata (DuckDB only): every mean gets ``evaluate``'s ``stratified``
+        estimate (:func:`heldout.dependent.strata.stratified_mean`) from per-stratum
+        counts and sums (per stratum and cluster with ``clusters``).
+    shares : dict, optional
+        Population share of each stratum (default: the log's own mix).
 
     Returns
     -------
@@ -1392,11 +1609,19 @@ def evaluate_files(
         raise ValueError(f"source must be a file, a folder or a glob, got {source!r}")
     if not isinstance(label, str):
         raise ValueError(f"label must be a column name, got {label!r}")
+    if strata is not None and not isinstance(strata, str):
+        raise ValueError(f"strata must be the name of a column of strata, got {strata!r}")
+    if shares is not None and strata is None:
+        raise ValueError("shares need strata (a column of strata)")
+    if strata is not None and strata == clusters:
+        raise ValueError("the strata and the clusters must be different columns")
+    if strata is not None and engine != "duckdb":
+        raise ValueError("strata are computed by the duckdb engine only")
     files, fmt = _files(source)
     try:
         if engine == "duckdb":
             stats = _duckdb_statistics(
-                files, fmt, label, models, kinds, th, memory_limit, threads, clusters
+                files, fmt, label, models, kinds, th, memory_limit, threads, clusters, strata
             )
         else:
             stats = _dask_statistics(files, fmt, label, models, kinds, th, clusters)
@@ -1412,7 +1637,11 @@ def evaluate_files(
         raise ValueError(
             f"the cluster column {clusters!r} holds a single cluster; need two or more"
         )
+    if strata is not None:
+        _check_strata(stats["strata"], shares)  # as evaluate checks them before any metric
     names = list(stats["kinds"])
     make = _multi_report if stats.get("multi") else _report
     out = make(stats, names, a_, int(n_resamples), seed, adjust, best_draws, correction)
+    if strata is not None:
+        _add_stratified(out, stats, names, shares, a_)
     return {"engine": engine, "files": len(files), **out}
