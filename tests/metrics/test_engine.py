@@ -409,3 +409,38 @@ def test_several_classes_stratified_accuracy_equals_evaluates(tmp_path):
     with pytest.raises(ValueError, match="stratum 'lone' has 1 item") as eng:
         evaluate_files(folder, models=["a", "b"], strata="zone")
     assert str(eng.value) == str(mem.value)
+
+
+@pytest.mark.parametrize("clustered", [False, True])
+def test_dask_computes_the_stratified_fields(tmp_path, clustered):
+    """Dask's per-stratum (per stratum and cluster) sums give evaluate's stratified fields:
+    two classes with a probability column and shares, and several classes."""
+    pytest.importorskip("dask.dataframe")
+    rng = np.random.default_rng(31)
+    n = 4000
+    zone = rng.choice(np.array(["e", "n", "s"]), n)
+    site = np.array([f"w{i}" for i in rng.integers(0, 40, n)])
+    y = (rng.random(n) < 0.3).astype(np.int64)
+    cols = {
+        "p": np.round(np.clip(0.3 + 0.4 * y + rng.normal(0, 0.2, n), 0, 1), 4),
+        "c": np.where(rng.random(n) < np.where(zone == "s", 0.6, 0.85), y, 1 - y),
+    }
+    three = rng.integers(0, 3, n)
+    multi = {"m": np.where(rng.random(n) < 0.7, three, rng.integers(0, 3, n))}
+    shares = {"e": 0.2, "n": 0.3, "s": 0.5}
+    extra = {"clusters": "site"} if clustered else {}
+    for name, label, models in (("two", y, cols), ("three", three, multi)):
+        folder = tmp_path / name
+        folder.mkdir()
+        table = pa.table({"label": label, "zone": zone, "site": site, **models})
+        pq.write_table(table, folder / "p.parquet")
+        ref = evaluate(
+            label, models, strata=zone, shares=shares, n_resamples=200, seed=6,
+            clusters=site if clustered else None,
+        )  # fmt: skip
+        got = evaluate_files(
+            folder, models=list(models), engine="dask", strata="zone", shares=shares,
+            n_resamples=200, seed=6, **extra,
+        )  # fmt: skip
+        assert "stratified" in got["models"][list(models)[0]]["metrics"]["accuracy"]
+        _same(ref, got)

@@ -22,8 +22,8 @@ the accuracy alone.
 may then be a folder of Parquet files or a glob, and every metric of the report comes
 from statistics the engine computes out of core (:mod:`heldout.metrics.engine`; needs
 the ``large`` extra), the best sets, several classes and, with ``--cluster``, the
-clustered intervals and, with ``--engine duckdb``, ``--stratum`` included; the AUC's
-cluster bootstrap is left to the in-memory path, and Dask refuses ``--stratum``.
+clustered intervals and ``--stratum`` included; the AUC's cluster bootstrap is left
+to the in-memory path.
 """
 
 from __future__ import annotations

@@ -40,13 +40,13 @@ each model's (label, prediction) counts and each pair's (label, A, B) counts ove
 classes (``GROUP BY``, at most 100^3 groups): the accuracy, the macro averages with
 their delta-method intervals, McNemar's test and the paired bootstrap of the macro
 metrics, as in memory; with clusters, the clustered accuracy and its paired difference.
-With ``strata`` (DuckDB), per-stratum counts and sums (per stratum and cluster with
+With ``strata``, per-stratum counts and sums (per stratum and cluster with
 clusters) give every mean's stratified estimate, as
 :func:`heldout.dependent.strata.stratified_mean` computes it from the items.
 
 The engine refuses, with one-line errors, what it does not compute: probabilities or
 scores beside several classes (``evaluate`` turns them into labels; the engine takes
-predicted labels only there) and strata on Dask.  A model column's kind (labels, probabilities,
+predicted labels only there).  A model column's kind (labels, probabilities,
 or scores on any scale) follows :func:`heldout.metrics.column_kinds.kind_of_summary`,
 computed from each column's minimum, maximum and whether it holds whole numbers.
 
@@ -931,28 +931,91 @@ def _multi_report(stats, models, alpha, n_resamples, seed, adjust, best_draws, c
 
 
 # --------------------------------------------------------------------------- Dask
-def _dask_statistics(files, fmt, label, models, kinds, threshold, cluster=None):
+def _dask_statistics(files, fmt, label, models, kinds, threshold, cluster=None, strata=None):
     import dask
     import dask.dataframe as dd
 
     ddf = dd.read_parquet(files) if fmt == "parquet" else dd.read_csv(files)
     source = files[0] if len(files) == 1 else "the files"
-    models = _columns(list(ddf.columns), label, models, source, cluster)
+    models = _columns(list(ddf.columns), label, models, source, cluster, strata)
     cols = [label, *models]
     groups = None if cluster is None else ddf[cluster]
+    layers = None if strata is None else ddf[strata]
     ddf = ddf[cols].astype("float64")
     lazy = [ddf[label].size]
     for c in cols:
         s = ddf[c]
         lazy += [(~np.isfinite(s)).sum(), (s == s.round()).all(), s.min(), s.max()]
-    if groups is not None:
-        lazy.append(groups.isna().sum())
+    tail = [(w, c, g) for w, c, g in (("cluster", cluster, groups), ("stratum", strata, layers))]
+    tail = [t for t in tail if t[1] is not None]
+    lazy += [g.isna().sum() for _, _, g in tail]
     row = dask.compute(*lazy)
-    if groups is not None and row[-1]:
-        raise ValueError(f"the cluster column {cluster!r} holds missing values")
+    for (what, column, _), missing in zip(tail, row[len(row) - len(tail) :], strict=True):
+        if missing:
+            raise ValueError(f"the {what} column {column!r} holds missing values")
     if groups is not None:
         ddf = ddf.assign(_cluster=groups.astype(str))
-    return _finish_dask(row, ddf, models, kinds, label, threshold, groups is not None)
+    if layers is not None:
+        ddf = ddf.assign(_stratum=layers.astype(str))
+    stats = _finish_dask(row, ddf, models, kinds, label, threshold, groups is not None)
+    if layers is not None:
+        stats["strata"] = _strata_dask(ddf, label, models, stats, threshold, groups is not None)
+    return stats
+
+
+def _strata_dask(ddf, label, models, stats, threshold, clustered) -> dict:
+    """The per-stratum (per stratum and cluster) sums of :func:`_strata_sql`, by Dask.
+
+    The same columns per group; the losses' sample variance comes from their sums and
+    sums of squares (Dask's group sums), not from a second pass.
+    """
+    kinds, multi = stats["kinds"], bool(stats.get("multi"))
+    y = ddf[label] == 1
+    cols = {}
+    j = 0
+    for m in models:
+        if multi:
+            cols[f"_s{j}"] = ddf[m] * 0 + 1
+            cols[f"_s{j + 1}"] = (ddf[m] == ddf[label]).astype("int64")
+            j += 2
+            continue
+        pred = (ddf[m] >= threshold) if kinds[m] != "labels" else (ddf[m] == 1)
+        code = y.astype("int64") * 2 + pred.astype("int64")
+        for cell in range(4):
+            cols[f"_s{j}"] = (code == cell).astype("int64")
+            j += 1
+        if kinds[m] == "probabilities":
+            q = ddf[m].clip(_EPS, 1 - _EPS)
+            for loss in ((ddf[m] - ddf[label]) ** 2, -(np.log(q).where(y, np.log1p(-q)))):
+                cols[f"_s{j}"], cols[f"_s{j + 1}"] = ddf[m] * 0 + 1, loss
+                cols[f"_s{j + 2}"] = loss * loss
+                cols[f"_s{j + 3}"] = ddf[m] * 0.0  # (the variance, filled in below)
+                cols[f"_s{j + 4}"] = ((loss != 0) & (loss != 1)).astype("int64")
+                j += 5
+    keys = ["_stratum", "_cluster"] if clustered else ["_stratum"]
+    frame = ddf[keys].assign(**cols).groupby(keys).sum()[list(cols)].compute()
+    ids = [tuple(str(v) for v in (i if isinstance(i, tuple) else (i,))) for i in frame.index]
+    order = sorted(range(len(ids)), key=ids.__getitem__)
+    table = frame.to_numpy(float)[order]
+    ids = [ids[i] for i in order]
+    labels = sorted({i[0] for i in ids})
+    code = {h: k for k, h in enumerate(labels)}
+    out = {"labels": labels, "stratum": np.array([code[i[0]] for i in ids], dtype=np.int64)}
+    out.update(clustered=clustered, multi=multi)
+    col = 0
+    for m in models:
+        width = 2 if multi else 4
+        out[("cells", m)] = table[:, col : col + width]
+        col += width
+        if not multi and kinds[m] == "probabilities":
+            for which in _PROPER:
+                t = table[:, col : col + 5].copy()
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    spread = np.maximum(t[:, 2] - t[:, 1] ** 2 / t[:, 0], 0.0)
+                    t[:, 3] = np.where(t[:, 0] > 1, spread / (t[:, 0] - 1), 0.0)
+                out[("loss", which, m)] = t
+                col += 5
+    return out
 
 
 def _finish_dask(row, ddf, models, kinds, label, threshold, clustered=False):
@@ -1556,7 +1619,7 @@ def evaluate_files(
     best_draws : int, default 10,000
         Draws of the best sets' step-down, as in ``evaluate``.
     strata : str, optional
-        A column of strata (DuckDB only): every mean gets ``evaluate``'s ``stratified``
+        A column of strata: every mean gets ``evaluate``'s ``stratified``
         estimate (:func:`heldout.dependent.strata.stratified_mean`) from per-stratum
         counts and sums (per stratum and cluster with ``clusters``).
     shares : dict, optional
@@ -1615,8 +1678,6 @@ def evaluate_files(
         raise ValueError("shares need strata (a column of strata)")
     if strata is not None and strata == clusters:
         raise ValueError("the strata and the clusters must be different columns")
-    if strata is not None and engine != "duckdb":
-        raise ValueError("strata are computed by the duckdb engine only")
     files, fmt = _files(source)
     try:
         if engine == "duckdb":
@@ -1624,7 +1685,7 @@ def evaluate_files(
                 files, fmt, label, models, kinds, th, memory_limit, threads, clusters, strata
             )
         else:
-            stats = _dask_statistics(files, fmt, label, models, kinds, th, clusters)
+            stats = _dask_statistics(files, fmt, label, models, kinds, th, clusters, strata)
     except ImportError as exc:
         raise ValueError(
             f"engine {engine!r} needs the 'large' extra (pip install 'heldout[large]'): {exc}"
