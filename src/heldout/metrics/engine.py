@@ -44,11 +44,13 @@ With ``strata``, per-stratum counts and sums (per stratum and cluster with
 clusters) give every mean's stratified estimate, as
 :func:`heldout.dependent.strata.stratified_mean` computes it from the items.
 
-The engine refuses, with one-line errors, what it does not compute: probabilities or
-scores beside several classes (``evaluate`` turns them into labels; the engine takes
-predicted labels only there).  A model column's kind (labels, probabilities,
-or scores on any scale) follows :func:`heldout.metrics.column_kinds.kind_of_summary`,
-computed from each column's minimum, maximum and whether it holds whole numbers.
+Like ``evaluate``, the engine refuses with a one-line error probabilities or scores
+beside several classes (only predicted labels are read there); the one thing it
+leaves out is the AUC's cluster bootstrap, whose resamples need every item's score
+(the AUC keeps its independent-item interval and a ``cluster_note`` says so).  A model
+column's kind (labels, probabilities, or scores on any scale) follows
+:func:`heldout.metrics.column_kinds.kind_of_summary`, computed from each column's
+minimum, maximum and whether it holds whole numbers.
 
 Two engines compute them: DuckDB (one machine; it spills to disk when a sort,
 group or join outgrows ``memory_limit``) and Dask (a cluster; a local one in the
