@@ -202,3 +202,14 @@ def test_coverage_verdict_false_alarm_of_a_correct_method():
     )
     assert under == pytest.approx(exact_under, abs=0.005)
     assert 0.01 < under < 0.04 and 0.01 < cons < 0.04
+
+
+def test_a_chapter_prints_warnings_without_the_build_machines_path():
+    """Importing the chapter module makes warnings print as ``Category: message``."""
+    import warnings
+
+    import heldout.book.chapter  # noqa: F401
+    from heldout.metrics.bootstrap import SmallSampleWarning
+
+    text = warnings.formatwarning("a count is 3", SmallSampleWarning, "/home/ann/x.py", 7)
+    assert text == "SmallSampleWarning: a count is 3\n"

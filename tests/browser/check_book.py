@@ -358,9 +358,13 @@ def series_footers(page_html: str) -> list[str]:
     ]
 
 
+#: The checkout the book was built from, wherever it lives (a clone in /tmp too).
+_ROOT = str(Path(__file__).resolve().parents[2])
+
+
 def local_paths(page_html: str) -> list[str]:
     """Paths of the build machine anywhere in the page text (sources and outputs alike)."""
-    return [t.strip()[:120] for t, c in _runs(page_html) if _LOCAL_PATH.search(t)]
+    return [t.strip()[:120] for t, c in _runs(page_html) if _LOCAL_PATH.search(t) or _ROOT in t]
 
 
 def page_text_problems(page_html: str) -> list[str]:

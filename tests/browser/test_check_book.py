@@ -184,6 +184,9 @@ def test_local_paths_are_found_anywhere_in_the_text():
     ):
         page = _page(f'<div class="cell_output"><pre>loaded from {path}</pre></div>')
         assert check_book.local_paths(page), path
+    # the checkout itself, wherever it was cloned (a /tmp clone matches no pattern above)
+    here = f"{check_book._ROOT}/src/heldout/metrics/evaluate.py:520: SmallSampleWarning: ..."
+    assert check_book.local_paths(_page(f'<div class="output stderr"><pre>{here}</pre></div>'))
     fine = _page("<p>notebooks/test_set_bound.ipynb and _build/html/index.html, 1/work/2</p>")
     assert check_book.local_paths(fine) == []
     assert check_book.page_text_problems(fine) == []

@@ -15,6 +15,9 @@ that a number reads the same way everywhere and a table renders its math:
 * :func:`style` applies the house figure style (labelled axes, readable at
   page width); :func:`verdict` picks a word from a comparison so that the
   prose follows the numbers.
+* Importing the module makes a warning print as its class and message
+  (``SmallSampleWarning: ...``), without the file path and line of the code that
+  raised it: a page shows no path of the machine that built it.
 
 Nothing here computes a result of the book; it only presents them.
 """
@@ -22,6 +25,7 @@ Nothing here computes a result of the book; it only presents them.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -46,6 +50,15 @@ __all__ = [
     "table",
     "verdict",
 ]
+
+
+def _short_warning(message, category, filename, lineno, line=None) -> str:
+    """A warning as a chapter prints it: ``Category: message``, no path of the build machine."""
+    return f"{category.__name__}: {message}\n"
+
+
+# every chapter imports this module first (its imports cell), so its warnings print short
+warnings.formatwarning = _short_warning
 
 #: Thin space before a per cent sign, as the book prints "95 %".
 _PCT_SPACE = " "

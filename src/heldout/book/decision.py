@@ -23,7 +23,9 @@ from heldout._result import Result
 
 __all__ = ["DATA_FILE", "Leaf", "chart_rows", "draw", "leaves"]
 
-#: The chart's data file, read by :func:`leaves`.
+#: The chart's data file, read by :func:`leaves` (``decision_chart.toml`` beside this module).
+#:
+#: :meta hide-value:
 DATA_FILE = Path(__file__).with_name("decision_chart.toml")
 
 _FIELDS = ("have", "want", "method", "function", "command", "lesson", "check")

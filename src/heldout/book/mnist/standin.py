@@ -52,7 +52,10 @@ __all__ = [
 #: Digits of the stand-in pool the models are fitted on (the rest form the pool).
 STANDIN_TRAIN = 898
 
-#: The recorded outcomes of ``not_independent``'s MNIST section (quick profile), in the package.
+#: The recorded outcomes of ``not_independent``'s MNIST section (quick profile), in the package
+#: (``datasets/not_independent_quick.npz`` beside this module).
+#:
+#: :meta hide-value:
 RECORDED_FILE = Path(__file__).resolve().parent / "datasets" / "not_independent_quick.npz"
 
 _RESULT_FIELDS = ("correct_a", "correct_b", "writer_a", "writer_b", "series_a", "series_b")
