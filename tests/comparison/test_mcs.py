@@ -131,3 +131,18 @@ def test_clear_leader_is_alone_and_example_matches_best_set():
 def test_bad_input_names_argument(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_mcs_counts_rows_of_0_1_losses_as_numpy_unique_does():
+    """The MCS's distinct loss rows by bit codes equal ``np.unique(axis=0)`` (order too)."""
+    from heldout.comparison import mcs
+
+    rng = np.random.default_rng(2)
+    for k in (2, 5, 20, 21, 25):
+        losses = (rng.random((4000, k)) < rng.uniform(0.05, 0.5, k)).astype(float)
+        rows, counts = mcs._unique_rows(losses)
+        want_rows, want_counts = np.unique(losses, axis=0, return_counts=True)
+        assert np.array_equal(rows, want_rows) and np.array_equal(counts, want_counts), k
+    real = rng.random((300, 3))  # other losses: numpy's unique itself
+    rows, counts = mcs._unique_rows(real)
+    assert np.array_equal(rows, np.unique(real, axis=0)) and counts.sum() == 300

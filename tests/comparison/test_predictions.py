@@ -22,7 +22,16 @@ def test_correctness_from_arrays_and_mappings():
         R.correctness([], [[]])
 
 
-def test_read_predictions_numbers_text_quotes_and_stdin(monkeypatch):
+@pytest.fixture(params=["numpy", "arrow"])
+def parser(request, monkeypatch):
+    """Each reader test runs twice: numpy's parser, and pyarrow's for any size of file."""
+    if request.param == "arrow":
+        pytest.importorskip("pyarrow")
+        monkeypatch.setattr(R, "_ARROW_MIN_CHARS", 0)
+    return request.param
+
+
+def test_read_predictions_numbers_text_quotes_and_stdin(monkeypatch, parser):
     numeric = "label,m1,m2\n3,3.0,2\n1,1,1\n2,0,2\n"
     p = R.read_predictions(io.StringIO(numeric))
     assert p.names == ["m1", "m2"]
@@ -34,7 +43,7 @@ def test_read_predictions_numbers_text_quotes_and_stdin(monkeypatch):
     assert R.read_predictions("-").correct.shape == (3, 2)
 
 
-def test_read_predictions_matches_a_plain_python_reader(tmp_path):
+def test_read_predictions_matches_a_plain_python_reader(tmp_path, parser):
     rng = np.random.default_rng(1)
     y = rng.integers(0, 10, 3000)
     cols = [np.where(rng.random(3000) < q, y, rng.integers(0, 10, 3000)) for q in (0.9, 0.8, 0.7)]
@@ -62,9 +71,39 @@ def test_read_predictions_matches_a_plain_python_reader(tmp_path):
         ("label,a,b\n1,nan,1\n", "missing"),
     ],
 )
-def test_read_predictions_refusals(text, match):
+def test_read_predictions_refusals(text, match, parser):
     with pytest.raises(ValueError, match=match):
         R.read_predictions(io.StringIO(text))
+
+
+def test_both_parsers_give_the_same_cells_and_messages(monkeypatch):
+    """pyarrow's cells are numpy's, and what pyarrow cannot read as numbers numpy decides."""
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(4)
+    rows = [
+        f"{v},{v if rng.random() < 0.8 else 9},{rng.integers(0, 3)}.0"
+        for v in rng.integers(0, 3, 500)
+    ]
+    cases = [
+        "label,a,b\n" + "\n".join(rows) + "\n",
+        'label,a,b\r\n1,1, 2\r\n2,"2",2\r\n',  # spaces, quotes, CRLF
+        "label,a,b\n1,1e0,2\n2,+2,2\n",
+        "label,a,b\ncat,cat,dog\n1,1,1\n",  # text: numpy's path
+        "label,a,b\n1,1,1\n2,2\n",  # ragged
+        "label,a,b\n1,,1\n",  # empty cell
+        "label,a,b\n1,nan,1\n",  # NaN
+        "label,a,b\n1,inf,1\n",  # too large for a label
+    ]
+    for text in cases:
+        got = {}
+        for which, size in (("numpy", 1 << 40), ("arrow", 0)):
+            monkeypatch.setattr(R, "_ARROW_MIN_CHARS", size)
+            try:
+                p = R.read_predictions(io.StringIO(text))
+                got[which] = (p.names, p.correct.tolist())
+            except ValueError as exc:
+                got[which] = str(exc)
+        assert got["arrow"] == got["numpy"], text
 
 
 def test_read_predictions_missing_file():
