@@ -775,6 +775,14 @@ class LogisticFit(Result):
     intercept: np.ndarray
 
 
+def _softplus(eta: np.ndarray) -> np.ndarray:
+    """``log(1 + e^eta)``: ``log1p(exp(eta))`` (eight times faster than ``logaddexp``) while
+    ``exp`` cannot overflow, ``logaddexp(0, eta)`` beyond."""
+    if eta.size and eta.max() < 700:
+        return np.log1p(np.exp(eta))
+    return np.logaddexp(0.0, eta)
+
+
 def fit_logistic_batch(
     X, y, C: float = 1.0, *, max_iter: int = 100, tol: float = 1e-10
 ) -> LogisticFit:
@@ -789,7 +797,12 @@ def fit_logistic_batch(
         \qquad \eta_i = b + x_i^\top w .
 
     All data sets take their Newton steps together (gradients and Hessians by
-    batched matrix products), with step halving wherever a full step would raise the objective.
+    batched matrix products), with step halving wherever a full step would raise the
+    objective; a data set stops when its own step is below ``tol``.  The Hessian is
+    formed in single precision: it only sets the step's direction, while the gradient
+    and the objective stay in double precision, so the fixed point (gradient zero) and
+    the stopping rule are those of exact Newton steps (the coefficients agree with the
+    all-double iteration to about 1e-15 in ``tests/accuracy/test_split.py``).
 
     Parameters
     ----------
@@ -825,32 +838,45 @@ def fit_logistic_batch(
     C = float(as_positive(C, "C"))
     r, n, d = X.shape
     Z = np.concatenate([X, np.ones((r, n, 1))], axis=2)
+    Z32 = Z.astype(np.float32)
     pen = np.r_[np.full(d, 1.0 / C), 0.0]
+    zy = (Z.transpose(0, 2, 1) @ y[..., None])[..., 0]  # sum_i y_i z_i, once
     beta = np.zeros((r, d + 1))
 
-    def objective(b):
-        eta = (Z @ b[..., None])[..., 0]
-        return np.sum(np.logaddexp(0.0, eta) - y * eta, axis=1) + 0.5 * np.sum(pen * b**2, axis=1)
+    def objective(b, rows):
+        """The objective of the data sets ``rows`` at ``b``, and their linear predictors."""
+        eta = (Z[rows] @ b[..., None])[..., 0]
+        loss = np.sum(_softplus(eta), axis=1) - np.sum(b * zy[rows], axis=1)
+        return loss + 0.5 * np.sum(pen * b**2, axis=1), eta
 
-    current = objective(beta)
+    everyone = slice(None)
+    current, eta = objective(beta, everyone)
+    active = np.arange(r)
     for _ in range(max_iter):
-        eta = (Z @ beta[..., None])[..., 0]
-        prob = special.expit(eta)
-        grad = (Z.transpose(0, 2, 1) @ (prob - y)[..., None])[..., 0] + pen * beta
-        hess = Z.transpose(0, 2, 1) @ (Z * (prob * (1 - prob))[..., None]) + np.diag(pen)
+        rows = everyone if active.size == r else active
+        za, z32 = Z[rows], Z32[rows]
+        prob = special.expit(eta[rows])
+        grad = (za.transpose(0, 2, 1) @ (prob - y[rows])[..., None])[..., 0] + pen * beta[rows]
+        w = (prob * (1 - prob)).astype(np.float32)
+        hess = (z32.transpose(0, 2, 1) @ (z32 * w[..., None])).astype(np.float64) + np.diag(pen)
         step = np.linalg.solve(hess, grad[..., None])[..., 0]
-        t = np.ones(r)
-        trial = beta - step
-        value = objective(trial)
+        t = np.ones(active.size)
+        start = beta[rows]
+        trial = start - step
+        value, trial_eta = objective(trial, rows)
+        before = current[rows]
         for _ in range(30):  # halve only the steps that raised the objective
-            worse = value > current + 1e-12 * np.abs(current)
+            worse = value > before + 1e-12 * np.abs(before)
             if not worse.any():
                 break
             t = np.where(worse, t / 2, t)
-            trial = beta - t[:, None] * step
-            value = np.where(worse, objective(trial), value)
-        beta, current = trial, value
-        if np.max(np.abs(t[:, None] * step)) < tol:
+            trial = start - t[:, None] * step
+            again, again_eta = objective(trial, rows)
+            value = np.where(worse, again, value)
+            trial_eta = np.where(worse[:, None], again_eta, trial_eta)
+        beta[rows], current[rows], eta[rows] = trial, value, trial_eta
+        active = active[np.max(np.abs(t[:, None] * step), axis=1) >= tol]
+        if active.size == 0:
             break
     return LogisticFit(beta[:, :d], beta[:, d])
 
