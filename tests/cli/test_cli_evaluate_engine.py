@@ -45,7 +45,13 @@ def test_engine_report_matches_the_in_memory_command(capsys, folder):
         capsys, "evaluate", "--engine", "duckdb", str(out), "--seed", "2", "--resamples", "300"
     )
     assert got["engine"] == "duckdb" and got["files"] == 2
-    for name in ("a", "b"):
+    _assert_same_report(mem, got, ("a", "b"), ("value", "low", "high", "p_value", "p_adjusted"))
+
+
+def _assert_same_report(mem, got, names, pair_keys):
+    """Every metric of ``names`` (method, value, interval) and of the first pair
+    (``pair_keys``) to 1e-12, and the best sets, equal in the two reports."""
+    for name in names:
         for metric, e in mem["models"][name]["metrics"].items():
             g = got["models"][name]["metrics"][metric]
             assert g["method"] == e["method"]
@@ -53,7 +59,7 @@ def test_engine_report_matches_the_in_memory_command(capsys, folder):
                 assert math.isclose(g[key], e[key], rel_tol=1e-12), (name, metric, key)
     for metric, e in mem["pairs"][0]["metrics"].items():
         g = got["pairs"][0]["metrics"][metric]
-        for key in ("value", "low", "high", "p_value", "p_adjusted"):
+        for key in pair_keys:
             assert math.isclose(g[key], e[key], rel_tol=1e-12), (metric, key)
     assert got["best"] == mem["best"]
 
@@ -128,15 +134,7 @@ def test_engine_several_classes_match_the_in_memory_command(capsys, tmp_path):
     assert got["classes"] == mem["classes"] == [0, 1, 2]
     for name in ("a", "b"):
         assert got["models"][name]["metrics"].keys() == mem["models"][name]["metrics"].keys()
-        for metric, e in mem["models"][name]["metrics"].items():
-            g = got["models"][name]["metrics"][metric]
-            assert g["method"] == e["method"]
-            for key in ("value", "low", "high"):
-                assert math.isclose(g[key], e[key], rel_tol=1e-12), (name, metric, key)
-    for metric, e in mem["pairs"][0]["metrics"].items():
-        for key in ("value", "low", "high", "p_value"):
-            assert math.isclose(got["pairs"][0]["metrics"][metric][key], e[key], rel_tol=1e-12)
-    assert got["best"] == mem["best"]
+    _assert_same_report(mem, got, ("a", "b"), ("value", "low", "high", "p_value"))
 
 
 def test_engine_stratified_means_match_the_in_memory_command(capsys, tmp_path):

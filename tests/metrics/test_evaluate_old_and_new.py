@@ -185,6 +185,22 @@ def test_every_number_of_the_report_matches_the_reference(tmp_path, monkeypatch,
         _compare(new[name], old[name], name)
 
 
+def _assert_delong_is_the_definition(y, s):
+    """``_delong_codes`` against DeLong's O(n1 n0) definition: every pair's psi."""
+    k = s.shape[0]
+    a, cov, n1, n0 = auc_module._delong_codes(y, s)
+    x, z = s[:, y], s[:, ~y]
+    psi = (x[:, :, None] > z[:, None, :]) + 0.5 * (x[:, :, None] == z[:, None, :])
+    v10, v01 = psi.mean(axis=2), psi.mean(axis=1)
+    ref = np.zeros((k, k))
+    if n1 > 1:
+        ref += np.cov(v10, ddof=1).reshape(k, k) / n1
+    if n0 > 1:
+        ref += np.cov(v01, ddof=1).reshape(k, k) / n0
+    np.testing.assert_allclose(a, psi.mean(axis=(1, 2)), rtol=1e-13)
+    np.testing.assert_allclose(cov, ref, rtol=1e-10, atol=1e-16)
+
+
 def test_grid_placements_equal_the_definition_with_ties():
     """Counted placements give the O(n1 n0) definition's AUC and covariance, ties included."""
     rng = np.random.default_rng(4)
@@ -197,17 +213,7 @@ def test_grid_placements_equal_the_definition_with_ties():
         decimals = int(rng.integers(0, 3))
         s = np.round(rng.normal(size=(k, n)) + y, decimals)  # ties within and across classes
         assert all(auc_module._decimal_grid(row) is not None for row in s)
-        a, cov, n1, n0 = auc_module._delong_codes(y, s)
-        x, z = s[:, y], s[:, ~y]
-        psi = (x[:, :, None] > z[:, None, :]) + 0.5 * (x[:, :, None] == z[:, None, :])
-        v10, v01 = psi.mean(axis=2), psi.mean(axis=1)
-        ref = np.zeros((k, k))
-        if n1 > 1:
-            ref += np.cov(v10, ddof=1).reshape(k, k) / n1
-        if n0 > 1:
-            ref += np.cov(v01, ddof=1).reshape(k, k) / n0
-        np.testing.assert_allclose(a, psi.mean(axis=(1, 2)), rtol=1e-13)
-        np.testing.assert_allclose(cov, ref, rtol=1e-10, atol=1e-16)
+        _assert_delong_is_the_definition(y, s)
 
 
 def test_the_grid_is_refused_off_the_grid_and_for_too_many_codes():
@@ -276,17 +282,7 @@ def test_sorted_placements_equal_the_definition_in_any_buckets(monkeypatch, buck
         if trial % 9 == 0:
             s = rng.integers(0, 3, size=(k, n)) * 5e-324  # a range of two subnormal steps
         assert any(auc_module._decimal_grid(row) is None for row in s)
-        a, cov, n1, n0 = auc_module._delong_codes(y, s)
-        x, z = s[:, y], s[:, ~y]
-        psi = (x[:, :, None] > z[:, None, :]) + 0.5 * (x[:, :, None] == z[:, None, :])
-        v10, v01 = psi.mean(axis=2), psi.mean(axis=1)
-        ref = np.zeros((k, k))
-        if n1 > 1:
-            ref += np.cov(v10, ddof=1).reshape(k, k) / n1
-        if n0 > 1:
-            ref += np.cov(v01, ddof=1).reshape(k, k) / n0
-        np.testing.assert_allclose(a, psi.mean(axis=(1, 2)), rtol=1e-13)
-        np.testing.assert_allclose(cov, ref, rtol=1e-10, atol=1e-16)
+        _assert_delong_is_the_definition(y, s)
 
 
 def test_sorted_placements_with_more_buckets_than_a_byte_numbers(monkeypatch):

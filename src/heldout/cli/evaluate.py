@@ -201,18 +201,17 @@ def _run(args: argparse.Namespace) -> dict:
         adjust=args.adjust,
     )
     _add_operating(report, data, args)
-    head = {"source": data.source, "label": data.label}
-    if args.cluster is not None:
-        head["cluster"] = args.cluster
-    if args.stratum is not None:
-        head["stratum"] = args.stratum
-    return _finish(head, report, args)
+    return _finish({"source": data.source, "label": data.label}, report, args)
 
 
 def _finish(head: dict, report: dict, args: argparse.Namespace) -> dict:
-    """The report behind its head (file, label, groups), its forest plot written if asked."""
+    """The report behind its head (file, label, and the group columns named by ``args``),
+    its forest plot written if asked."""
     from heldout.metrics.evaluate import forest_plot
 
+    for name in ("cluster", "stratum"):
+        if getattr(args, name) is not None:
+            head[name] = getattr(args, name)
     report = {**head, **report}
     if args.plot:
         try:
@@ -250,12 +249,7 @@ def _run_engine(args: argparse.Namespace, models) -> dict:
         strata=args.stratum,
         shares=shares(args.shares),
     )
-    head = {"source": args.file, "label": args.label}
-    if args.cluster is not None:
-        head["cluster"] = args.cluster
-    if args.stratum is not None:
-        head["stratum"] = args.stratum
-    return _finish(head, report, args)
+    return _finish({"source": args.file, "label": args.label}, report, args)
 
 
 def register(top, size) -> None:

@@ -161,11 +161,16 @@ def cluster_codes(clusters: ArrayLike, n: int, name: str = "clusters") -> Cluste
     codes = codes.reshape(-1).astype(np.int64)
     g = int(codes.max()) + 1 if codes.size else 0
     if g < 2:
-        raise ValueError(
-            f"{name} must contain at least two distinct clusters, got {g}: with one cluster "
-            "the variance between clusters cannot be estimated"
-        )
+        raise _too_few_clusters(g, name)
     return ClusterCodes(codes, g)
+
+
+def _too_few_clusters(g: int, name: str = "clusters") -> ValueError:
+    """The error for fewer than two clusters (here, and for per-cluster sums elsewhere)."""
+    return ValueError(
+        f"{name} must contain at least two distinct clusters, got {g}: with one cluster "
+        "the variance between clusters cannot be estimated"
+    )
 
 
 def _count(value, name: str, minimum: int, maximum: int) -> int:

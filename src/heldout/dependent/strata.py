@@ -201,10 +201,7 @@ def stratified_mean(
         part = y[codes == h]
         if clusters is None:
             if part.size < 2:
-                raise ValueError(
-                    f"strata: stratum {keys[h]!r} has {part.size} item; at least 2 are needed "
-                    "to estimate its variance"
-                )
+                raise _too_few_items(keys[h], part.size)
             var_h[h] = part.var(ddof=1) / part.size
             dof_h[h] = part.size - 1
         else:
@@ -225,6 +222,14 @@ def stratified_mean(
         alpha=a,
         unweighted=float(y.mean()),
         se_unweighted=float(y.std(ddof=1) / np.sqrt(y.size)),
+    )
+
+
+def _too_few_items(label, size: int) -> ValueError:
+    """The error for a stratum of fewer than two items (here and in the out-of-core engine)."""
+    return ValueError(
+        f"strata: stratum {label!r} has {int(size)} item; at least 2 are needed "
+        "to estimate its variance"
     )
 
 

@@ -585,18 +585,30 @@ def _delong_sorted(pos: np.ndarray, s2, n1: int, n0: int) -> tuple[np.ndarray, n
             total += int(np.sum(twice[r][i : i + step], where=pos[i : i + step], dtype=np.int64))
         aucs[r] = total / (2 * n1 * n0)
     sums = np.zeros((2, k, k))  # [negatives, positives] sums of centred products
+    _add_centred_products(sums, pos, aucs, n1, n0, step, lambda r, i, w: twice[r][i : i + step])
+    return aucs, _cov_from_sums(sums, n1, n0)
+
+
+def _add_centred_products(sums, pos, aucs, n1: int, n0: int, step: int, doubled, first=0):
+    """One pass over the items in blocks of ``step``: the centred placement products.
+
+    ``doubled(r, i, w)`` gives model ``r``'s doubled placement counts for the block of
+    items starting at ``i`` (``w``: the block's classes as 0.0/1.0); divided by
+    ``2 n0`` (positives) or ``2 n1`` (negatives) they are the placement values, which
+    are centred at the AUCs and their products summed by :func:`_add_block_products`
+    (``first = 1``: the diagonal left out).  Shared by the sorted and the counting path.
+    """
     for i in range(0, pos.size, step):
         flag = pos[i : i + step]
         weight = flag.astype(np.float64)
         other = 1.0 - weight
         scale = np.where(flag, 2.0 * n0, 2.0 * n1)
         centred = []
-        for r in range(k):
-            v = twice[r][i : i + step] / scale
+        for r in range(len(aucs)):
+            v = doubled(r, i, weight) / scale
             v -= aucs[r]
             centred.append(v)
-        _add_block_products(sums, centred, weight, other, first=0)
-    return aucs, _cov_from_sums(sums, n1, n0)
+        _add_block_products(sums, centred, weight, other, first)
 
 
 def _delong_codes(
@@ -637,20 +649,14 @@ def _delong_codes(
         grids.append(grid)
         tables.append(table)
     if k > 1:
-        for i in range(0, pos.size, _BLOCK):
-            flag = pos[i : i + _BLOCK]
-            w = flag.astype(np.float64)
-            other = 1.0 - w
-            scale = np.where(flag, 2.0 * n0, 2.0 * n1)
-            centred = []
-            for r in range(k):
-                key = _keys(s2[r][i : i + _BLOCK], *grids[r], w)
-                # every key is a row of the table (the grid was checked on every item), so
-                # take's cheapest mode: "wrap" only tests the bounds, never needs to wrap
-                v = np.take(tables[r], key, mode="wrap") / scale
-                v -= aucs[r]
-                centred.append(v)
-            _add_block_products(sums, centred, w, other, first=1)
+
+        def doubled(r, i, w):
+            key = _keys(s2[r][i : i + _BLOCK], *grids[r], w)
+            # every key is a row of the table (the grid was checked on every item), so
+            # take's cheapest mode: "wrap" only tests the bounds, never needs to wrap
+            return np.take(tables[r], key, mode="wrap")
+
+        _add_centred_products(sums, pos, aucs, n1, n0, _BLOCK, doubled, first=1)
     return aucs, _cov_from_sums(sums, n1, n0), n1, n0
 
 

@@ -423,12 +423,25 @@ def _strata_sql(run, y, strata, cluster, models, stats, threshold) -> dict:
                 ]
     keys = ", ".join(f"{e} AS _g{i}" for i, e in enumerate(ids))
     rows = run(f"SELECT {keys}, {', '.join(sel)} FROM data GROUP BY ALL")
-    rows.sort(key=lambda r: tuple(r[: len(ids)]))
-    labels = sorted({r[0] for r in rows})
-    code = {h: i for i, h in enumerate(labels)}
+    group_ids = [tuple(r[: len(ids)]) for r in rows]
     table = np.array([r[len(ids) :] for r in rows], dtype=float).reshape(len(rows), len(sel))
-    out = {"labels": labels, "stratum": np.array([code[r[0]] for r in rows], dtype=np.int64)}
-    out["clustered"] = cluster is not None
+    return _strata_arrays(group_ids, table, models, kinds, multi, cluster is not None)
+
+
+def _strata_arrays(group_ids, table, models, kinds, multi: bool, clustered: bool) -> dict:
+    """The per-group table of either engine, named: the groups sorted by their ids as text.
+
+    ``group_ids``: (stratum,) or (stratum, cluster) per row of ``table``, whose columns
+    are, per model, its cells (four, or items and right answers with several classes)
+    and, per probability column, five per loss (count, sum, sum of squares, sample
+    variance, values other than 0 and 1).
+    """
+    order = sorted(range(len(group_ids)), key=group_ids.__getitem__)
+    table = table[order]
+    labels = sorted({group_ids[i][0] for i in order})
+    code = {h: k for k, h in enumerate(labels)}
+    strata = np.array([code[group_ids[i][0]] for i in order], dtype=np.int64)
+    out = {"labels": labels, "stratum": strata, "clustered": clustered, "multi": multi}
     col = 0
     for m in models:
         width = 2 if multi else 4
@@ -438,7 +451,6 @@ def _strata_sql(run, y, strata, cluster, models, stats, threshold) -> dict:
             for which in _PROPER:
                 out[("loss", which, m)] = table[:, col : col + 5]
                 col += 5
-    out["multi"] = multi
     return out
 
 
@@ -476,8 +488,9 @@ def _stratified_sums(st: dict, key, metric: str, shares, alpha: float) -> dict:
     :func:`heldout.dependent.strata._stratified_from_parts`; strata without items of
     this mean are left out, as ``evaluate`` leaves them out.
     """
-    from heldout.dependent.clustered import _moments
-    from heldout.dependent.strata import _stratified_from_parts, _stratum_weights
+    from heldout.dependent.clustered import _moments, _too_few_clusters
+    from heldout.dependent.strata import _stratified_from_parts, _stratum_weights, _too_few_items
+    from heldout.metrics.evaluate import _stratified_fields
 
     sizes, sums, sumsq, var_samp, binary = _stratum_parts(st, key, metric)
     code = st["stratum"]
@@ -495,10 +508,7 @@ def _stratified_sums(st: dict, key, metric: str, shares, alpha: float) -> dict:
             means.append(mean)
             if not st["clustered"]:
                 if size < 2:
-                    raise ValueError(
-                        f"strata: stratum {label!r} has {int(size)} item; at least 2 are "
-                        "needed to estimate its variance"
-                    )
+                    raise _too_few_items(label, size)
                 if var_samp is None:  # 0/1 values: the variance from the counts
                     k = float(sums[rows].sum())
                     s2 = (k * (1 - mean) ** 2 + (size - k) * mean**2) / (size - 1)
@@ -508,12 +518,8 @@ def _stratified_sums(st: dict, key, metric: str, shares, alpha: float) -> dict:
                 dof_h.append(size - 1)
                 continue
             g = int(rows.sum())
-            if g < 2:
-                raise ValueError(
-                    f"clusters within stratum {label!r}: clusters must contain at least two "
-                    f"distinct clusters, got {g}: with one cluster the variance between "
-                    "clusters cannot be estimated"
-                )
+            if g < 2:  # (evaluate's message: stratified_mean wraps clustered_mean's)
+                raise ValueError(f"clusters within stratum {label!r}: {_too_few_clusters(g)}")
             _, _, var_cr, _ = _moments(sums[rows], sumsq[rows], sizes[rows].astype(float))
             var_h.append(float(var_cr))
             dof_h.append(g - 1)
@@ -534,22 +540,12 @@ def _stratified_sums(st: dict, key, metric: str, shares, alpha: float) -> dict:
         unweighted=total / n,
         se_unweighted=float(np.sqrt(spread / n)),
     )
-    return {
-        "value": s.estimate,
-        "low": s.low,
-        "high": s.high,
-        "se": s.se,
-        "method": f"stratified-{s.method}",
-        "strata": {
-            str(k): {"n": int(m), "mean": float(v), "share": float(x)}
-            for k, m, v, x in zip(s.strata, s.sizes, s.means, s.shares, strict=True)
-        },
-    }
+    return _stratified_fields(s)
 
 
 def _check_strata(st: dict, shares) -> None:
     """evaluate's check before any metric: the shares fit the strata, two items in each."""
-    from heldout.dependent.strata import _stratum_weights
+    from heldout.dependent.strata import _stratum_weights, _too_few_items
 
     first = next(k for k in st if isinstance(k, tuple) and k[0] == "cells")
     cells = st[first]
@@ -558,10 +554,7 @@ def _check_strata(st: dict, shares) -> None:
     _stratum_weights(st["labels"], n_h, shares)
     for label, size in zip(st["labels"], n_h, strict=True):
         if size < 2:
-            raise ValueError(
-                f"strata: stratum {label!r} has {int(size)} item; at least 2 are needed to "
-                "estimate its variance"
-            )
+            raise _too_few_items(label, size)
 
 
 def _add_stratified(report: dict, stats: dict, models, shares, alpha: float) -> None:
@@ -997,26 +990,12 @@ def _strata_dask(ddf, label, models, stats, threshold, clustered) -> dict:
     keys = ["_stratum", "_cluster"] if clustered else ["_stratum"]
     frame = ddf[keys].assign(**cols).groupby(keys).sum()[list(cols)].compute()
     ids = [tuple(str(v) for v in (i if isinstance(i, tuple) else (i,))) for i in frame.index]
-    order = sorted(range(len(ids)), key=ids.__getitem__)
-    table = frame.to_numpy(float)[order]
-    ids = [ids[i] for i in order]
-    labels = sorted({i[0] for i in ids})
-    code = {h: k for k, h in enumerate(labels)}
-    out = {"labels": labels, "stratum": np.array([code[i[0]] for i in ids], dtype=np.int64)}
-    out.update(clustered=clustered, multi=multi)
-    col = 0
-    for m in models:
-        width = 2 if multi else 4
-        out[("cells", m)] = table[:, col : col + width]
-        col += width
-        if not multi and kinds[m] == "probabilities":
-            for which in _PROPER:
-                t = table[:, col : col + 5].copy()
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    spread = np.maximum(t[:, 2] - t[:, 1] ** 2 / t[:, 0], 0.0)
-                    t[:, 3] = np.where(t[:, 0] > 1, spread / (t[:, 0] - 1), 0.0)
-                out[("loss", which, m)] = t
-                col += 5
+    out = _strata_arrays(ids, frame.to_numpy(float), models, kinds, multi, clustered)
+    for key in [k for k in out if isinstance(k, tuple) and k[0] == "loss"]:
+        t = out[key]  # (a view of the table) the variance from the sums
+        with np.errstate(invalid="ignore", divide="ignore"):
+            spread = np.maximum(t[:, 2] - t[:, 1] ** 2 / t[:, 0], 0.0)
+            t[:, 3] = np.where(t[:, 0] > 1, spread / (t[:, 0] - 1), 0.0)
     return out
 
 
@@ -1417,16 +1396,19 @@ def _loss_sums(cl, key):
 def _clustered_from_sums(sums, sumsq, sizes, binary, alpha, correction, pair):
     """:func:`heldout.dependent.clustered.clustered_mean` (or ``clustered_difference``) from
     per-cluster sums, sums of squares and sizes (the clusters with no item dropped)."""
-    from heldout.dependent.clustered import ClusteredMean, _interval, _moments, _or_none
+    from heldout.dependent.clustered import (
+        ClusteredMean,
+        _interval,
+        _moments,
+        _or_none,
+        _too_few_clusters,
+    )
 
     keep = sizes > 0
     sums, sumsq, sizes = sums[keep], sumsq[keep], sizes[keep].astype(float)
     g = int(sizes.size)
     if g < 2:
-        raise ValueError(
-            f"clusters must contain at least two distinct clusters, got {g}: with one cluster "
-            "the variance between clusters cannot be estimated"
-        )
+        raise _too_few_clusters(g)
     method = "t" if pair or not binary else "wilson"
     mean, var_iid, var_cr, rho = (float(v) for v in _moments(sums, sumsq, sizes, correction))
     n = int(round(sizes.sum()))

@@ -675,6 +675,12 @@ def _stratified(ctx: Context, values: np.ndarray, mask: np.ndarray) -> dict:
         )
     except ValueError as exc:
         return {"value": None, "note": str(exc)}
+    return _stratified_fields(s)
+
+
+def _stratified_fields(s) -> dict:
+    """The report's ``stratified`` field of a :class:`heldout.dependent.strata.Stratified`
+    (here and in the out-of-core engine)."""
     return {
         "value": s.estimate,
         "low": s.low,
