@@ -941,8 +941,8 @@ def _dask_statistics(files, fmt, label, models, kinds, threshold, cluster=None, 
     for c in cols:
         s = ddf[c]
         lazy += [(~np.isfinite(s)).sum(), (s == s.round()).all(), s.min(), s.max()]
-    tail = [(w, c, g) for w, c, g in (("cluster", cluster, groups), ("stratum", strata, layers))]
-    tail = [t for t in tail if t[1] is not None]
+    named = (("cluster", cluster, groups), ("stratum", strata, layers))
+    tail = [t for t in named if t[1] is not None]
     lazy += [g.isna().sum() for _, _, g in tail]
     row = dask.compute(*lazy)
     for (what, column, _), missing in zip(tail, row[len(row) - len(tail) :], strict=True):
