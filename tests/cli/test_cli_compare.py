@@ -364,3 +364,49 @@ def test_size_compare_many_models_answers():
     res = json.loads(out.stdout)
     assert res["pick_best_prob_at_n"] == pytest.approx(1.0)
     assert res["n_exact"] < res["n"]
+
+
+def test_compare_predictions_reads_probabilities_as_evaluate_does(tmp_path, capsys):
+    """A file of probabilities: compare predicts class 1 at p >= threshold, as evaluate does.
+
+    Before the one column-kind rule reached compare, every probability was compared with
+    the label for equality and every model scored accuracy 0 (issue 44).
+    """
+    rng = np.random.default_rng(44)
+    n = 400
+    y = rng.integers(0, 2, n)
+    p = np.clip(0.5 + (2 * y - 1) * rng.uniform(-0.2, 0.45, (3, n)), 0.01, 0.99).round(3)
+    hard = np.where(rng.random(n) < 0.8, y, 1 - y)
+    rows = "\n".join(
+        f"{y[i]},{p[0, i]},{p[1, i]},{p[2, i]},{hard[i]}" for i in range(n)
+    )
+    path = _csv(tmp_path, "label,a,b,c,hard\n" + rows + "\n")
+    for th in (0.5, 0.3):
+        res = _json(capsys, "compare", "--predictions", str(path), "--threshold", str(th))
+        ev = _json(capsys, "evaluate", str(path), "--threshold", str(th))
+        for j, m in enumerate(res["models"]):
+            name = m["name"]
+            col = p[j] if name != "hard" else hard
+            want = ((col >= th) == (y == 1)) if name != "hard" else (col == y)
+            assert m["kind"] == ("labels" if name == "hard" else "probabilities")
+            assert m["correct"] == int(want.sum())  # numpy, by the definition
+            assert m["accuracy"] == pytest.approx(
+                ev["models"][name]["metrics"]["accuracy"]["value"], abs=1e-12
+            )
+        assert res["threshold"] == th
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("label,a,b\n1,2.5,1\n0,-1,0\n", "scores outside"),
+        ("label,a,b\n2,0.5,1\n0,0.25,0\n", "need labels 0 and 1"),
+    ],
+)
+def test_compare_predictions_refuses_scores_and_probabilities_beside_classes(
+    tmp_path, capsys, text, match
+):
+    path = _csv(tmp_path, text)
+    assert main(["compare", "--predictions", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and match in err[0]

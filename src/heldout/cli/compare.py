@@ -50,7 +50,7 @@ def _run_predictions(args: argparse.Namespace) -> dict:
     from heldout.comparison.predictions import read_predictions
 
     alpha = _probability_arg(args.alpha, "--alpha")
-    pred = read_predictions(args.predictions, label=args.label)
+    pred = read_predictions(args.predictions, label=args.label, threshold=args.threshold)
     names, correct = pred.names, pred.correct
     n = correct.shape[0]
     right = correct.sum(axis=0)
@@ -63,9 +63,11 @@ def _run_predictions(args: argparse.Namespace) -> dict:
     out = {
         "n": int(n),
         "alpha": alpha,
+        "threshold": pred.threshold,
         "models": [
             {
                 "name": name,
+                "kind": pred.kinds[j],
                 "correct": int(right[j]),
                 "accuracy": float(right[j] / n),
                 "low": float(np.atleast_1d(low)[j]),
@@ -124,6 +126,12 @@ def _table(res: dict) -> str:
             f"{m['name']:<{width}}  {m['correct']:>9,}  {m['accuracy']:>8.4f}  "
             f"[{m['low']:.4f}, {m['high']:.4f}]      {res['prob_best'][m['name']]:>7.4f}  "
             f"{'yes' if m['name'] in in_set else 'no'}"
+        )
+    read = [m["name"] for m in res["models"] if m["kind"] == "probabilities"]
+    if read:
+        lines.append(
+            f"read as probabilities of class 1, predicting 1 at p >= {res['threshold']:g}: "
+            + ", ".join(read)
         )
     lines += [
         "",
@@ -299,9 +307,16 @@ def register(top, size) -> None:
         "--predictions",
         metavar="FILE",
         default=None,
-        help="CSV with a label column and one column of predicted labels per model ('-': stdin)",
+        help="CSV with a label column and one column per model: predicted labels, or "
+        "probabilities of class 1 beside labels 0/1 (read as heldout evaluate reads them; '-': stdin)",
     )
     p.add_argument("--label", default="label", help="name of the column of true labels")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.5,
+        help="with --predictions: a column of probabilities predicts class 1 at p >= this (0.5)",
+    )
     alpha_option(
         p,
         level=True,

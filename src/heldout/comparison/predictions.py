@@ -22,7 +22,7 @@ import numpy as np
 
 from heldout import _files
 from heldout._checks import show
-from heldout._result import Result
+from heldout._result import Result, extra
 
 __all__ = [
     "Patterns",
@@ -244,6 +244,11 @@ class Predictions(Result):
 
     names: list  #: model names (the CSV's columns other than the label)
     correct: np.ndarray  #: boolean matrix (n_items, n_models)
+    #: what each model column holds, by the one column-kind rule
+    #: (:func:`heldout.metrics.column_kinds.kind_of_summary`): ``"labels"`` (compared with
+    #: the label) or ``"probabilities"`` (of class 1, predicting 1 at ``threshold``)
+    kinds: tuple = extra(())
+    threshold: float = extra(0.5)  #: the cut applied to columns of probabilities
 
 
 def _read_text(source) -> str:
@@ -274,13 +279,18 @@ def _read_text(source) -> str:
     return data.lstrip("\ufeff")
 
 
-def read_predictions(source, label: str = "label") -> Predictions:
+def read_predictions(source, label: str = "label", threshold: float = 0.5) -> Predictions:
     """Read a CSV of predictions: a column of true labels and one column per model.
 
     The first row names the columns.  ``label`` names the column of true labels; every
-    other column is a model whose cells are its predicted labels.  A cell is right when
-    it equals the label: as numbers when every cell is numeric (so ``3`` and ``3.0``
-    agree), otherwise as text with surrounding spaces removed.  Parsed by numpy's C
+    other column is a model.  What a model column holds follows the one rule of
+    :func:`heldout.metrics.column_kinds.kind_of_summary` (the rule of ``heldout
+    evaluate``): whole numbers are predicted labels, and a cell is right when it equals
+    the label, as numbers when both columns are numeric (so ``3`` and ``3.0`` agree),
+    otherwise as text with surrounding spaces removed; fractions in [0, 1] are
+    probabilities of class 1, which need labels 0 and 1, and a cell is right when
+    ``(p >= threshold) == (label == 1)``; other fractions (scores, whose order alone
+    means something) are refused, since they predict no label.  Parsed by numpy's C
     reader (no pandas), or pyarrow's for large files when it is installed (the same
     cells; a file pyarrow cannot read as numbers goes to numpy's reader).
 
@@ -290,13 +300,17 @@ def read_predictions(source, label: str = "label") -> Predictions:
         A path, ``"-"`` for standard input, or an open file (text or binary).
     label
         Name of the column of true labels.
+    threshold
+        A column of probabilities predicts class 1 at ``p >= threshold`` (default 0.5,
+        as ``heldout evaluate``).
 
     Raises
     ------
     ValueError
         For an empty file, a file without items, a missing label column, fewer than two
         model columns, duplicated column names, rows with a different number of cells
-        than the header, or empty cells.
+        than the header, empty cells, a column of probabilities beside labels other
+        than 0 and 1, or a column of scores outside [0, 1].
 
     Examples
     --------
@@ -304,7 +318,11 @@ def read_predictions(source, label: str = "label") -> Predictions:
     >>> p = read_predictions(io.StringIO("label,a,b\\n1,1,2\\n2,2,2\\n3,1,3\\n"))
     >>> p.names, p.correct.sum(axis=0).tolist()
     (['a', 'b'], [2, 2])
+    >>> q = read_predictions(io.StringIO("label,a,b\\n1,0.9,1\\n0,0.7,0\\n1,0.2,1\\n"))
+    >>> q.kinds, q.correct.sum(axis=0).tolist()
+    (('probabilities', 'labels'), [1, 3])
     """
+    th = _probability(threshold, "threshold")
     if not isinstance(label, str) or not label:
         raise ValueError(f"label must be a non-empty column name, got {label!r}")
     text = _read_text(source)
@@ -347,7 +365,52 @@ def read_predictions(source, label: str = "label") -> Predictions:
     j = header.index(label)
     truth = cells[:, j]
     models = np.delete(cells, j, axis=1)
-    return Predictions(names=names, correct=models == truth[:, None])
+    correct, kinds = _correct_by_kind(truth, models, names, th)
+    return Predictions(names=names, correct=correct, kinds=tuple(kinds), threshold=th)
+
+
+def _numeric(column: np.ndarray) -> np.ndarray | None:
+    """A column as floats, or None when a cell is not a number (a text column)."""
+    if column.dtype.kind == "f":
+        return column
+    try:
+        values = column.astype(float)
+    except ValueError:
+        return None
+    return values if np.all(np.isfinite(values)) else None
+
+
+def _correct_by_kind(truth, models, names, threshold):
+    """Correctness of each model column, read by the one column-kind rule."""
+    from heldout.metrics.column_kinds import kind_of_summary
+
+    y = _numeric(truth)
+    correct = np.empty(models.shape, dtype=bool)
+    kinds = []
+    for j, name in enumerate(names):
+        x = _numeric(models[:, j])
+        if x is None or y is None:  # text: compared as text
+            correct[:, j] = models[:, j] == truth
+            kinds.append("labels")
+            continue
+        kind = kind_of_summary(bool(np.all(x == np.round(x))), x.min(), x.max(), name=name)
+        kinds.append(kind)
+        if kind == "labels":
+            correct[:, j] = x == y
+        elif kind == "scores":
+            raise ValueError(
+                f"predictions file column {name!r} holds scores outside [0, 1] (for example "
+                f"{x[int(np.argmax(np.abs(x) > 1))]:g}), which predict no label; give predicted "
+                "labels or probabilities of class 1 (heldout evaluate reads scores for the AUC)"
+            )
+        elif not np.all((y == 0) | (y == 1)):
+            raise ValueError(
+                f"predictions file column {name!r} holds probabilities, which need labels 0 "
+                "and 1; the label column holds other values"
+            )
+        else:
+            correct[:, j] = (x >= threshold) == (y == 1)
+    return correct, kinds
 
 
 #: Bodies of at least this many characters go to pyarrow's CSV reader when it is installed
