@@ -221,3 +221,17 @@ def test_subprocess_prints_one_json_object(predictions):
         check=True,
     )
     assert json.loads(out.stdout)["model"] == "b" and out.stderr == ""
+
+
+def test_text_columns_are_not_models(capsys, predictions):
+    """A text column beside numeric labels is no model, and the label is no cluster (issue 44).
+
+    Before, ``--cluster label`` left the text column ``writer`` among the models, and its
+    cells compared as text with the labels gave an accuracy of 0 with exit status 0.
+    """
+    path, frame = predictions
+    assert "both name column 'label'" in _error(capsys, "clustered", str(path), "--cluster", "label")
+    msg = _error(capsys, "clustered", str(path), "--cluster", "series")
+    assert "'writer' holds text" in msg
+    res = _json(capsys, "clustered", str(path), "--cluster", "series", "--model", "a")
+    assert res["accuracy"] == pytest.approx(float(np.mean(frame["a"] == frame["label"])))

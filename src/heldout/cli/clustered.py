@@ -143,6 +143,11 @@ def _same(a: list[str], b: list[str], model: str):
                 "prediction columns as probabilities of class 1 (cut at --threshold)"
             )
         return x == y
+    if y is not None:  # numeric labels beside a text column: that column is no model
+        raise UsageError(
+            f"column {model!r} holds text, but the labels are numbers: it is not a column of "
+            "predicted labels (name the model columns with --model, the clusters with --cluster)"
+        )
     return np.array(a) == np.array(b)
 
 
@@ -190,8 +195,12 @@ def _run(args: argparse.Namespace) -> dict:
     if not 0 < args.alpha < 1:
         raise UsageError(f"--alpha must be between 0 and 1, got {args.alpha:g}")
     alpha = args.alpha
+    if args.shares and not args.stratum:
+        raise UsageError("--shares needs --stratum COLUMN")
     columns = _read_csv(args.file)
     clusters = np.array(_column(columns, args.cluster, "--cluster"))
+    if args.score is None and args.cluster == args.label:
+        raise UsageError(f"--cluster and --label both name column {args.label!r}")
     used = {args.cluster} | ({args.stratum} if args.stratum else set())
     if args.score is not None:
         if args.model:
@@ -245,8 +254,6 @@ def _run(args: argparse.Namespace) -> dict:
                     for k, n, m, w in zip(s.strata, s.sizes, s.means, s.shares, strict=True)
                 },
             }
-        elif args.shares:
-            raise UsageError("--shares needs --stratum COLUMN")
         per_model[name] = fields
     if len(per_model) == 1:
         out.update(next(iter(per_model.values())))
