@@ -387,6 +387,26 @@ def test_auc_best_set_with_two_models_is_delongs_two_sided_test():
     assert p[1 - lag] == pytest.approx(st.norm.cdf(abs(z)), abs=0.01) and in_set[1 - lag]
 
 
+@pytest.mark.parametrize(
+    ("kw", "match"),
+    [
+        ({"alpha": 0}, "alpha"),  # before: every model in the set
+        ({"alpha": 1}, "alpha"),  # before: none
+        ({"draws": 0}, "draws"),  # before: p = 1
+        ({"auc": [0.9, float("nan")]}, "auc"),  # before: p = 1e-4 everywhere
+        ({"auc": [0.9, 1.2]}, "auc"),
+        ({"cov": [[1e-4, 0], [1.0, 1e-4]]}, "symmetric"),
+        ({"cov": np.eye(3) * 1e-4}, "3 x 3|2 x 2"),
+    ],
+)
+def test_auc_best_set_refuses_what_it_cannot_use(kw, match):
+    from heldout.metrics.evaluate import auc_best_set
+
+    args = {"auc": [0.9, 0.8], "cov": np.eye(2) * 1e-4} | kw
+    with pytest.raises(ValueError, match=match):
+        auc_best_set(args.pop("auc"), args.pop("cov"), **args)
+
+
 def test_evaluate_names_column_kinds_and_accepts_raw_scores(tmp_path, capsys):
     rng = np.random.default_rng(4)
     n = 400

@@ -1242,6 +1242,19 @@ def auc_best_set(auc, cov, alpha: float = 0.05, *, draws: int = 10_000, seed=Non
     DeLong's test it is asymptotic; it inherits its trouble with few items in the smaller
     class.
 
+    Parameters
+    ----------
+    auc : array_like
+        The models' AUCs (two or more, in [0, 1]; NaN is refused).
+    cov : array_like
+        Their DeLong covariance matrix (finite, symmetric, non-negative diagonal).
+    alpha : float
+        Level in (0, 1).
+    draws : int
+        Normal multipliers, 99 to 10,000,000.
+    seed : int, Generator or None
+        For the multipliers.
+
     Returns
     -------
     tuple
@@ -1253,11 +1266,20 @@ def auc_best_set(auc, cov, alpha: float = 0.05, *, draws: int = 10_000, seed=Non
     >>> in_set.tolist()
     [True, False, True]
     """
+    from heldout._checks import as_count, as_floats, as_probability
     from heldout.config import rng as make_rng
 
-    a = np.asarray(auc, dtype=float)
-    v = np.asarray(cov, dtype=float)
+    a = as_probability(auc, "auc", closed=True)
+    if a.ndim != 1 or a.size < 2:
+        raise ValueError(f"auc must hold one AUC per model, two or more, got shape {a.shape}")
     k = a.size
+    v = as_floats(cov, "cov")
+    if v.shape != (k, k) or not np.all(np.isfinite(v)):
+        raise ValueError(f"cov must be a finite {k} x {k} covariance matrix, got shape {v.shape}")
+    if np.any(np.diag(v) < 0) or not np.allclose(v, v.T, rtol=1e-9, atol=1e-15):
+        raise ValueError("cov must be symmetric with a non-negative diagonal (a covariance)")
+    alpha = as_probability(alpha, "alpha", scalar=True)
+    draws = as_count(draws, "draws", minimum=99, maximum=10_000_000, scalar=True)
     var = np.diag(v)[:, None] + np.diag(v)[None, :] - 2 * v
     se = np.sqrt(np.maximum(var, 0.0))
     se = np.where(se > 1e-12, se, np.inf)
