@@ -316,6 +316,26 @@ def test_class_sample_size_by_brute_force(m, rho, g):
     assert stats.binom.sf(m - 1, N, rho) >= g > stats.binom.sf(m - 1, N - 1, rho)
 
 
+@pytest.mark.parametrize(("m", "n_tie"), [(1000, 1999), (10, 19), (2500, 4999)])
+def test_class_sample_size_meets_an_exact_tie(m, n_tie):
+    """P(Bin(2m - 1, 1/2) >= m) = 1/2 exactly (symmetry), checked in 60-digit arithmetic.
+
+    In floating point the tail came out 0.4999... and the size one too large (issue 44).
+    """
+    import mpmath
+
+    mpmath.mp.dps = 60
+    tail = (
+        mpmath.fsum(mpmath.binomial(n_tie, j) for j in range(m, n_tie + 1)) / mpmath.mpf(2) ** n_tie
+    )
+    assert tail == mpmath.mpf(1) / 2
+    below = mpmath.fsum(mpmath.binomial(n_tie - 1, j) for j in range(m, n_tie)) / mpmath.mpf(2) ** (
+        n_tie - 1
+    )
+    assert below < mpmath.mpf(1) / 2
+    assert A.class_sample_size(m, 0.5, 0.5) == n_tie
+
+
 def test_class_sample_size_naive_answer_is_a_coin_flip():
     N = 1000
     assert stats.binom.sf(99, N, 0.1) == pytest.approx(0.5, abs=0.05)

@@ -230,7 +230,9 @@ def test_text_columns_are_not_models(capsys, predictions):
     cells compared as text with the labels gave an accuracy of 0 with exit status 0.
     """
     path, frame = predictions
-    assert "both name column 'label'" in _error(capsys, "clustered", str(path), "--cluster", "label")
+    assert "both name column 'label'" in _error(
+        capsys, "clustered", str(path), "--cluster", "label"
+    )
     msg = _error(capsys, "clustered", str(path), "--cluster", "series")
     assert "'writer' holds text" in msg
     res = _json(capsys, "clustered", str(path), "--cluster", "series", "--model", "a")

@@ -377,9 +377,7 @@ def test_compare_predictions_reads_probabilities_as_evaluate_does(tmp_path, caps
     y = rng.integers(0, 2, n)
     p = np.clip(0.5 + (2 * y - 1) * rng.uniform(-0.2, 0.45, (3, n)), 0.01, 0.99).round(3)
     hard = np.where(rng.random(n) < 0.8, y, 1 - y)
-    rows = "\n".join(
-        f"{y[i]},{p[0, i]},{p[1, i]},{p[2, i]},{hard[i]}" for i in range(n)
-    )
+    rows = "\n".join(f"{y[i]},{p[0, i]},{p[1, i]},{p[2, i]},{hard[i]}" for i in range(n))
     path = _csv(tmp_path, "label,a,b,c,hard\n" + rows + "\n")
     for th in (0.5, 0.3):
         res = _json(capsys, "compare", "--predictions", str(path), "--threshold", str(th))

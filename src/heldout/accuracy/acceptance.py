@@ -939,16 +939,23 @@ def class_sample_size(n_class, prevalence, assurance=0.95) -> int | np.ndarray:
     :math:`P(\\mathrm{Bin}(N,\\rho) \\ge n_{\\text{class}}) \\ge` ``assurance``.
     The probability increases with :math:`N`, so a vectorised bisection finds it.
     The naive answer :math:`n_{\\text{class}}/\\rho` is met only about half the time.
+    A probability computed within a relative ``1e-12`` of ``assurance`` counts as meeting
+    it: the tail is computed in floating point, and a target met exactly (for example
+    :math:`P(\\mathrm{Bin}(1999, 1/2) \\ge 1000) = 1/2` by symmetry) must not be missed by
+    its last bits.
 
     Examples
     --------
     >>> class_sample_size(100, 0.1, 0.95)  # not 100 / 0.1 = 1000
     1161
+    >>> class_sample_size(1000, 0.5, 0.5)  # P(Bin(1999, 1/2) >= 1000) = 1/2 exactly
+    1999
     """
     m = as_count(n_class, "n_class", minimum=1)
     rho = as_probability(prevalence, "prevalence")
     g = as_probability(assurance, "assurance")
     m, rho, g = broadcast(n_class=m, prevalence=rho, assurance=g)
+    g_met = g * (1.0 - 1e-12)  # the tail's rounding: an exact tie meets the target
     mf = m.astype(float)
     # normal start: N rho - z_g sqrt(N rho (1 - rho)) = n_class, a quadratic in sqrt(N)
     zg, c = special.ndtri(g), np.sqrt(rho * (1.0 - rho))
@@ -958,7 +965,7 @@ def class_sample_size(n_class, prevalence, assurance=0.95) -> int | np.ndarray:
     hint = "n_class is too large for this prevalence"
     hi = np.asarray(as_size(np.ceil(guess), "the total test size", hint=hint), dtype=np.int64)
     for _ in range(64):  # doubling until the guess holds (it nearly always does at once)
-        bad = _upper_tail(mf, hi.astype(float), rho) < g
+        bad = _upper_tail(mf, hi.astype(float), rho) < g_met
         if not bad.any():
             break
         if np.any(hi[bad] >= 2**62):
@@ -971,7 +978,7 @@ def class_sample_size(n_class, prevalence, assurance=0.95) -> int | np.ndarray:
         if not np.any(hi - lo > 1):
             break
         mid = lo + (hi - lo) // 2
-        good = _upper_tail(mf, mid.astype(float), rho) >= g
+        good = _upper_tail(mf, mid.astype(float), rho) >= g_met
         hi = np.where(good, mid, hi)
         lo = np.where(good, lo, mid)
     return int(hi) if hi.ndim == 0 else hi
