@@ -138,6 +138,50 @@ def test_bad_input_is_a_value_error(tmp_path, table, match):
         evaluate_files(tmp_path / "bad.parquet")
 
 
+@pytest.mark.parametrize(
+    ("kw", "match"),
+    [
+        ({"threads": 0}, "threads"),
+        ({"threads": 2.5}, "threads"),
+        ({"threads": True}, "threads"),
+        ({"threads": 10**12}, "threads"),  # before: std::bad_alloc aborted the interpreter
+        ({"memory_limit": "-1"}, "memory_limit"),
+        ({"memory_limit": "0GB"}, "memory_limit"),
+        ({"memory_limit": ["2GB"]}, "memory_limit"),
+        ({"memory_limit": "lots"}, "memory_limit"),
+    ],
+)
+def test_engine_resources_checked_before_any_work(tmp_path, kw, match):
+    pq.write_table(pa.table({"label": [0, 1], "a": [0.2, 0.7]}), tmp_path / "ok.parquet")
+    with pytest.raises(ValueError, match=match):
+        evaluate_files(tmp_path / "ok.parquet", **kw)
+
+
+def test_engine_applies_the_readers_header_limits(tmp_path):
+    """A repeated name is refused (DuckDB renamed it ``a_1``); a 100,000-column file in
+    well under a second (DuckDB described it for minutes), by the limits of heldout._files."""
+    import time
+
+    from heldout import _files
+
+    dup = tmp_path / "dup.csv"
+    dup.write_text("label,a,a\n1,1,0\n0,0,1\n")
+    with pytest.raises(ValueError, match="repeats column names: a"):
+        evaluate_files(dup)
+    pq.write_table(
+        pa.table({"label": [0, 1], "a": [0.2, 0.7], "b": [1, 0]}), tmp_path / "p.parquet"
+    )
+    wide = tmp_path / "wide.csv"
+    cols = _files.MAX_COLUMNS + 1
+    wide.write_text(",".join(f"c{i}" for i in range(cols)) + "\n" + ",".join(["1"] * cols) + "\n")
+    start = time.perf_counter()
+    for engine in ("duckdb", "dask"):
+        with pytest.raises(ValueError, match="more than the limit"):
+            evaluate_files(wide, label="c0", engine=engine)
+    assert time.perf_counter() - start < 5
+    assert evaluate_files(tmp_path / "p.parquet", threads=1, memory_limit="1GB")["n"] == 2
+
+
 def test_missing_files_and_bad_options(tmp_path):
     with pytest.raises(ValueError, match="no such file"):
         evaluate_files(tmp_path / "none.parquet")

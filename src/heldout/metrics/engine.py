@@ -66,11 +66,13 @@ from __future__ import annotations
 import glob
 import math
 import os
+import re
 import warnings
 from pathlib import Path
 
 import numpy as np
 
+from heldout import _files as _limits
 from heldout.metrics.estimate import Difference
 
 __all__ = ["ENGINES", "evaluate_files"]
@@ -106,6 +108,61 @@ def _files(source) -> tuple[list[str], str]:
     if kinds == {".csv"}:
         return found, "csv"
     raise ValueError(f"{text}: give Parquet files or CSV files, not a mix ({sorted(kinds)})")
+
+
+def _check_headers(files: list[str], fmt: str) -> None:
+    """Each file's column names within the reader's limits, and none repeated, before any work.
+
+    DuckDB would rename a repeated name (``a`` and ``a_1``) and describe a file of
+    100,000 columns for minutes: the header (CSV) or schema (Parquet) is checked first,
+    by the limits of :mod:`heldout._files` that the in-memory reader applies.
+    """
+    import csv
+
+    for f in files:
+        if fmt == "csv":
+            with open(f, encoding="utf-8-sig", errors="replace", newline="") as fh:
+                head = _limits.header_line(fh, f)
+            if head.count(",") >= _limits.MAX_COLUMNS:  # before the csv module splits it
+                _limits.check_header(head.split(","), f)
+            names = next(csv.reader([head.rstrip("\r\n")]), [])
+        else:
+            try:
+                import pyarrow.parquet as pq
+            except ImportError:  # DuckDB reads the file; its names are checked after
+                return
+            try:
+                names = pq.read_schema(f).names
+            except Exception as exc:  # noqa: BLE001 (pyarrow's errors are its own types)
+                raise ValueError(f"{f}: not a Parquet file pyarrow can read ({exc})") from None
+        _limits.check_header(names, f)
+        seen, repeated = set(), set()
+        for name in names:
+            (repeated if name in seen else seen).add(name)
+        if repeated:
+            raise ValueError(f"{f} repeats column names: {', '.join(sorted(repeated))}")
+
+
+_MEMORY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$", re.IGNORECASE)
+#: The most DuckDB threads asked for (it allocates per thread; 10**12 aborted the interpreter).
+MAX_THREADS = 1024
+
+
+def _check_resources(memory_limit, threads) -> None:
+    """DuckDB's memory limit (a size such as ``"2GB"``) and threads (1 to ``MAX_THREADS``)."""
+    if memory_limit is not None:
+        m = _MEMORY.match(memory_limit) if isinstance(memory_limit, str) else None
+        if m is None or float(m.group(1)) <= 0:
+            raise ValueError(
+                f"memory_limit must be a positive size such as '2GB' or '512MiB', got {memory_limit!r}"
+            )
+    if threads is not None:
+        if isinstance(threads, bool) or not isinstance(threads, int | np.integer):
+            raise ValueError(
+                f"threads must be a whole number from 1 to {MAX_THREADS}, got {threads!r}"
+            )
+        if not 1 <= int(threads) <= MAX_THREADS:
+            raise ValueError(f"threads must be from 1 to {MAX_THREADS}, got {threads!r}")
 
 
 def _q(name: str) -> str:
@@ -144,9 +201,9 @@ def _duckdb_statistics(
     import duckdb
 
     con = duckdb.connect()
-    if memory_limit:
+    if memory_limit is not None:
         con.execute("SET memory_limit = '" + str(memory_limit).replace("'", "''") + "'")
-    if threads:
+    if threads is not None:
         con.execute(f"SET threads = {int(threads)}")
     con.execute("SET preserve_insertion_order = false")
     reader = "read_parquet" if fmt == "parquet" else "read_csv"
@@ -1662,7 +1719,9 @@ def evaluate_files(
         raise ValueError("shares need strata (a column of strata)")
     if strata is not None and strata == clusters:
         raise ValueError("the strata and the clusters must be different columns")
+    _check_resources(memory_limit, threads)
     files, fmt = _files(source)
+    _check_headers(files, fmt)
     try:
         if engine == "duckdb":
             stats = _duckdb_statistics(
@@ -1677,7 +1736,8 @@ def evaluate_files(
     except ValueError:
         raise
     except Exception as exc:  # the engines' own errors (a bad file, a text column)
-        raise ValueError(f"{source}: the {engine} engine could not read it ({exc})") from None
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]  # one line
+        raise ValueError(f"{source}: the {engine} engine could not read it ({first})") from None
     if clusters is not None and stats["clusters"]["sizes"].size < 2:  # as evaluate refuses
         raise ValueError(
             f"the cluster column {clusters!r} holds a single cluster; need two or more"
