@@ -66,13 +66,22 @@ import numpy as np
 
 #: Largest count the package accepts (counts are stored as int64).
 MAX_COUNT = 2**63 - 1
+#: The one limit on every resample, draw and repetition count of a public function: each
+#: is checked by :func:`as_draws` before anything is allocated.
+MAX_DRAWS = 10_000_000
+#: The most array elements one call allocates at once (about 4 GB of float64): sizes
+#: that multiply (rows x queries, features x pool) are checked by :func:`check_elements`.
+MAX_ELEMENTS = 500_000_000
 _TWO63 = 9.223372036854775808e18  # 2**63 as a float: floats >= this do not fit in int64
 
 __all__ = [
     "MAX_COUNT",
+    "MAX_DRAWS",
+    "MAX_ELEMENTS",
     "as_choice",
     "as_count",
     "as_counts",
+    "as_draws",
     "as_flag",
     "as_floats",
     "as_positive",
@@ -80,6 +89,7 @@ __all__ = [
     "as_real",
     "as_size",
     "broadcast",
+    "check_elements",
     "check_work",
     "scalar_or_array",
     "show",
@@ -380,6 +390,39 @@ def check_work(units: float, limit: float, what: str) -> None:
     """
     if not units <= limit:
         raise ValueError(f"{what} would need {units:,.0f} steps, more than the limit {limit:,.0f}")
+
+
+def as_draws(value, name: str, *, minimum: int = 1, maximum: int = MAX_DRAWS) -> int:
+    """A resample, draw or repetition count: a whole number from ``minimum`` to ``maximum``.
+
+    The one limit policy: every such count is checked here, before any allocation, so
+    that ``reps=10**12`` is refused at once instead of hanging or running out of memory.
+
+    >>> as_draws(2000, "n_resamples")
+    2000
+    >>> as_draws(10**12, "reps")
+    Traceback (most recent call last):
+    ...
+    ValueError: reps must be at most 10,000,000, got 1000000000000
+    """
+    return int(as_count(value, name, minimum=minimum, maximum=maximum, scalar=True))
+
+
+def check_elements(elements: float, what: str) -> None:
+    """Refuse an allocation of more than ``MAX_ELEMENTS`` array elements.
+
+    ``what`` names the arguments whose product is ``elements``.
+
+    >>> check_elements(2e9, "queries x train_rows")
+    Traceback (most recent call last):
+    ...
+    ValueError: queries x train_rows would hold 2,000,000,000 array elements, more than the limit 500,000,000
+    """
+    if not float(elements) <= MAX_ELEMENTS:
+        raise ValueError(
+            f"{what} would hold {float(elements):,.0f} array elements, "
+            f"more than the limit {MAX_ELEMENTS:,}"
+        )
 
 
 # --------------------------------------------------------------------------- shapes

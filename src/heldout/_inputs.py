@@ -98,6 +98,22 @@ def label_range(values: np.ndarray, name: str) -> None:
         )
 
 
+def detected_kind(whole: bool, low: float, high: float) -> str:
+    """What a model column holds, from (every value whole, its minimum, its maximum).
+
+    ``"labels"`` when every value is a whole number, else ``"probabilities"`` when the
+    values lie in [0, 1], else ``"scores"``: the detection of
+    :func:`heldout.metrics.column_kinds.kind_of_summary`, kept here (in the core) so that
+    every wing that reads a predictions file applies the same rule.
+
+    >>> detected_kind(True, 0, 1), detected_kind(False, 0.1, 0.9), detected_kind(False, -1, 2)
+    ('labels', 'probabilities', 'scores')
+    """
+    if whole:
+        return "labels"
+    return "probabilities" if low >= 0 and high <= 1 else "scores"
+
+
 def scores(
     s, name: str = "score", n: int | None = None, *, ndim=1, low_high: list | None = None
 ) -> np.ndarray:

@@ -48,6 +48,7 @@ from heldout._checks import (
     as_probability,
     as_real,
     broadcast,
+    check_elements,
     check_work,
     scalar_or_array,
     show,
@@ -756,6 +757,7 @@ def logistic_population(
     signal = float(as_positive(signal, "signal", allow_zero=True))
     intercept = as_real(intercept, "intercept", scalar=True)
     n = int(as_count(pool_size, "pool_size", minimum=100, maximum=50_000_000))
+    check_elements(float(n) * d, "pool_size x n_features")
     mu = float(as_probability(mu, "mu"))
     if mu >= 0.5:
         raise ValueError(f"mu must be below 1/2, got {show(mu)}")

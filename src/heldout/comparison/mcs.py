@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from heldout._checks import as_draws, check_elements, check_work
 from heldout._result import Result
-from heldout.comparison.predictions import _choice, _count, _probability, pattern_counts
+from heldout.comparison.predictions import _choice, _probability, pattern_counts
 from heldout.config import rng as make_rng
 
 __all__ = ["ModelConfidenceSet", "model_confidence_set"]
@@ -167,11 +168,13 @@ def model_confidence_set(
     """
     arr = _losses(losses)
     alpha = _probability(alpha, "alpha")
-    reps = _count(reps, "reps", minimum=99)
+    reps = as_draws(reps, "reps", minimum=99)
     _choice(method, "method", ("R", "max"))
+    check_elements(float(reps) * arr.shape[1], "reps x models")
     g = make_rng(seed)
     n = arr.shape[0]
     unique, counts = _unique_rows(arr)
+    check_work(float(reps) * unique.shape[0], 1e10, "reps x distinct rows of losses")
     probs = counts / n
     boot = np.vstack(
         [

@@ -382,7 +382,7 @@ def _numeric(column: np.ndarray) -> np.ndarray | None:
 
 def _correct_by_kind(truth, models, names, threshold):
     """Correctness of each model column, read by the one column-kind rule."""
-    from heldout.metrics.column_kinds import kind_of_summary
+    from heldout._inputs import detected_kind
 
     y = _numeric(truth)
     correct = np.empty(models.shape, dtype=bool)
@@ -393,7 +393,7 @@ def _correct_by_kind(truth, models, names, threshold):
             correct[:, j] = models[:, j] == truth
             kinds.append("labels")
             continue
-        kind = kind_of_summary(bool(np.all(x == np.round(x))), x.min(), x.max(), name=name)
+        kind = detected_kind(bool(np.all(x == np.round(x))), x.min(), x.max())
         kinds.append(kind)
         if kind == "labels":
             correct[:, j] = x == y

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from heldout._checks import as_count, as_positive, as_probability
+from heldout._checks import as_count, as_positive, as_probability, check_elements
 from heldout._result import Result, extra
 
 __all__ = [
@@ -408,6 +408,7 @@ def cheapest_design(
     best = float(optimal_cluster_size(rho, c1, c2))
     if max_cluster_size is not None:
         top = int(_scalar(max_cluster_size, "max_cluster_size", as_count, minimum=1))
+        check_elements(top, "max_cluster_size (every size up to it is costed)")
     else:
         top = int(min(100_000, max(10, np.ceil(4 * best))))
     m = np.arange(1, top + 1, dtype=float)

@@ -69,8 +69,10 @@ def kind_of_summary(
     lo, hi = float(low), float(high)
     if not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
         raise ValueError(f"low and high must be finite with low <= high, got {low!r}, {high!r}")
+    from heldout._inputs import detected_kind
+
     in_unit = lo >= 0 and hi <= 1
-    detected = "labels" if whole else ("probabilities" if in_unit else "scores")
+    detected = detected_kind(whole, lo, hi)
     if given is None:
         return detected
     if given not in KINDS:

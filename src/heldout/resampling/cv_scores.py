@@ -33,7 +33,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from heldout._checks import as_count, as_floats, as_probability, check_work, show
+from heldout._checks import (
+    as_count,
+    as_draws,
+    as_floats,
+    as_probability,
+    check_elements,
+    check_work,
+    show,
+)
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 
@@ -183,7 +191,8 @@ def splits(
                 f"test_fraction={test_fraction!r} leaves {n_test} of n={n} rows for testing; "
                 "it must leave at least one row in each part"
             )
-        reps = 10 if repeats is None else whole(repeats, "repeats", minimum=1)
+        reps = 10 if repeats is None else as_draws(repeats, "repeats")
+        check_elements(float(reps) * n, "repeats x n (the splits' indices)")
         for _ in range(reps):
             perm = gen.permutation(n)
             out.append((np.sort(perm[n_test:]), np.sort(perm[:n_test])))
@@ -192,7 +201,8 @@ def splits(
         k, reps = 2, 5
     else:
         k = whole(k, "k", minimum=2)
-        reps = 1 if repeats is None else whole(repeats, "repeats", minimum=1)
+        reps = 1 if repeats is None else as_draws(repeats, "repeats")
+    check_elements(float(reps) * n, "repeats x n (the splits' indices)")
     if k > n:
         raise ValueError(f"k must not exceed the number of rows n={n}, got k={k}")
     for _ in range(reps):

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from heldout._checks import as_count, as_positive, as_probability, show
+from heldout._checks import as_count, as_positive, as_probability, check_elements, show
 from heldout._deprecate import renamed
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
@@ -475,6 +475,8 @@ def boosting_attack(
     if cps.ndim != 1 or cps.size == 0 or np.any(np.diff(cps) <= 0) or cps[-1] > queries:
         raise ValueError("checkpoints must increase strictly and not exceed queries")
     train_rows = n if train_rows is None else _whole(train_rows, "train_rows", 2)
+    if "thresholdout" in mechanisms:
+        check_elements(float(queries) * train_rows, "queries x train_rows")
     gen = make_rng(seed)
     y = gen.integers(0, 2, size=n, dtype=np.int8)
     U = gen.integers(0, 2, size=(queries, n), dtype=np.int8)  # holdout predictions
