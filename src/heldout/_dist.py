@@ -29,8 +29,25 @@ def norm_sf(x):
 
 
 def t_isf(q, df):
-    """Upper quantile of Student's t with ``df`` degrees of freedom."""
-    return -special.stdtrit(df, q)
+    """Upper quantile of Student's t with ``df`` degrees of freedom.
+
+    ``stdtrit`` returns an infinite quantile for upper tails below about 1e-300 (scipy's
+    ``stats.t.isf`` too); there the two-sided tail ``2q = I_x(df/2, 1/2)`` with
+    ``x = df / (df + t^2)`` is inverted by ``betaincinv`` instead, which stays finite.
+
+    >>> round(float(t_isf(0.025, 9)), 4), f"{float(t_isf(5e-301, 9)):.4g}"
+    (2.2622, '5.562e+33')
+    """
+    q = np.asarray(q, dtype=float)
+    out = np.asarray(-special.stdtrit(df, q), dtype=float)
+    bad = ~np.isfinite(out) & (q > 0) & (q < 0.5)
+    if np.any(bad):
+        d = np.broadcast_to(np.asarray(df, dtype=float), out.shape)[bad]
+        x = special.betaincinv(d / 2, 0.5, 2 * q[bad] if q.ndim else 2 * q)
+        with np.errstate(divide="ignore"):
+            out = out.copy()
+            out[bad] = np.sqrt(d * (1 - x) / x)
+    return out if out.ndim else float(out)
 
 
 def t_sf(x, df):

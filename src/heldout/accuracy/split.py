@@ -44,6 +44,7 @@ from scipy import special
 from heldout._checks import (
     _arr,
     as_count,
+    as_draws,
     as_positive,
     as_probability,
     as_real,
@@ -1005,7 +1006,8 @@ def measure_criticism(
     test = _sizes(test_sizes, "test_sizes")
     if np.any(train < 20):
         raise ValueError(f"train_sizes must be at least 20 rows, got {show(train_sizes)}")
-    repeats = as_count(repeats, "repeats", minimum=2, scalar=True)
+    repeats = as_draws(repeats, "repeats", minimum=2)
+    batch_rows = as_count(batch_rows, "batch_rows", minimum=1, maximum=50_000_000, scalar=True)
     m_train, m_test = (a.ravel() for a in np.meshgrid(train, test, indexing="ij"))
     rows_drawn = float(repeats) * float(np.sum(m_train.astype(float) + m_test))
     check_work(rows_drawn, _MEASURE_LIMIT, "repeats times the rows of every cell")

@@ -277,6 +277,7 @@ def samples_needed(
     h = float(as_positive(half_width, "half_width"))
     q = int(as_count(questions, "questions", minimum=2))
     a = float(as_probability(alpha, "alpha"))
+    max_samples = int(as_count(max_samples, "max_samples", minimum=1, scalar=True))
     t = stats.t.isf(a / 2, q - 1)
     with np.errstate(over="ignore"):  # a huge half-width: room is inf, one sample does
         room = float(q * np.float64(h) ** 2 / t**2 - b)

@@ -52,6 +52,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from heldout import _inputs
+from heldout._checks import as_floats
 from heldout._result import Result
 from heldout.config import rng as make_rng
 from heldout.metrics.estimate import Difference, Estimate
@@ -172,6 +173,12 @@ def bca_interval(
         raise ValueError(f"boot must be an array of resampled values, got {boot!r}") from None
     if b.ndim != 1:
         raise ValueError(f"boot must be 1-d (one value per resample), got shape {b.shape}")
+    if b.size == 0:
+        raise ValueError("boot must hold at least one resampled value, got none")
+    if df is not None:
+        d = as_floats(df, "df", scalar=True)
+        if not d > 0:  # NaN too: it gave a zero-width interval
+            raise ValueError(f"df must be a positive number of degrees of freedom, got {df!r}")
     b = b[np.isfinite(b)]
     if b.size == 0:
         return BCaInterval(math.nan, math.nan, math.nan, math.nan)
