@@ -217,6 +217,16 @@ def _file_commands(path):
     return {
         "evaluate": ["evaluate", path, "--models", "a,b", "--resamples", "100", "--seed", "1"],
         "evaluate_cluster": ["evaluate", path, "--cluster", "cluster", "--resamples", "100"],
+        "evaluate_engine": [
+            "evaluate",
+            path,
+            "--engine",
+            "duckdb",
+            "--models",
+            "a,b",
+            "--resamples",
+            "100",
+        ],
         "compare": ["compare", "--predictions", path],
         "clustered": ["clustered", path, "--cluster", "cluster"],
         "clustered_scores": ["clustered", path, "--cluster", "cluster", "--scores"],
@@ -261,6 +271,25 @@ def test_a_score_column_is_refused_as_labels_and_read_right_with_scores(crafted)
     # the clean file gives the accuracy counted directly
     result = _check(["clustered", files["clean"], "--cluster", "cluster", "--model", "a"])
     assert result["accuracy"] == pytest.approx(float(np.mean(data["a"] == data["y"])), abs=1e-12)
+
+
+def test_no_file_command_prints_a_number_from_a_misread_column(crafted):
+    """Column ``a`` of the scores file holds probabilities of class 1: every command that
+    answers reads it as such (accuracy of ``p >= 0.5``), or refuses (issue 44: compare
+    compared each probability with the label and printed accuracy 0)."""
+    files, data = crafted
+    want = float(np.mean((data["p"] >= 0.5) == (data["y"] == 1)))
+    path = files["scores"]
+    res = _check(["compare", "--predictions", path])
+    a = next(m for m in res["models"] if m["name"] == "a")
+    assert a["kind"] == "probabilities" and a["accuracy"] == pytest.approx(want, abs=1e-12)
+    for command in ("evaluate", "evaluate_engine"):
+        argv = _file_commands(path)[command]
+        if command == "evaluate_engine":
+            pytest.importorskip("duckdb")
+        res = _check(argv)
+        assert res["models"]["a"]["metrics"]["accuracy"]["value"] == pytest.approx(want, abs=1e-12)
+    assert _check(_file_commands(path)["clustered"]) is None  # refused: fractions, not labels
 
 
 def test_nan_and_probability_labels(crafted):
