@@ -1,6 +1,11 @@
 """Run every ``benchmarks/bench_*.py`` and end with one table of their targets.
 
 Run:  .venv/bin/python benchmarks/run_all.py   (``make bench`` does this)
+      .venv/bin/python benchmarks/run_all.py --only metrics,engine --tiny
+      .venv/bin/python benchmarks/run_all.py --skip split
+
+The MNIST benchmark (it trains networks for minutes) runs only when named with
+``--only mnist``; ``--tiny`` passes the scripts' own tiny size on to each.
 
 Each benchmark prints its results and, last, one or more lines
 ``TARGET <name>: <figure> (target <target>) met|missed``.  This script runs them one
@@ -12,6 +17,7 @@ is 1 when a benchmark failed to run, 0 otherwise (a missed target is reported, n
 
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 import sys
@@ -22,11 +28,15 @@ TARGET = re.compile(
 )
 
 
-def run(script: Path) -> tuple[int, list[dict]]:
+#: Benchmarks that run only when asked for by name (``--only``), and why.
+ASKED_ONLY = {"mnist": "trains the MNIST networks with TensorFlow for minutes"}
+
+
+def run(script: Path, extra: list[str] | None = None) -> tuple[int, list[dict]]:
     """Run one benchmark, echoing its output, and return its exit code and TARGET lines."""
     rows = []
     with subprocess.Popen(
-        [sys.executable, str(script)],
+        [sys.executable, str(script), *(extra or [])],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -58,12 +68,52 @@ def table(results: list[tuple[str, int, list[dict]]]) -> str:
     return "\n".join(out)
 
 
-def main() -> int:
+def _names(text: str | None) -> set[str]:
+    return {t.strip().removeprefix("bench_") for t in (text or "").split(",") if t.strip()}
+
+
+def select(available: list[str], only: str | None, skip: str | None) -> list[str]:
+    """The benchmarks to run: ``only`` (or every one but those asked for by name), less ``skip``.
+
+    >>> select(["compare", "metrics", "mnist"], None, None)
+    ['compare', 'metrics']
+    >>> select(["compare", "metrics", "mnist"], "mnist,metrics", "metrics")
+    ['mnist']
+    """
+    wanted, dropped = _names(only), _names(skip)
+    unknown = (wanted | dropped) - set(available)
+    if unknown:
+        raise SystemExit(
+            f"run_all.py: no benchmark named {', '.join(sorted(unknown))} "
+            f"(there are: {', '.join(available)})"
+        )
+    chosen = (
+        [a for a in available if a in wanted]
+        if wanted
+        else [a for a in available if a not in ASKED_ONLY]
+    )
+    return [a for a in chosen if a not in dropped]
+
+
+def main(argv: list[str] | None = None) -> int:
     here = Path(__file__).resolve().parent
+    available = sorted(p.stem.removeprefix("bench_") for p in here.glob("bench_*.py"))
+    parser = argparse.ArgumentParser(
+        description="Run the benchmarks of benchmarks/ and print one table of their targets.",
+        epilog="benchmarks: "
+        + ", ".join(available)
+        + ". "
+        + "; ".join(f"{k} runs only with --only {k} ({why})" for k, why in ASKED_ONLY.items()),
+    )
+    parser.add_argument("--only", metavar="A,B", help="run only these benchmarks")
+    parser.add_argument("--skip", metavar="A,B", help="leave these benchmarks out")
+    parser.add_argument("--tiny", action="store_true", help="each at its tiny size (a smoke test)")
+    args = parser.parse_args(argv)
     results = []
-    for script in sorted(here.glob("bench_*.py")):
+    for name in select(available, args.only, args.skip):
+        script = here / f"bench_{name}.py"
         print(f"== {script.relative_to(here.parent)}", flush=True)
-        code, rows = run(script)
+        code, rows = run(script, ["--tiny"] if args.tiny else None)
         results.append((script.stem, code, rows))
     print()
     print(table(results))

@@ -72,3 +72,33 @@ def test_the_tiny_runs_fit_the_budget():
     assert total < CPU_BUDGET, (
         f"{total:.0f} s of CPU: {sorted(_used.items(), key=lambda kv: -kv[1])}"
     )
+
+
+def test_run_all_selects_and_never_starts_mnist_unasked():
+    from run_all import ASKED_ONLY, select
+
+    assert set(ASKED_ONLY) <= {s.removeprefix("bench_") for s in SCRIPTS}
+    names = [s.removeprefix("bench_") for s in SCRIPTS]
+    default = select(names, None, None)
+    assert "mnist" not in default and len(default) == len(names) - len(ASKED_ONLY)
+    assert select(names, "mnist,sizing", "sizing") == ["mnist"]
+    assert select(names, None, "startup,bounds") == [
+        n for n in default if n not in ("startup", "bounds")
+    ]
+    with pytest.raises(SystemExit, match="no benchmark named nope"):
+        select(names, "nope", None)
+
+
+def test_run_all_help_and_one_tiny_benchmark():
+    run_all = str(BENCH / "run_all.py")
+    helped = subprocess.run([sys.executable, run_all, "--help"], capture_output=True, text=True)
+    assert helped.returncode == 0 and "--only" in helped.stdout and "--skip" in helped.stdout
+    proc = subprocess.run(
+        [sys.executable, run_all, "--only", "bounds", "--tiny"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert "== benchmarks/bench_bounds.py" in proc.stdout and "bench_mnist" not in proc.stdout
+    assert re.search(r"\d+ of \d+ targets met", proc.stdout)
