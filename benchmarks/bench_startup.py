@@ -64,6 +64,18 @@ COMMANDS = {
     ],
     "size accuracy": ["size", "accuracy", "--required", "0.8", "--margin", "0.03"],
     "split": ["split", "--c-test", "1.6", "--c-train", "79", "--rows", "1000"],
+    # README commands (issue 42): the article's two scores, and sizing at the worst p
+    "compare --a --b": ["compare", "--a", "96/100", "--b", "98/100"],
+    "size binomial p=0.5": [
+        "size",
+        "binomial",
+        "--tolerance",
+        "0.02",
+        "--epsilon",
+        "0.05",
+        "--p",
+        "0.5",
+    ],
 }
 TARGET = 1.3
 FILE_COMMANDS = ("evaluate", "evaluate --cluster", "compare --predictions", "clustered")

@@ -23,6 +23,8 @@ CALCULATORS = {
     "size normal": ["size", "normal", "--variance", "0.25", "--tolerance", "0.02", "--alpha", "0.05"],
     "size accuracy": ["size", "accuracy", "--required", "0.8", "--margin", "0.03", "--power", "0.8"],
     "split": ["split", "--c-test", "1.6", "--c-train", "79", "--rows", "1000"],
+    "compare --a --b": ["compare", "--a", "96/100", "--b", "98/100"],
+    "compare paired": ["compare", "--a", "96/100", "--b", "98/100", "--only-a-correct", "1", "--only-b-correct", "3"],
 }  # fmt: skip
 
 _PROBE = (

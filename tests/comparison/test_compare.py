@@ -235,6 +235,23 @@ def test_fisher_matches_scipy(t):
         )
 
 
+def test_fisher_small_tables_by_summing_agree_with_scipy_and_large_ones_too():
+    """One table of up to 100,000 support values is summed term by term (no scipy.stats,
+    for the start-up of ``heldout compare --a --b``); scipy's hypergeometric is the
+    reference, in the tails too, and on either side of the switch."""
+    rng = np.random.default_rng(42)
+    for _ in range(300):
+        na, nb = (int(v) for v in rng.integers(1, 5000, 2))
+        ka, kb = int(rng.integers(0, na + 1)), int(rng.integers(0, nb + 1))
+        for alt in ("less", "greater", "two-sided"):
+            ref = stats.fisher_exact([[ka, kb], [na - ka, nb - kb]], alternative=alt).pvalue
+            got = C.fisher_test(ka, na, kb, nb, alternative=alt)
+            assert got == pytest.approx(ref, rel=1e-9, abs=1e-300)
+    big = (150_000, 300_000, 151_000, 300_000)  # support above the switch: scipy's path
+    ref = stats.fisher_exact([[big[0], big[2]], [big[1] - big[0], big[3] - big[2]]]).pvalue
+    assert C.fisher_test(*big, alternative="two-sided") == pytest.approx(ref, rel=1e-7)
+
+
 def test_fisher_vectorised_equals_scalar():
     ka = np.array([90, 96, 99])
     vec = C.fisher_test(ka, 100, 98, 100)
