@@ -146,3 +146,26 @@ def test_mcs_counts_rows_of_0_1_losses_as_numpy_unique_does():
     real = rng.random((300, 3))  # other losses: numpy's unique itself
     rows, counts = mcs._unique_rows(real)
     assert np.array_equal(rows, np.unique(real, axis=0)) and counts.sum() == 300
+
+
+def test_continuous_losses_resample_item_indices_exactly():
+    """Most rows distinct (continuous losses): the bootstrap means come from resampled item
+    indices counted by bincount, which must equal the plain gather of the same indices;
+    0/1 losses keep the multinomial over their patterns (the same draws as before)."""
+    from heldout.comparison.mcs import _resampled_means_by_index
+
+    rng = np.random.default_rng(3)
+    losses = rng.gamma(2.0, size=(300, 4))
+    got = _resampled_means_by_index(losses, 50, np.random.default_rng(9))
+    g = np.random.default_rng(9)
+    idx = g.integers(0, 300, size=(50, 300))
+    assert np.allclose(got, losses[idx].mean(axis=1), rtol=1e-12, atol=0)
+    # the statistic: same set and p-values to Monte Carlo error as arch on iid resamples
+    shift = np.array([0.0, 0.05, 0.3, 0.6])
+    big = rng.gamma(2.0, size=(2000, 4)) + shift
+    ours = model_confidence_set(big, 0.1, reps=2000, seed=1)
+    ref = MCS(big, size=0.1, reps=2000, block_size=1, bootstrap="circular", method="R", seed=1)
+    ref.compute()
+    assert sorted(ours.models.tolist()) == sorted(ref.included)
+    pv = ref.pvalues["Pvalue"].sort_index().to_numpy()
+    assert np.allclose(ours.p_values, pv, atol=0.04)  # two 2,000-draw estimates

@@ -175,14 +175,38 @@ def model_confidence_set(
     n = arr.shape[0]
     unique, counts = _unique_rows(arr)
     check_work(float(reps) * unique.shape[0], 1e10, "reps x distinct rows of losses")
-    probs = counts / n
-    boot = np.vstack(
-        [
-            g.multinomial(n, probs, size=min(_CHUNK, reps - s)) @ unique / n
-            for s in range(0, reps, _CHUNK)
-        ]
-    )
+    if 8 * unique.shape[0] > n and not np.all((unique == 0) | (unique == 1)):
+        boot = _resampled_means_by_index(arr, reps, g)
+    else:
+        probs = counts / n
+        boot = np.vstack(
+            [
+                g.multinomial(n, probs, size=min(_CHUNK, reps - s)) @ unique / n
+                for s in range(0, reps, _CHUNK)
+            ]
+        )
     return _mcs(arr.mean(axis=0), boot, alpha, method)
+
+
+def _resampled_means_by_index(arr: np.ndarray, reps: int, g) -> np.ndarray:
+    """Bootstrap means of the columns from ``reps`` resamples of item indices.
+
+    The same distribution as the multinomial counts over the distinct rows, drawn the
+    way that is cheaper when most rows are distinct (continuous losses): a multinomial
+    over ``n`` categories costs about ``n`` binomial draws a resample, while ``n``
+    uniform indices, counted per resample by one ``bincount``, cost a few times less;
+    the counts times the losses (one matrix product) are the resampled sums.
+    """
+    n = arr.shape[0]
+    step = max(1, min(reps, (1 << 24) // n))  # counts of at most 16M items a block
+    out = []
+    for s in range(0, reps, step):
+        b = min(step, reps - s)
+        idx = g.integers(0, n, size=(b, n))
+        idx += np.arange(b)[:, None] * n
+        counts = np.bincount(idx.ravel(), minlength=b * n).reshape(b, n)
+        out.append(counts @ arr / n)
+    return np.vstack(out)
 
 
 def _unique_rows(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

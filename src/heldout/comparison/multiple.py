@@ -71,7 +71,9 @@ def holm(pvalues) -> np.ndarray:
     """
     p = _pvalues(pvalues)
     m = p.size
-    order = np.argsort(p, kind="stable")
+    # tied p-values get the same adjusted value whatever their order (the running maximum
+    # carries the first one's to the next), so numpy's fastest sort serves
+    order = np.argsort(p)
     adj = np.maximum.accumulate(p[order] * (m - np.arange(m)))
     out = np.empty(m)
     out[order] = np.minimum(adj, 1.0)
@@ -105,7 +107,7 @@ def benjamini_hochberg(pvalues) -> np.ndarray:
     """
     p = _pvalues(pvalues)
     m = p.size
-    order = np.argsort(p, kind="stable")
+    order = np.argsort(p)  # ties: the running minimum gives them one value in any order
     scaled = p[order] * m / np.arange(1, m + 1)
     adj = np.minimum.accumulate(scaled[::-1])[::-1]
     out = np.empty(m)
