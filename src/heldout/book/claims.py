@@ -22,7 +22,17 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-__all__ = ["DATA_FILE", "Article", "Claim", "article_value", "articles", "claim", "claims"]
+__all__ = [
+    "DATA_FILE",
+    "Article",
+    "Claim",
+    "Severity",
+    "article_value",
+    "articles",
+    "claim",
+    "claims",
+    "severities",
+]
 
 #: The data file of claims, inside the package.
 DATA_FILE = "claims.toml"
@@ -36,6 +46,17 @@ class Article:
     file: str
     title: str
     short: str
+
+
+@dataclass(frozen=True)
+class Severity:
+    """One level of the severity scale: the question it answers, what it means, and what it
+    promises about the article's conclusion (``"stands"`` or ``"falls"``)."""
+
+    name: str
+    question: str
+    meaning: str
+    conclusion: str
 
 
 @dataclass(frozen=True)
@@ -70,6 +91,10 @@ class Claim:
         The status the book expects (one of :data:`heldout.book.ledger.STATUSES`).
     severity : str
         One of :data:`heldout.book.ledger.SEVERITIES` for a row that differs or does not hold, else ``""``.
+    conclusion : str
+        For a row with a severity: ``"stands"`` or ``"falls"``, whether the conclusion the
+        article draws from the claim survives the fault (else ``""``).  Only a ``wrong
+        conclusion`` row has a conclusion that falls.
     reason : str
         Why, in one sentence.
     chapter : str
@@ -79,6 +104,10 @@ class Claim:
     show : str
         Optional template for the book's value (``str.format`` fields from the
         check's extra values).
+    quote : bool
+        True (the default) when ``printed`` is the article's own words, verbatim up to
+        whitespace; False when it is a paraphrase or a transcription of a formula into plain
+        text.
     """
 
     id: str
@@ -97,6 +126,8 @@ class Claim:
     chapter: str
     label: str
     show: str = ""
+    conclusion: str = ""
+    quote: bool = True
 
 
 _CLAIM_FIELDS = {
@@ -116,14 +147,21 @@ _CLAIM_FIELDS = {
     "chapter",
     "label",
     "show",
+    "conclusion",
+    "quote",
 }
-_REQUIRED = _CLAIM_FIELDS - {"value", "args", "severity", "show"}
+_REQUIRED = _CLAIM_FIELDS - {"value", "args", "severity", "show", "conclusion", "quote"}
+
+
+@functools.cache
+def _data() -> dict[str, Any]:
+    text = resources.files("heldout.book").joinpath(DATA_FILE).read_text(encoding="utf-8")
+    return tomllib.loads(text)
 
 
 @functools.cache
 def _load() -> tuple[dict[str, Article], tuple[Claim, ...]]:
-    text = resources.files("heldout.book").joinpath(DATA_FILE).read_text(encoding="utf-8")
-    data = tomllib.loads(text)
+    data = _data()
     arts = {
         key: Article(key, a["file"], a["title"], a["short"]) for key, a in data["articles"].items()
     }
@@ -154,9 +192,27 @@ def _load() -> tuple[dict[str, Article], tuple[Claim, ...]]:
                 chapter=entry["chapter"],
                 label=entry["label"],
                 show=entry.get("show", ""),
+                conclusion=entry.get("conclusion", ""),
+                quote=bool(entry.get("quote", True)),
             )
         )
     return arts, tuple(out)
+
+
+def severities() -> dict[str, Severity]:
+    """The severity scale of the data file, mildest first, by name.
+
+    Examples
+    --------
+    >>> list(severities())
+    ['typo', 'loose', 'wrong number', 'wrong claim', 'wrong conclusion']
+    >>> severities()["wrong conclusion"].conclusion
+    'falls'
+    """
+    return {
+        name: Severity(name, s["question"], s["meaning"], s["conclusion"])
+        for name, s in _data()["severity"].items()
+    }
 
 
 def articles() -> dict[str, Article]:

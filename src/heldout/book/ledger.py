@@ -23,20 +23,23 @@ Evaluating a row (:func:`evaluate`) runs its check and gives it a status:
     the current profile, read from the MNIST chapter's prediction cache) with
     its uncertainty, and never trains a model itself.
 
-A row that ``differs`` or ``does not hold`` has a *severity*:
+A row that ``differs`` or ``does not hold`` has a *severity*, one level of the scale the
+data file states once (:func:`severities`), and records whether the conclusion the article
+draws from the claim ``stands`` or ``falls``.  Each level answers one question:
 
 ``typo``
-    a slip of the pen: the intended statement is evident and true, nothing
-    downstream uses the slip;
+    is the statement false only by a slip of the pen, its intended form evident and true?
 ``loose``
-    imprecise, rounded or stated more broadly than it holds, but the article's
-    conclusion stands;
+    is it true only roughly, or under a condition it does not state?
 ``wrong number``
-    a number (or a formula's value) that is wrong beyond rounding, although the
-    conclusion drawn from it stands;
+    is a value wrong beyond rounding, while the conclusion drawn from it stands?
+``wrong claim``
+    is the claim itself false (a quantity read as something it is not), while the
+    conclusion stands?
 ``wrong conclusion``
-    the claim, or what the article concludes from it, is false, or a quantity is
-    read as something it is not.
+    does the conclusion the article draws fall?
+
+Only a ``wrong conclusion`` row has a conclusion that falls; the tests hold every row to it.
 
 Examples
 --------
@@ -67,6 +70,8 @@ __all__ = [
     "STATUSES",
     "Article",
     "Claim",
+    "Severity",
+    "CONCLUSIONS",
     "Evidence",
     "MnistUnavailable",
     "Row",
@@ -82,6 +87,7 @@ __all__ = [
     "mnist_results",
     "needs_mnist",
     "parse_rule",
+    "severities",
     "status_counts",
     "table",
 ]
@@ -96,8 +102,12 @@ STATUSES = ("reproduced", "differs", "holds", "does not hold", "data-dependent")
 #: The statuses that need a severity.
 FAULTS = ("differs", "does not hold")
 
-#: How bad a difference is, mildest first.
-SEVERITIES = ("typo", "loose", "wrong number", "wrong conclusion")
+#: How bad a difference is, mildest first (the levels of the data file's scale, see
+#: :func:`severities`).
+SEVERITIES = ("typo", "loose", "wrong number", "wrong claim", "wrong conclusion")
+
+#: What a faulted row records about the article's conclusion.
+CONCLUSIONS = ("stands", "falls")
 
 #: Role of the link from a row to where it is checked: ``"ref"`` links the row's section (its
 #: label, which the chapter carries on the section's heading); ``"doc"`` links the chapter.
@@ -110,10 +120,12 @@ from heldout.book.claims import (  # noqa: E402
     DATA_FILE,
     Article,
     Claim,
+    Severity,
     article_value,
     articles,
     claim,
     claims,
+    severities,
 )
 
 
@@ -1908,6 +1920,126 @@ def _class_test_level(n_class, required, alpha):
     return _ev(level <= alpha, level=level)
 
 
+# --- claims that had no row (issue 41) ------------------------------------------------------
+@_check("memorize_labels")
+def _memorize_labels(points, dims, seed):
+    """Zhang et al.'s construction: a one-hidden-layer ReLU network with ``points`` hidden
+    units (``2 points + dims`` weights) that fits any labelling of ``points`` inputs.
+
+    Project the inputs on a random direction ``w`` (distinct projections ``z_i`` almost
+    surely), put a ReLU unit's threshold ``b_j`` just below each sorted ``z_(j)``; the
+    matrix ``max(0, z_(i) - b_j)`` is lower triangular with a positive diagonal, so output
+    weights that reproduce any labels exist and are found by one triangular solve.
+    """
+    from scipy.linalg import solve_triangular
+
+    gen = np.random.default_rng(seed)
+    x = gen.normal(size=(points, dims))
+    labels = gen.choice([-1.0, 1.0], size=points)  # an arbitrary (random) labelling
+    z = x @ gen.normal(size=dims)
+    order = np.argsort(z)
+    zs = z[order]
+    gaps = np.diff(zs)
+    b = np.concatenate([[zs[0] - 1.0], zs[:-1] + gaps / 2])  # b_1 < z_(1) < b_2 < z_(2) < ...
+    hidden = np.maximum(0.0, zs[:, None] - b[None, :])
+    v = solve_triangular(hidden, labels[order], lower=True)
+    out = np.maximum(0.0, z[:, None] - b[None, :]) @ v  # the network on the inputs as given
+    fitted = float(np.mean(np.sign(out) == labels))
+    return _ev(fitted == 1.0, fitted=fitted, points=points, weights=2 * points + dims)
+
+
+@_check("usual_split")
+def _usual_split(c_test, c_train, rows, test_share, tolerance):
+    """The 80/20 split under the article's own variational model: its expected squared
+    criticism against the best split's, and the training term against all the data's."""
+    sp = _split()
+    m_test = rows * test_share
+    usual = float(sp.expected_criticism(rows - m_test, m_test, c_train, c_test, 0.0))
+    share = float(sp.optimal_test_fraction(c_test, c_train))
+    best = float(sp.expected_criticism(rows * (1 - share), rows * share, c_train, c_test, 0.0))
+    return _ev(
+        usual / best - 1 <= tolerance,
+        ratio=usual / best,
+        train_ratio=1 / (1 - test_share),
+        share=share,
+    )
+
+
+@_check("mean_metric_recipe")
+def _mean_metric_recipe(n, prevalence, auc, reps, seed, alpha=0.05):
+    """The per-item recipe (a t-interval from the per-item standard deviation) for a metric
+    that is a mean (the Brier score) and for the AUC treated as a mean over the ``n`` items,
+    on the same simulated test sets' model, judged by the book's coverage rule."""
+    from heldout.book import chapter
+    from heldout.book import metric_coverage as mc
+
+    mean = mc.score_coverage("brier", "t", n, prevalence, auc, reps=reps, alpha=alpha, seed=seed)
+    auc_cov = mc.auc_coverage("binomial-total", n, prevalence, auc, reps=reps, alpha=alpha,
+                              seed=seed)
+    mean_word = chapter.coverage_verdict(mean.coverage, mean.reps, alpha)
+    auc_word = chapter.coverage_verdict(auc_cov.coverage, auc_cov.reps, alpha)
+    return _ev(
+        mean_word == "holds" and auc_word == "undercovers",
+        mean=mean.coverage,
+        mean_word=mean_word,
+        auc=auc_cov.coverage,
+        auc_word=auc_word,
+    )
+
+
+def _pick_unequal(accuracies, n):
+    """Exact chance that model 0 tops ``n`` items of its own when every model has its own
+    independent test set of ``n`` items, ties at the top broken at random."""
+    from scipy import stats
+
+    k = np.arange(n + 1)
+    top = stats.binom.pmf(k, n, accuracies[0])
+    # polynomial in t: coefficient j = P(j rivals tie at k and the others are below k)
+    poly = np.ones((n + 1, 1))
+    for acc in accuracies[1:]:
+        below = stats.binom.cdf(k - 1, n, acc)
+        tie = stats.binom.pmf(k, n, acc)
+        nxt = np.zeros((n + 1, poly.shape[1] + 1))
+        nxt[:, :-1] += poly * below[:, None]
+        nxt[:, 1:] += poly * tie[:, None]
+        poly = nxt
+    return float(top @ (poly @ (1.0 / np.arange(1, poly.shape[1] + 1))))
+
+
+@_check("nm_one_spacing")
+def _nm_one_spacing(accuracy, gap, power, tolerance):
+    """Size at which the best model tops the test with probability ``power``: with a third
+    model as far below the second as the second is below the best, against two models."""
+    from heldout.comparison.paired import first_at_least
+
+    two = first_at_least(lambda n: _pick_unequal([accuracy, accuracy - gap], n), power)
+    spaced = [accuracy, accuracy - gap, accuracy - 2 * gap]
+    three = first_at_least(lambda n: _pick_unequal(spaced, n), power)
+    close = [accuracy, accuracy - gap, accuracy - gap]
+    crowded = first_at_least(lambda n: _pick_unequal(close, n), power)
+    return _ev(
+        three / two - 1 <= tolerance,
+        two=two,
+        three=three,
+        ratio=three / two,
+        crowded=crowded / two,
+    )
+
+
+@_check("failure_growth")
+def _failure_growth(best, rival, n, rivals):
+    """The probability that model 1 is *not* the best (exact, independent posteriors), with
+    ``rivals`` rivals of equal score against one: does it grow in proportion?"""
+    c = _compare()
+
+    def miss(m):
+        return 1.0 - float(c.prob_best(np.array([best] + [rival] * m), n)[0])
+
+    one, many = miss(1), miss(int(rivals))
+    ratio = many / one
+    return _ev(ratio >= rivals / 2, one=one, many=many, ratio=ratio, rivals=rivals)
+
+
 # --- 003: MNIST, our runs --------------------------------------------------------------------
 class MnistUnavailable(RuntimeError):
     """The MNIST experiment has not been run here (no digits, or no cached predictions)."""
@@ -2066,6 +2198,8 @@ class Row:
     label: str
     error: str = ""
     discrepancy: float | None = None
+    conclusion: str = ""
+    quote: bool = True
 
     @property
     def as_expected(self) -> bool:
@@ -2164,6 +2298,8 @@ def evaluate(key: str) -> Row:
         label=c.label,
         error=error,
         discrepancy=discrepancy,
+        conclusion=c.conclusion,
+        quote=c.quote,
     )
 
 
@@ -2240,10 +2376,11 @@ def link(row: Row | Claim, role: str | None = None) -> str:
 def table(rows: Sequence[Row], *, role: str | None = None):
     """The rows as a Markdown table for the ledger page (``heldout.book.chapter.table``).
 
-    Columns: the claim (in the book's words, then the article's own words, where
-    they are, the row's identifier and kind), what the book computes, the verdict
-    (status, and severity for a fault) and the reason with a link to where it is
-    checked (see :func:`link`).
+    Columns: the claim (in the book's words, then the article's own words in quotation
+    marks, or a paraphrase marked as such, where they are, the row's identifier and kind),
+    what the book computes, the verdict (status, and for a fault its severity and whether
+    the article's conclusion stands) and the reason with a link to where it is checked (see
+    :func:`link`).
     """
     from heldout.book import chapter
 
@@ -2252,10 +2389,13 @@ def table(rows: Sequence[Row], *, role: str | None = None):
         why = r.reason
         if r.error:
             why = f"{why} ({r.error})" if why else r.error
-        verdict = f"**{r.status}**" + (f" ({r.severity})" if r.severity else "")
+        verdict = f"**{r.status}**"
+        if r.severity:
+            verdict += f" ({r.severity}; conclusion {r.conclusion})"
+        words = f"Article: “{r.printed}”" if r.quote else f"Article, in paraphrase: {r.printed}"
         body.append(
             [
-                f"{r.claim}. Article: “{r.printed}” ({r.where}; `{r.id}`, {r.kind})",
+                f"{r.claim}. {words} ({r.where}; `{r.id}`, {r.kind})",
                 r.book_text,
                 verdict,
                 f"{why} ({link(r, role)})",
