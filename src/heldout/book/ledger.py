@@ -1405,10 +1405,13 @@ def _could_be_chance(accuracy_a, accuracy_b, n, alpha):
 
 @_check("odds_ratio")
 def _odds_ratio(accuracy_a, accuracy_b, n):
-    """The odds ratio of the 2x2 table (B's odds of a right answer over A's)."""
+    """The odds ratio of the 2x2 table, B's odds of a right answer over A's
+    (:func:`heldout.book.mnist.models.odds_ratio`, the case study's function)."""
+    from heldout.book.mnist.models import odds_ratio
+
     ka, kb = _count(accuracy_a, n), _count(accuracy_b, n)
     return _ev(
-        (kb / (n - kb)) / (ka / (n - ka)),
+        odds_ratio(kb, ka, n),
         inverse_p=1 / _fisher_less(accuracy_a, accuracy_b, n).value,
     )
 
@@ -1422,19 +1425,27 @@ def _gap_in_sd(accuracy_a, accuracy_b, n):
     return diff, float(sa), float(sb)
 
 
+def _difference_z(accuracy_a, accuracy_b, n):
+    """B minus A in standard errors of the difference (:func:`heldout.book.mnist.models.score_gap`)."""
+    from heldout.book.mnist.models import score_gap
+
+    diff, sa, sb = _gap_in_sd(accuracy_a, accuracy_b, n)
+    return score_gap(diff, sb, 0.0, sa)
+
+
 @_check("gap_in_sd")
 def _gap_in_sd_check(accuracy_a, accuracy_b, n):
     """Test-minus-validation gap in standard errors of the difference of two independent scores."""
-    diff, sa, sb = _gap_in_sd(accuracy_a, accuracy_b, n)
-    return _ev(diff / math.hypot(sa, sb), one_score=diff / sa)
+    diff, sa, _ = _gap_in_sd(accuracy_a, accuracy_b, n)
+    return _ev(_difference_z(accuracy_a, accuracy_b, n), one_score=diff / sa)
 
 
 @_check("gap_in_own_sd")
 def _gap_in_own_sd(accuracy_a, accuracy_b, n):
     """Test-minus-validation gap in the article's own error bar (one score's), and in the
     standard error of the difference of two independent scores."""
-    diff, sa, sb = _gap_in_sd(accuracy_a, accuracy_b, n)
-    return _ev(diff / sa, diff_sd=diff / math.hypot(sa, sb))
+    diff, sa, _ = _gap_in_sd(accuracy_a, accuracy_b, n)
+    return _ev(diff / sa, diff_sd=_difference_z(accuracy_a, accuracy_b, n))
 
 
 @_check("gap_significant")
@@ -1442,8 +1453,7 @@ def _gap_significant(accuracy_a, accuracy_b, n, alpha):
     """Two-sided p-value of the gap between two independent scores (normal approximation)."""
     from scipy import stats
 
-    diff, sa, sb = _gap_in_sd(accuracy_a, accuracy_b, n)
-    z = diff / math.hypot(sa, sb)
+    z = _difference_z(accuracy_a, accuracy_b, n)
     p = float(2 * stats.norm.sf(abs(z)))
     return _ev(p < alpha, p=p, z=z)
 
@@ -2119,12 +2129,18 @@ def _dense_parameters(inputs, hidden, classes, rows, train_share):
 
 
 @_check("mnist_accuracy", mnist=True)
-def _mnist_accuracy(model, part):
-    """Our accuracy for one of the article's models, with its Beta posterior standard deviation."""
+def _mnist_accuracy(model, part, article=None, article_sd=None):
+    """Our accuracy for one of the article's models, with the article's error bar formula
+    (:func:`heldout.book.mnist.models.article_se`), and, given the article's printed
+    accuracy and error bar, the gap ours minus the article's in standard errors of the
+    difference (:func:`heldout.book.mnist.models.score_gap`, as the case study's table)."""
+    from heldout.book.mnist.models import article_se, score_gap
+
     k, n = _mnist_score(model, part)
-    post = _posterior()
-    a, b = post.beta_params(k, n - k)
-    return _ev(k / n, float(post.beta_sd(a, b)))
+    se = float(article_se(k / n, n))
+    if article is None or article_sd is None:
+        return _ev(k / n, se)
+    return _ev(k / n, se, gap=score_gap(k / n, se, article, article_sd))
 
 
 @_check("mnist_not_run", mnist=True)
@@ -2176,7 +2192,9 @@ class Row:
 
     ``discrepancy`` is ``|book - article|`` in units of the row's tolerance for
     a number (at most 1 when reproduced), 0 or infinity for a formula or verbal
-    claim, and None for a data-dependent row.
+    claim, and None for a data-dependent row.  ``extra`` holds the other numbers the
+    check computed (the fields of the row's ``show`` template), so that a page can quote
+    them without computing them again.
     """
 
     id: str
@@ -2200,6 +2218,7 @@ class Row:
     discrepancy: float | None = None
     conclusion: str = ""
     quote: bool = True
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def as_expected(self) -> bool:
@@ -2260,11 +2279,14 @@ def evaluate(key: str) -> Row:
         if value is None:
             text = "not run here"
         elif c.kind == "number":
-            gap = (float(c.value) - value) / ev.uncertainty
-            text = (
-                f"{chapter.pct(value, 2)} ± {chapter.num(100 * ev.uncertainty, 2)} "
-                f"(article {chapter.num(gap, 1) if gap < 0 else '+' + chapter.num(gap, 1)} sd)"
-            )
+            text = f"{chapter.pct(value, 2)} ± {chapter.num(100 * ev.uncertainty, 2)}"
+            if "gap" in ev.extra:
+                gap = ev.extra["gap"]
+                sign = "+" if gap >= 0 else "−"
+                text += (
+                    f" (ours − article: {sign}{chapter.num(abs(gap), 1)} standard errors of "
+                    "the difference)"
+                )
         else:
             text = f"{'holds' if value else 'does not hold'} in this build"
             if c.show:
@@ -2300,6 +2322,7 @@ def evaluate(key: str) -> Row:
         discrepancy=discrepancy,
         conclusion=c.conclusion,
         quote=c.quote,
+        extra=dict(ev.extra),
     )
 
 
