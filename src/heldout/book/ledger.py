@@ -1249,13 +1249,36 @@ def _lucky_models(models, n, accuracy, score):
     return _ev(expected >= 2, expected=expected)
 
 
+def _shared_sizes(accuracy, gap, rivals, shared, reps, seed):
+    """Sizes of one shared validation set on which the best model tops it with 95 %
+    (simulated with :func:`heldout.comparison.best.pick_best_size_paired`), per number of
+    rivals."""
+    from heldout.comparison.best import pick_best_size_paired
+
+    return [
+        pick_best_size_paired(accuracy, gap, int(r), shared=shared, reps=reps, seed=seed).n
+        for r in rivals
+    ]
+
+
 @_check("larger_test_set_fixes")
-def _larger_test_set_fixes(accuracy, gap, rivals):
-    """Growth of the size needed to pick the best of ``rivals`` models (95%), against one rival."""
+def _larger_test_set_fixes(accuracy, gap, rivals, shared=0.8, reps=2000, seed=41):
+    """Growth of the size needed to pick the best of ``rivals`` models (95%), against one
+    rival: with a separate test set per model (exact) and on one shared validation set, as in
+    the article (simulated; ``shared`` is the share of item difficulty the models have in
+    common)."""
     c = _compare()
     one = c.required_size_exact(accuracy, gap, 1, power=0.95)
     many = c.required_size_exact(accuracy, gap, int(rivals), power=0.95)
-    return _ev(many / one > rivals, one=one, many=many, ratio=many / one, rivals=rivals)
+    s_one, s_many = _shared_sizes(accuracy, gap, (1, rivals), shared, reps, seed)
+    return _ev(
+        many / one > rivals or s_many / s_one > rivals,
+        one=one,
+        many=many,
+        ratio=many / one,
+        rivals=rivals,
+        shared_ratio=s_many / s_one,
+    )
 
 
 @_check("best_event_union")
@@ -1337,12 +1360,18 @@ def _size_rule_pick(accuracy, gap, power):
 
 
 @_check("size_models_factor")
-def _size_models_factor(accuracy, gap, power, doublings):
-    """Growth of the exact required size per doubling of the number of rivals."""
+def _size_models_factor(accuracy, gap, power, doublings, shared=0.8, reps=2000, seed=41):
+    """Growth of the exact required size per doubling of the number of rivals (a separate
+    test set per model), and the same growth on one shared validation set for 1, 2 and 4
+    rivals (simulated, as :func:`_larger_test_set_fixes`)."""
     c = _compare()
     rivals = 2 ** np.arange(int(doublings) + 1)
     sizes = np.array([c.required_size_exact(accuracy, gap, int(r), power=power) for r in rivals])
-    return _ev(float(np.mean(sizes[1:] / sizes[:-1])))
+    shared_sizes = np.array(_shared_sizes(accuracy, gap, (1, 2, 4), shared, reps, seed))
+    return _ev(
+        float(np.mean(sizes[1:] / sizes[:-1])),
+        shared_factor=float(np.mean(shared_sizes[1:] / shared_sizes[:-1])),
+    )
 
 
 # --- 003: MNIST, the article's own arithmetic -------------------------------------------------
