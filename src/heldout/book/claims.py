@@ -32,6 +32,7 @@ __all__ = [
     "Severity",
     "article_value",
     "articles",
+    "checked_rows",
     "claim",
     "claims",
     "sentence_classes",
@@ -226,6 +227,14 @@ def severities() -> dict[str, Severity]:
         name: Severity(name, s["question"], s["meaning"], s["conclusion"])
         for name, s in _data()["severity"].items()
     }
+
+
+def checked_rows() -> frozenset[str]:
+    """Rows whose values the tests recompute independently: every printed number and the
+    formula and verbal rows the data file lists under ``[checked]`` (the others are held by
+    their status alone)."""
+    numbers = {c.id for c in claims() if c.kind == "number"}
+    return frozenset(numbers | set(_data()["checked"]["rows"]))
 
 
 def articles() -> dict[str, Article]:

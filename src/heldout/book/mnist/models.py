@@ -216,8 +216,8 @@ def score_gap(accuracy, se, reference, reference_se):
 
     Examples
     --------
-    >>> round(score_gap(0.9869, 0.0018, 0.9826, 0.0020), 2)
-    1.6
+    >>> round(score_gap(0.97, 0.002, 0.965, 0.0025), 2)
+    1.56
     """
     from heldout._checks import as_floats
 
