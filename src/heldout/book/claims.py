@@ -341,7 +341,7 @@ def split_sentences(text: str) -> list[str]:
 
     Examples
     --------
-    >>> split_sentences("One claim. Another, e.g. this one.\n\n1. A list item.")
+    >>> split_sentences("One claim. Another, e.g. this one.\\n\\n1. A list item.")
     ['One claim.', 'Another, e.g. this one.', '1. A list item.']
     """
     import re
