@@ -41,7 +41,9 @@ def _seeds_dir() -> Path | None:
 
 
 SEEDS = _seeds_dir()
-needs_seeds = pytest.mark.skipif(SEEDS is None, reason="the five articles are not beside the checkout")
+needs_seeds = pytest.mark.skipif(
+    SEEDS is None, reason="the five articles are not beside the checkout"
+)
 
 
 def _text(key: str) -> str:
@@ -279,7 +281,7 @@ def test_odds_row_and_case_study_share_one_orientation():
     row = ledger.evaluate("mnist-odds-cnn")
     assert row.book > 1  # the convnet's odds over the RBF machine's, as the article orients it
     nb = (ROOT / "notebooks" / "mnist_comparison.ipynb").read_text()
-    assert "models.odds_ratio(art_correct[\\\"cnn\\\"], art_correct[\\\"svc_rbf\\\"]" in nb
+    assert 'models.odds_ratio(art_correct[\\"cnn\\"], art_correct[\\"svc_rbf\\"]' in nb
     assert "models.score_gap(r.accuracy, r.se_article, ref, ref_se)" in nb
     assert 'ledger.evaluate(\\"mnist-two-sd\\")' in nb
 

@@ -326,7 +326,18 @@ class Sentence:
     rows: tuple[str, ...]
 
 
-_ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "vs.", "etc.", "Fig.", "approx.", "cf.", "resp.", "i.i.d.")
+_ABBREVIATIONS = (
+    "e.g.",
+    "i.e.",
+    "et al.",
+    "vs.",
+    "etc.",
+    "Fig.",
+    "approx.",
+    "cf.",
+    "resp.",
+    "i.i.d.",
+)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -396,8 +407,10 @@ def sentences(article: str | None = None) -> tuple[Sentence, ...]:
         for n, entry in sorted(data[key].items(), key=lambda kv: int(kv[0])):
             kind = entry["class"]
             if kind not in SENTENCE_CLASSES:
-                raise ValueError(f"{SENTENCES_FILE}: {key} #{n}: class must be one of "
-                                 f"{SENTENCE_CLASSES}, got {kind!r}")
+                raise ValueError(
+                    f"{SENTENCES_FILE}: {key} #{n}: class must be one of "
+                    f"{SENTENCE_CLASSES}, got {kind!r}"
+                )
             out.append(Sentence(key, int(n), entry["starts"], kind, tuple(entry.get("rows", ()))))
     return tuple(out)
 

@@ -2023,8 +2023,9 @@ def _mean_metric_recipe(n, prevalence, auc, reps, seed, alpha=0.05):
     from heldout.book import metric_coverage as mc
 
     mean = mc.score_coverage("brier", "t", n, prevalence, auc, reps=reps, alpha=alpha, seed=seed)
-    auc_cov = mc.auc_coverage("binomial-total", n, prevalence, auc, reps=reps, alpha=alpha,
-                              seed=seed)
+    auc_cov = mc.auc_coverage(
+        "binomial-total", n, prevalence, auc, reps=reps, alpha=alpha, seed=seed
+    )
     mean_word = chapter.coverage_verdict(mean.coverage, mean.reps, alpha)
     auc_word = chapter.coverage_verdict(auc_cov.coverage, auc_cov.reps, alpha)
     return _ev(

@@ -221,9 +221,15 @@ def score_gap(accuracy, se, reference, reference_se):
     """
     from heldout._checks import as_floats
 
-    a, s, r, rs = (as_floats(v, name) for v, name in (
-        (accuracy, "accuracy"), (se, "se"), (reference, "reference"), (reference_se, "reference_se")
-    ))
+    a, s, r, rs = (
+        as_floats(v, name)
+        for v, name in (
+            (accuracy, "accuracy"),
+            (se, "se"),
+            (reference, "reference"),
+            (reference_se, "reference_se"),
+        )
+    )
     if np.any(s < 0) or np.any(rs < 0) or np.any((s == 0) & (rs == 0)):
         raise ValueError("se and reference_se must be non-negative and not both zero")
     out = (a - r) / np.hypot(s, rs)
