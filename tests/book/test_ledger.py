@@ -759,10 +759,22 @@ def test_mnist_accuracy_rows(mnist_table, key):
     assert len(hit) == 1
     correct, n = int(hit["correct"].iloc[0]), int(hit["n"].iloc[0])
     assert row.book == pytest.approx(correct / n, abs=1e-15)
-    a, b = Fraction(correct + 1), Fraction(n - correct + 1)
-    assert row.uncertainty == pytest.approx(
-        math.sqrt(a * b / ((a + b) ** 2 * (a + b + 1))), rel=1e-12
+    # the article's error bar formula, sqrt(p (1 - p) / (N + 3)), as the case study's table
+    p = Fraction(correct, n)
+    assert row.uncertainty == pytest.approx(math.sqrt(p * (1 - p) / (n + 3)), rel=1e-12)
+    # the gap on the difference scale: (ours - article) / sqrt(ours^2 + article's bar^2)
+    key_ = key.removeprefix("mnist-acc-")
+    art, art_sd = ledger.article_value(key), ledger.article_value(f"mnist-sd-{key_}")
+    gap = (float(p) - art) / math.sqrt(float(p * (1 - p) / (n + 3)) + art_sd**2)
+    assert row.extra["gap"] == pytest.approx(gap, rel=1e-9)
+    assert "standard errors of the difference" in row.book_text
+    # ... the number the case study's table prints for the same model (its own inputs)
+    from heldout.book.mnist.models import score_gap
+
+    table_gap = score_gap(
+        float(hit["accuracy"].iloc[0]), float(hit["se_article"].iloc[0]), art, art_sd
     )
+    assert row.extra["gap"] == pytest.approx(table_gap, rel=1e-9)
 
 
 @pytest.mark.mnist
