@@ -400,6 +400,7 @@ DEDICATED = {
     "mse-more-accurate",
     "mnist-unbiased",
     "accept-pvalue-meaning",
+    "accept-strict",
 }
 
 

@@ -263,6 +263,25 @@ def test_mean_metric_recipe_by_a_direct_simulation():
     assert cover < 0.93
 
 
+def test_strict_threshold_by_exact_tails():
+    """The exact critical count for "above 0.8" and "at least 0.8 + 1e-6", 1,000 items,
+    alpha = 1 %, from tail sums in exact fractions."""
+    from fractions import Fraction
+    from math import comb
+
+    def critical(p: Fraction) -> int:
+        tail = Fraction(0)
+        for c in range(1000, -1, -1):  # P(X >= c), summed from the top
+            tail += comb(1000, c) * p**c * (1 - p) ** (1000 - c)
+            if tail > Fraction(1, 100):
+                return c + 1
+        raise AssertionError
+
+    ex = ledger.evaluate("accept-strict").extra
+    assert ex["strict"] == critical(Fraction(4, 5)) == 830
+    assert ex["minimum"] == critical(Fraction(4, 5) + Fraction(1, 10**6))
+
+
 # =========================================================================== MNIST gap
 def test_score_gap_and_odds_ratio_by_hand():
     from heldout.book.mnist.models import odds_ratio, score_gap

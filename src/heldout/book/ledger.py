@@ -2056,6 +2056,19 @@ def _pick_unequal(accuracies, n):
     return float(top @ (poly @ (1.0 / np.arange(1, poly.shape[1] + 1))))
 
 
+@_check("strict_threshold")
+def _strict_threshold(n, required, alpha, epsilon):
+    """Critical counts of the exact one-sided test for "accuracy above ``required``" and
+    for "accuracy at least ``required + epsilon``": the smallest count ``c`` whose tail
+    ``P(X >= c)`` at the boundary is at most ``alpha`` (the level is attained at the
+    boundary in both cases)."""
+    from scipy import stats
+
+    strict = int(stats.binom.isf(alpha, n, required)) + 1
+    minimum = int(stats.binom.isf(alpha, n, required + epsilon)) + 1
+    return _ev(strict == minimum, strict=strict, minimum=minimum)
+
+
 @_check("nm_one_spacing")
 def _nm_one_spacing(accuracy, gap, power, tolerance):
     """Size at which the best model tops the test with probability ``power``: with a third
