@@ -212,7 +212,8 @@ def score_gap(accuracy, se, reference, reference_se):
     The one scale on which the book compares two scores measured on different items: the
     case study's table of our runs against the article's, and the ledger's MNIST rows, both
     call this function (orientation: ``accuracy`` minus ``reference``).  Measuring the gap in
-    one score's error bar alone would overstate it by up to :math:`\\sqrt 2`.
+    one score's error bar alone overstates it by the factor
+    :math:`\\sqrt{1 + \\sigma_\\text{ref}^2/\\sigma^2}` (:math:`\\sqrt 2` for equal bars).
 
     Examples
     --------
