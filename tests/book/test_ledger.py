@@ -795,7 +795,8 @@ def test_mnist_verbal_rows_against_the_table(mnist_table, key):
     assert row.book_text.startswith("holds" if truth else "does not hold")
 
 
-def test_the_relu_row_says_it_is_not_run():
-    row = ledger.evaluate("mnist-relu-gain")
+@pytest.mark.parametrize("key", ["mnist-relu-gain", "mnist-architecture"])
+def test_the_rows_not_run_say_so(key):
+    row = ledger.evaluate(key)
     assert row.status == "data-dependent" and row.book is None
     assert "not run" in row.error and row.book_text == "not run here"

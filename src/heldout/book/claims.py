@@ -310,11 +310,12 @@ class Sentence:
     article : str
         Key of the article.
     n : int
-        Its position among the article's units (from 1), as :func:`split_sentences` cuts them.
+        Its position among the article's units (from 1), as
+        :func:`heldout.book.claims.split_sentences` cuts them.
     starts : str
         Its first words, to tell that the data file and the text still line up.
     kind : str
-        One of :data:`SENTENCE_CLASSES`.
+        One of :data:`heldout.book.claims.SENTENCE_CLASSES`.
     rows : tuple of str
         The ledger rows that check it (a ``checkable`` sentence with none is not covered).
     """
