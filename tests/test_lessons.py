@@ -317,3 +317,65 @@ def test_folds_are_counted_by_capital_k():
     assert all(_K_AS_FOLDS.search(s) for s in bites)
     passes = ["K-fold", "$K$-fold", "$K$ folds", "kfold", "10k folds", r"$\sqrt k$"]
     assert not any(_K_AS_FOLDS.search(s) for s in passes)
+
+
+# --------------------------------------------------- one meaning per symbol (issue 36's slips)
+#: Phrases that give a symbol of book/notation.md a second meaning (k errors among n items,
+#: K folds, m models, C classes, R repetitions), each with an example it must catch.
+_SECOND_MEANINGS = {
+    r"\$n\$ counts errors": "in this book $n$ counts errors",
+    r"(?:errors|mistakes) \$K\$|\$K\$ (?:errors|mistakes|classes|models)": "test errors $K$ in",
+    r"\$k\$ (?:models|classes|submissions|queries|fitted|parameters)": "With $k$ models, $C_j$",
+    r"\$k \\ll n\$ submissions": r"For $k \ll n$ submissions",
+    r"(?:in|of) \$m\$ (?:rows|test items|items)|\$m\$ (?:test )?(?:rows|items)\b": "in $m$ rows",
+    r"\bm_\\text\{(?:train|test)\}": r"$m_\text{train}$",
+    r"\{2m\}|-2m\(|\$M\$ (?:independent )?draws|/M\}": r"\sqrt{\frac{\ln(1/\delta)}{2m}}",
+}
+
+
+def _joined(entry: str) -> str:
+    return " ".join(" ".join(_markdown(entry)).split())
+
+
+@pytest.mark.parametrize("stem", lessons())
+def test_lesson_gives_no_symbol_a_second_meaning(stem):
+    text = _joined(f"notebooks/{stem}")
+    found = [m.group(0) for pat in _SECOND_MEANINGS for m in re.finditer(pat, text)]
+    assert not found, f"{stem}: symbols used against book/notation.md: {found[:4]}"
+
+
+def test_second_meaning_patterns_bite():
+    for pat, example in _SECOND_MEANINGS.items():
+        assert re.search(pat, " ".join(example.split())), (pat, example)
+    fine = "$k$ errors among $n$ items, $K$ folds, $m$ models, $n_\\text{train}$ rows, $C$ classes"
+    assert not any(re.search(pat, fine) for pat in _SECOND_MEANINGS)
+
+
+def test_notation_page_keeps_no_second_glossary():
+    text = (ROOT / "book" / "notation.md").read_text(encoding="utf-8")
+    assert not re.search(r"^#+ .*[Gg]lossary", text, re.M), "notation.md has a glossary section"
+    definitions = re.findall(r"^: \S", text, re.M)
+    assert not definitions, f"notation.md defines terms ({len(definitions)}): they live in glossary.md"
+    assert "{doc}`glossary`" in text, "notation.md points to the glossary"
+    rows = dict(re.findall(r"^\| (\$[^$]+\$) \| (.+) \|$", text, re.M))
+    for symbol in ("$K$", "$m$", "$C$", "$R$"):
+        assert symbol in rows, f"notation.md gives {symbol} its one meaning"
+
+
+# ----------------------------------------------------- the start pages point to the lessons
+def _doc_links(entry: str) -> set[str]:
+    text = "\n".join(_markdown(entry))
+    return {Path(m).name for m in re.findall(r"\{doc\}`(?:[^`<]*<)?([^`<>]+?)>?`", text)}
+
+
+def test_guide_links_every_lesson():
+    missing = [s for s in lessons() if s not in _doc_links("book/guide")]
+    assert not missing, f"book/guide.md links no chapter for the lessons {missing}"
+
+
+def test_intro_sends_each_question_to_its_lesson():
+    linked = _doc_links("book/intro")
+    newer = ("two_models", "many_models", "auc", "operating_points", "own_data_lab")
+    assert not [s for s in newer if s not in linked], "book/intro.md's table of questions"
+    text = _joined("book/intro")
+    assert "first chapters" not in text, "the lessons come first, the articles' audits in Part III"
