@@ -379,3 +379,49 @@ def test_intro_sends_each_question_to_its_lesson():
     assert not [s for s in newer if s not in linked], "book/intro.md's table of questions"
     text = _joined("book/intro")
     assert "first chapters" not in text, "the lessons come first, the articles' audits in Part III"
+
+
+# ------------------------------------------------- terms a lesson names and the glossary holds
+#: Names the lessons use that the glossary must define (issue 36), with the lesson that
+#: teaches each; the lesson links the term with {term}.
+NAMED_TERMS = {
+    "bonferroni correction": "notebooks/beyond_accuracy",
+    "hommel's method": "notebooks/many_models",
+    "newcombe's score interval": "notebooks/auc",
+    "agresti-caffo interval": "notebooks/beyond_accuracy",
+    "fisher's exact test": "notebooks/two_models",
+    "cr1": "notebooks/not_independent",
+    "e-process": "notebooks/label_until_sure",
+    "mover": "notebooks/auc",
+    "bca": "notebooks/beyond_accuracy",
+}
+
+
+def test_named_methods_are_in_the_glossary_and_linked_by_their_lesson():
+    terms = glossary()
+    for term, lesson in NAMED_TERMS.items():
+        assert term in terms, f"book/glossary.md lacks {term!r}"
+        assert terms[term] == lesson, f"glossary: {term!r} names {terms[term]}, not {lesson}"
+        used = {t for _, page, t in _uses() if page == lesson}
+        assert term in used, f"{lesson} does not link {{term}}`{term}`"
+
+
+def _first_mention(pattern: str) -> str | None:
+    for entry in book_pages():
+        if entry.startswith("notebooks/") and re.search(pattern, _joined(entry)):
+            return entry
+    return None
+
+
+def test_mover_and_bca_are_spelled_out_where_they_appear_first():
+    """A lesson that names MOVER before auc defines it spells it out; so does one naming BCa."""
+    pages = book_pages()
+    first = _first_mention(r"\bMOVER\b")
+    assert first is not None
+    if pages.index(first) < pages.index("notebooks/auc"):
+        assert "method of variance estimates recovery" in _joined(first), first
+    for stem in lessons():
+        text = _joined(f"notebooks/{stem}")
+        if "{term}`BCa`" in text:
+            spelled = re.search(r"bias-corrected and accelerated\W+\(\{term\}`BCa`\)", text)
+            assert spelled, f"{stem}: BCa spelled out where it is linked"
