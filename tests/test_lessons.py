@@ -118,6 +118,12 @@ def test_lesson_opens_with_its_question_card(stem):
     missing = [f for f in _FIELDS if f not in card["body"]]
     assert not missing, f"{stem}: the card lacks {missing}"
     assert re.search(r"\*\*Reading time:\*\* about \d+ minutes", card["body"]), stem
+    # each field is a paragraph of its own, so that the card renders as a list of fields
+    glued = [f for f in _FIELDS[1:] if not re.search(rf"\n\n{re.escape(f)}", card["body"])]
+    assert not glued, f"{stem}: card fields {glued} run into the line above (no blank line)"
+    # nothing of the opening question is left over after the card
+    after = first[card.end():].lstrip("\n").split("\n\n")[0]
+    assert not re.search(r"\?\*\s*$", after), f"{stem}: stray text after the card: {after!r}"
 
 
 @pytest.mark.parametrize("stem", _lesson_params())
@@ -425,3 +431,46 @@ def test_mover_and_bca_are_spelled_out_where_they_appear_first():
         if "{term}`BCa`" in text:
             spelled = re.search(r"bias-corrected and accelerated\W+\(\{term\}`BCa`\)", text)
             assert spelled, f"{stem}: BCa spelled out where it is linked"
+
+
+# ------------------------------------------------------------------- exercises (issue 36)
+_DATA_SET = re.compile(r"\bfile\b|\.csv|\bFILE\b|data set|parameters cell|MNIST|digits", re.I)
+
+
+def _exercises(stem: str) -> dict[str, tuple[str, str]]:
+    """label -> (title, statement) of every exercise of a lesson."""
+    text = "\n".join(_markdown(f"notebooks/{stem}"))
+    found = {}
+    for m in re.finditer(r"^```\{exercise\}([^\n]*)\n:label: ([\w-]+)\n(.*?)^```$", text, re.M | re.S):
+        found[m[2]] = (m[1].strip(), m[3])
+    return found
+
+
+def _solution(stem: str, label: str) -> str:
+    text = "\n".join(_markdown(f"notebooks/{stem}"))
+    m = re.search(rf"^```\{{solution\}} {re.escape(label)}\n(.*?)^```$", text, re.M | re.S)
+    return m[1] if m else ""
+
+
+@pytest.mark.parametrize("stem", lessons())
+def test_data_exercises_use_a_data_set(stem):
+    wrong = [
+        label
+        for label, (title, body) in _exercises(stem).items()
+        if title.startswith("Data") and not _DATA_SET.search(body)
+    ]
+    assert not wrong, f"{stem}: 'Data' exercises {wrong} name no data set (file, MNIST, ...)"
+
+
+def test_no_broken_formula_in_a_lesson():
+    broken = re.compile(r"\\sqrt\{[^{}]*/\}|\$\\sqrt\{[^$]*\}\$\{glue")
+    assert broken.search(r"about $\sqrt{2000/}${glue:text}`x`")
+    problems = [s for s in lessons() if broken.search("\n".join(_markdown(f"notebooks/{s}")))]
+    assert not problems, f"a square root cut short before a glued number in {problems}"
+
+
+def test_luck_exercise_teaches_the_simulation_error():
+    title, body = _exercises("many_models")["many-ex1"]
+    solution = _solution("many_models", "many-ex1")
+    assert "standard error" in body and "standard error" in solution
+    assert re.search(r"\{glue:text\}`ex_lucky_se`", solution), "the solution quotes the error"
