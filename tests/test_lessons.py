@@ -474,3 +474,13 @@ def test_luck_exercise_teaches_the_simulation_error():
     solution = _solution("many_models", "many-ex1")
     assert "standard error" in body and "standard error" in solution
     assert re.search(r"\{glue:text\}`ex_lucky_se`", solution), "the solution quotes the error"
+
+
+def test_beyond_accuracy_keeps_its_coverage_grids_in_an_appendix():
+    """The lesson fits its reading time; its simulations' grids live on a reference page."""
+    appendix = "notebooks/beyond_accuracy_coverage"
+    assert appendix in book_pages() and Path(appendix).name not in lessons()
+    lesson = "\n".join(_markdown("notebooks/beyond_accuracy"))
+    assert "beyond_accuracy_coverage" in lesson, "the lesson links its appendix"
+    for heading in ("## Coverage by simulation", "## Coverage on real digits"):
+        assert heading not in lesson and heading in "\n".join(_markdown(appendix)), heading
