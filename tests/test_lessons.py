@@ -122,7 +122,7 @@ def test_lesson_opens_with_its_question_card(stem):
     glued = [f for f in _FIELDS[1:] if not re.search(rf"\n\n{re.escape(f)}", card["body"])]
     assert not glued, f"{stem}: card fields {glued} run into the line above (no blank line)"
     # nothing of the opening question is left over after the card
-    after = first[card.end():].lstrip("\n").split("\n\n")[0]
+    after = first[card.end() :].lstrip("\n").split("\n\n")[0]
     assert not re.search(r"\?\*\s*$", after), f"{stem}: stray text after the card: {after!r}"
 
 
@@ -361,7 +361,9 @@ def test_notation_page_keeps_no_second_glossary():
     text = (ROOT / "book" / "notation.md").read_text(encoding="utf-8")
     assert not re.search(r"^#+ .*[Gg]lossary", text, re.M), "notation.md has a glossary section"
     definitions = re.findall(r"^: \S", text, re.M)
-    assert not definitions, f"notation.md defines terms ({len(definitions)}): they live in glossary.md"
+    assert not definitions, (
+        f"notation.md defines terms ({len(definitions)}): they live in glossary.md"
+    )
     assert "{doc}`glossary`" in text, "notation.md points to the glossary"
     rows = dict(re.findall(r"^\| (\$[^$]+\$) \| (.+) \|$", text, re.M))
     for symbol in ("$K$", "$m$", "$C$", "$R$"):
@@ -441,7 +443,9 @@ def _exercises(stem: str) -> dict[str, tuple[str, str]]:
     """label -> (title, statement) of every exercise of a lesson."""
     text = "\n".join(_markdown(f"notebooks/{stem}"))
     found = {}
-    for m in re.finditer(r"^```\{exercise\}([^\n]*)\n:label: ([\w-]+)\n(.*?)^```$", text, re.M | re.S):
+    for m in re.finditer(
+        r"^```\{exercise\}([^\n]*)\n:label: ([\w-]+)\n(.*?)^```$", text, re.M | re.S
+    ):
         found[m[2]] = (m[1].strip(), m[3])
     return found
 
@@ -484,3 +488,76 @@ def test_beyond_accuracy_keeps_its_coverage_grids_in_an_appendix():
     assert "beyond_accuracy_coverage" in lesson, "the lesson links its appendix"
     for heading in ("## Coverage by simulation", "## Coverage on real digits"):
         assert heading not in lesson and heading in "\n".join(_markdown(appendix)), heading
+
+
+# ------------------------------------------------------- code a student learns from (issue 36)
+#: The share of a lesson's code on the page that is shown: cells folded away (``hide-input``)
+#: count as not shown; cells removed from the page (exercise answers, checks) are not on it.
+#: Plotting, table assembly and glue stay folded; the computations the prose quotes are shown.
+MIN_VISIBLE_SHARE = 0.30  # all lessons together (issue 36 measured 21 % of all code lines)
+MIN_VISIBLE_LESSON = 0.15  # every lesson
+_FOLDED = ("hide-input", "hide-cell")
+_REMOVED = ("remove-cell", "remove-input")
+_PLUMBING = re.compile(
+    r"\bpublish\(|\bglue\(|\bplt\.|\.plot\(|\bax(?:es)?\b(?:\[[^\]]*\])?\.|\bfig\b|\bplot_\w+\("
+)
+
+
+def _code_lines(text: str) -> int:
+    return sum(1 for line in text.splitlines() if line.strip() and not line.strip().startswith("#"))
+
+
+def code_on_page(stem: str) -> tuple[int, int]:
+    """(shown, folded) lines of code of a lesson's page."""
+    shown = folded = 0
+    for cell in json.loads(_path(f"notebooks/{stem}").read_text(encoding="utf-8"))["cells"]:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell["cell_type"] != "code" or any(t in tags for t in _REMOVED):
+            continue
+        n = _code_lines("".join(cell["source"]))
+        if any(t in tags for t in _FOLDED):
+            folded += n
+        else:
+            shown += n
+    return shown, folded
+
+
+def test_lessons_show_the_code_that_computes():
+    counts = {stem: code_on_page(stem) for stem in lessons()}
+    shown = sum(s for s, _ in counts.values())
+    total = sum(s + f for s, f in counts.values())
+    assert shown >= MIN_VISIBLE_SHARE * total, f"{shown / total:.0%} of the lessons' code is shown"
+    thin = {
+        s: f"{v / (v + f):.0%}" for s, (v, f) in counts.items() if v < MIN_VISIBLE_LESSON * (v + f)
+    }
+    assert not thin, f"lessons showing less than {MIN_VISIBLE_LESSON:.0%} of their code: {thin}"
+
+
+@pytest.mark.parametrize("stem", lessons())
+def test_shown_cells_hold_no_glue_or_plotting(stem):
+    problems = []
+    for cell in json.loads(_path(f"notebooks/{stem}").read_text(encoding="utf-8"))["cells"]:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell["cell_type"] != "code" or any(t in tags for t in _FOLDED + _REMOVED):
+            continue
+        problems += [
+            line for line in "".join(cell["source"]).splitlines() if _PLUMBING.search(line)
+        ]
+    assert not problems, f"{stem}: shown cells carry glue or plotting: {problems[:3]}"
+
+
+def test_plumbing_pattern_bites():
+    for line in (
+        'publish("k", k)',
+        "fig, ax = plt.subplots()",
+        "axes[0].set_xlabel('n')",
+        "ax.plot(x, y)",
+    ):
+        assert _PLUMBING.search(line), line
+    for line in (
+        "exact = hb.exact_upper(k, n, delta)",
+        "axis = 0",
+        "max_fail",
+        "relax.plot_free = 1",
+    ):
+        assert not _PLUMBING.search(line), line
