@@ -335,7 +335,8 @@ _SECOND_MEANINGS = {
     r"\$k \\ll n\$ submissions": r"For $k \ll n$ submissions",
     r"(?:in|of) \$m\$ (?:rows|test items|items)|\$m\$ (?:test )?(?:rows|items)\b": "in $m$ rows",
     r"\bm_\\text\{(?:train|test)\}": r"$m_\text{train}$",
-    r"\{2m\}|-2m\(|\$M\$ (?:independent )?draws|/M\}": r"\sqrt{\frac{\ln(1/\delta)}{2m}}",
+    r"\{2m\}|-2m\(|/2m\}|\$M\$ (?:independent )?draws|/M\}": r"\sqrt{\frac{\ln(1/\delta)}{2m}}",
+    r"\$k ?- ?1\$ degrees|\\chi\^2_\{k-1\}": "about chi-square with $k-1$ degrees of freedom",
 }
 
 
@@ -348,6 +349,13 @@ def test_lesson_gives_no_symbol_a_second_meaning(stem):
     text = _joined(f"notebooks/{stem}")
     found = [m.group(0) for pat in _SECOND_MEANINGS for m in re.finditer(pat, text)]
     assert not found, f"{stem}: symbols used against book/notation.md: {found[:4]}"
+
+
+@pytest.mark.parametrize("page", ["book/intro", "book/guide", "book/glossary", "book/rules"])
+def test_start_and_reference_pages_give_no_symbol_a_second_meaning(page):
+    text = _joined(page)
+    found = [m.group(0) for pat in _SECOND_MEANINGS for m in re.finditer(pat, text)]
+    assert not found, f"{page}: symbols used against book/notation.md: {found[:4]}"
 
 
 def test_second_meaning_patterns_bite():
