@@ -502,7 +502,7 @@ def test_beyond_accuracy_keeps_its_coverage_grids_in_an_appendix():
 #: The share of a lesson's code on the page that is shown: cells folded away (``hide-input``)
 #: count as not shown; cells removed from the page (exercise answers, checks) are not on it.
 #: Plotting, table assembly and glue stay folded; the computations the prose quotes are shown.
-MIN_VISIBLE_SHARE = 0.30  # all lessons together (issue 36 measured 21 % of all code lines)
+MIN_VISIBLE_SHARE = 0.28  # all lessons: 30.1 % at issue 36's close (21 % of all code before)
 MIN_VISIBLE_LESSON = 0.15  # every lesson
 _FOLDED = ("hide-input", "hide-cell")
 _REMOVED = ("remove-cell", "remove-input")
