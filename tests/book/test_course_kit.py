@@ -26,6 +26,7 @@ REPO = "https://github.com/heldout-book/heldout"
 def _load(name: str, path: Path):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, module)  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 

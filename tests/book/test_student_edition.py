@@ -1,0 +1,215 @@
+"""The student edition and the exercises' references, in tiny Sphinx builds.
+
+A two-part project (a start part without exercises, then two chapters with exercises,
+one with a gated solution holding code, one with a cell tagged ``solution``) is built with
+MyST-NB, sphinx-exercise, the book's theme and ``book/_ext/heldout_course.py``: once as
+the instructor edition and once as the student edition.  Each solution's text must be in
+the first and nowhere in the second (pages, sources, downloads, student notebooks).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, module)  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+course = _load("heldout_course", ROOT / "book" / "_ext" / "heldout_course.py")
+
+SECRET = {
+    "one": "The bound is four point two, written out.",
+    "gated": "GATED_ANSWER_CODE = 17",
+    "tagged": "TAGGED_ANSWER_CELL = 23",
+    "two": "Two answers agree: seven.",
+}
+
+
+def _cell(kind: str, source: str, tags: list[str] | None = None, ident: str = "") -> dict:
+    cell = {"cell_type": kind, "metadata": {"tags": tags or []}, "source": source,
+            "id": ident or f"c{abs(hash(source)) % 10**8}"}  # fmt: skip
+    if kind == "code":
+        cell.update(outputs=[], execution_count=None)
+    return cell
+
+
+def _nb(cells: list[dict]) -> dict:
+    return {"cells": cells, "nbformat": 4, "nbformat_minor": 5,
+            "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                        "language": "python"}}}  # fmt: skip
+
+
+def _project(src: Path) -> None:
+    (src / "notebooks").mkdir(parents=True)
+    (src / "index.md").write_text(
+        "# Book\n\n```{toctree}\n:caption: Start\nplan\n```\n\n"
+        "```{toctree}\n:caption: Lessons\nnotebooks/one\nnotebooks/two\n```\n"
+    )
+    (src / "plan.md").write_text(
+        "# Plan\n\nAssign `one-ex-b` and `two-ex1`; `not-a-label` stays code.\n"
+    )
+    one = [
+        _cell("markdown", "# One\n\n## Exercises\n\n```{exercise} Concept · easy: first\n"
+              ":label: one-ex-b\nWhat is the bound?\n```\n\n```{solution} one-ex-b\n"
+              f":class: dropdown\n{SECRET['one']}\n```\n"),  # fmt: skip
+        _cell("markdown", "```{exercise} Computation · easy: second\n:label: one-ex-a\n"
+              "Compute it.\n```\n\n```{solution-start} one-ex-a\n:class: dropdown\n```\n"
+              "By code:"),  # fmt: skip
+        _cell("code", f"{SECRET['gated']}\nprint(GATED_ANSWER_CODE)"),
+        _cell("markdown", "```{solution-end}\n```\n\nAfter the exercises."),
+    ]
+    two = [
+        _cell("markdown", "# Two\n\nText before."),
+        _cell("code", f"{SECRET['tagged']}\nprint(TAGGED_ANSWER_CELL)", ["hide-input", "solution"]),
+        _cell("markdown", "```{exercise} Data · medium: only\n:label: two-ex1\nDo it.\n```\n\n"
+              f"```{{solution}} two-ex1\n:class: dropdown\n{SECRET['two']}\n```\n"),  # fmt: skip
+    ]
+    (src / "notebooks" / "one.ipynb").write_text(json.dumps(_nb(one)))
+    (src / "notebooks" / "two.ipynb").write_text(json.dumps(_nb(two)))
+
+
+def _build(tmp_path: Path, student: bool, monkeypatch) -> Path:
+    from sphinx.application import Sphinx
+
+    if student:
+        monkeypatch.setenv(course.ENV, "hide")
+    else:
+        monkeypatch.delenv(course.ENV, raising=False)
+    src = tmp_path / "src"
+    _project(src)
+    (src / "conf.py").write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'book' / '_ext')!r})\n"
+        "extensions = ['myst_nb', 'sphinx_exercise', 'sphinx_book_theme', 'heldout_course']\n"
+        "html_theme = 'sphinx_book_theme'\n"
+        "html_theme_options = {'repository_url': 'https://github.com/o/r',"
+        " 'repository_branch': 'main', 'launch_buttons': {'binderhub_url': 'https://mybinder.org',"
+        " 'colab_url': 'https://colab.research.google.com'}}\n"
+        "nb_execution_mode = 'off'\nnumfig = True\nexclude_patterns = ['_build']\n"
+    )
+    out = tmp_path / "out"
+    app = Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), "html",
+                 status=None, warning=sys.stderr, freshenv=True)  # fmt: skip
+    app.build()
+    assert app.statuscode == 0
+    return out
+
+
+def _text(html: str) -> str:
+    """The text of a page as a reader sees it (highlighted code is split into spans)."""
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup(html, "html.parser").get_text()
+
+
+def _all_text(folder: Path) -> str:
+    out = []
+    for p in folder.rglob("*"):
+        if p.is_file() and p.suffix in {".html", ".ipynb", ".md", ".txt", ".js", ".json"}:
+            raw = p.read_text(encoding="utf-8", errors="replace")
+            out.append(raw + "\n" + _text(raw) if p.suffix == ".html" else raw)
+    return "\n".join(out)
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory):
+    mp = pytest.MonkeyPatch()
+    try:
+        teacher = _build(tmp_path_factory.mktemp("teacher"), False, mp)
+        student = _build(tmp_path_factory.mktemp("student"), True, mp)
+    finally:
+        mp.undo()
+    return teacher, student
+
+
+def test_instructor_edition_has_every_solution_and_an_answer_key(builds):
+    teacher, _ = builds
+    text = _all_text(teacher)
+    for secret in SECRET.values():
+        assert secret in text
+    key_html = (teacher / "notebooks" / "answer-key.html").read_text(encoding="utf-8")
+    key = _text(key_html)
+    for secret in (SECRET["one"], SECRET["gated"], SECRET["two"]):
+        assert secret in key
+    # in the order of the book, under the references the pages show
+    assert key.index("Exercise 1.1") < key.index("Exercise 1.2") < key.index("Exercise 2.1")
+    assert 'href="one.html#one-ex-b"' in key_html
+
+
+def test_student_edition_has_no_solution_anywhere(builds):
+    _, student = builds
+    text = _all_text(student)
+    leaked = [s for s in SECRET.values() if s in text]
+    assert not leaked, f"solution text in the student edition: {leaked}"
+    assert "What is the bound?" in text and "Do it." in text  # the exercises stay
+    assert not (student / "notebooks" / "answer-key.html").exists()
+    assert not (student / "_sources").exists()
+
+
+def test_student_notebooks_keep_the_exercises_and_the_other_cells(builds):
+    _, student = builds
+    folder = student / course.STUDENT_DIR
+    assert sorted(p.name for p in folder.glob("*.ipynb")) == ["one.ipynb", "two.ipynb"]
+    one = json.loads((folder / "one.ipynb").read_text())
+    text = json.dumps(one)
+    assert "What is the bound?" in text and "After the exercises." in text
+    assert "solution" not in text.replace("solution-", "")  # no directive left
+    two = json.loads((folder / "two.ipynb").read_text())
+    assert [c["cell_type"] for c in two["cells"]] == ["markdown", "markdown"]
+
+
+def test_student_pages_download_the_student_notebook_and_launch_the_student_branch(builds):
+    teacher, student = builds
+    page = (student / "notebooks" / "one.html").read_text(encoding="utf-8")
+    assert f'href="../{course.STUDENT_DIR}/one.ipynb"' in page
+    assert "_sources" not in page
+    assert "mybinder.org/v2/gh/o/r/student?" in page
+    assert "mybinder.org/v2/gh/o/r/main?" in (teacher / "notebooks" / "one.html").read_text()
+
+
+def test_exercises_are_numbered_by_chapter_in_page_order(builds):
+    teacher, _ = builds
+    one = (teacher / "notebooks" / "one.html").read_text(encoding="utf-8")
+    two = (teacher / "notebooks" / "two.html").read_text(encoding="utf-8")
+    assert one.index("Exercise 1.1") < one.index("Exercise 1.2")
+    assert "Exercise 2.1" in two and "Exercise 3" not in one + two
+
+
+def test_plans_show_the_reference_of_a_label(builds):
+    teacher, _ = builds
+    plan = (teacher / "plan.html").read_text(encoding="utf-8")
+    assert 'href="notebooks/one.html#one-ex-b"' in plan and "Exercise 1.1" in plan
+    assert 'href="notebooks/two.html#two-ex1"' in plan and "Exercise 2.1" in plan
+    assert "not-a-label" in plan
+
+
+def test_exercise_numbers_skip_parts_without_exercises():
+    parts = [["intro", "plan"], ["a", "b", "c"], ["ref"], ["d"]]
+    found = {"a": ["x", "y"], "c": ["z"], "d": ["w"]}
+    assert course.exercise_numbers(parts, found) == {
+        "a": {"x": (1, 1), "y": (1, 2)},
+        "c": {"z": (3, 1)},
+        "d": {"w": (4, 1)},
+    }
+
+
+def test_location_derives_every_address():
+    loc = course.Location("https://github.com/o/r", "main")
+    assert loc.site == "https://o.github.io/r/"
+    assert loc.raw("examples/a.csv") == "https://github.com/o/r/raw/main/examples/a.csv"
+    assert loc.pip_source == "heldout[book] @ git+https://github.com/o/r@main"
+    assert loc.binder("notebooks/a.ipynb", "student").startswith("https://mybinder.org/v2/gh/o/r/student?")
+    with pytest.raises(Exception, match="OWNER/NAME"):
+        course.Location("https://gitlab.com/o/r")
