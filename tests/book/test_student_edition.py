@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,20 +63,29 @@ def _project(src: Path) -> None:
         "# Plan\n\nAssign `one-ex-b` and `two-ex1`; `not-a-label` stays code.\n"
     )
     one = [
-        _cell("markdown", "# One\n\n## Exercises\n\n```{exercise} Concept · easy: first\n"
-              ":label: one-ex-b\nWhat is the bound?\n```\n\n```{solution} one-ex-b\n"
-              f":class: dropdown\n{SECRET['one']}\n```\n"),  # fmt: skip
-        _cell("markdown", "```{exercise} Computation · easy: second\n:label: one-ex-a\n"
-              "Compute it.\n```\n\n```{solution-start} one-ex-a\n:class: dropdown\n```\n"
-              "By code:"),  # fmt: skip
+        _cell(
+            "markdown",
+            "# One\n\n## Exercises\n\n```{exercise} Concept · easy: first\n"
+            ":label: one-ex-b\nWhat is the bound?\n```\n\n```{solution} one-ex-b\n"
+            f":class: dropdown\n{SECRET['one']}\n```\n",
+        ),  # fmt: skip
+        _cell(
+            "markdown",
+            "```{exercise} Computation · easy: second\n:label: one-ex-a\n"
+            "Compute it.\n```\n\n```{solution-start} one-ex-a\n:class: dropdown\n```\n"
+            "By code:",
+        ),  # fmt: skip
         _cell("code", f"{SECRET['gated']}\nprint(GATED_ANSWER_CODE)"),
         _cell("markdown", "```{solution-end}\n```\n\nAfter the exercises."),
     ]
     two = [
         _cell("markdown", "# Two\n\nText before."),
         _cell("code", f"{SECRET['tagged']}\nprint(TAGGED_ANSWER_CELL)", ["hide-input", "solution"]),
-        _cell("markdown", "```{exercise} Data · medium: only\n:label: two-ex1\nDo it.\n```\n\n"
-              f"```{{solution}} two-ex1\n:class: dropdown\n{SECRET['two']}\n```\n"),  # fmt: skip
+        _cell(
+            "markdown",
+            "```{exercise} Data · medium: only\n:label: two-ex1\nDo it.\n```\n\n"
+            f"```{{solution}} two-ex1\n:class: dropdown\n{SECRET['two']}\n```\n",
+        ),  # fmt: skip
     ]
     (src / "notebooks" / "one.ipynb").write_text(json.dumps(_nb(one)))
     (src / "notebooks" / "two.ipynb").write_text(json.dumps(_nb(two)))
@@ -210,6 +221,120 @@ def test_location_derives_every_address():
     assert loc.site == "https://o.github.io/r/"
     assert loc.raw("examples/a.csv") == "https://github.com/o/r/raw/main/examples/a.csv"
     assert loc.pip_source == "heldout[book] @ git+https://github.com/o/r@main"
-    assert loc.binder("notebooks/a.ipynb", "student").startswith("https://mybinder.org/v2/gh/o/r/student?")
+    assert loc.binder("notebooks/a.ipynb", "student").startswith(
+        "https://mybinder.org/v2/gh/o/r/student?"
+    )
     with pytest.raises(Exception, match="OWNER/NAME"):
         course.Location("https://gitlab.com/o/r")
+
+
+# ---------------------------------------------------------------- the book's own notebooks
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+_LABEL = re.compile(
+    r"^[ \t]*(?:`{3,}|:{3,})\{exercise(?:-start)?\}([^\n]*)\n(?::[^\n]*\n)*?:label: (\S+)", re.M
+)
+_GLUE = re.compile(r"\{glue(?::\w+)?\}`([^`]+)`")
+_PUBLISH = re.compile(r"""publish\(\s*["']([^"'{}]+)["']""")
+
+
+def _markdown(nb: dict) -> str:
+    return "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+
+
+def _exercises(nb: dict) -> list[tuple[str, str]]:
+    """(label, title) of each exercise of a notebook, in page order."""
+    return [(m.group(2), m.group(1).strip()) for m in _LABEL.finditer(_markdown(nb))]
+
+
+def _nb_of(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_student_notebook_keeps_exercises_and_drops_every_solution(path):
+    nb = _nb_of(path)
+    student = course.student_notebook(nb)
+    text = json.dumps(student)
+    assert "{solution" not in text
+    assert not [c for c in student["cells"] if course.SOLUTION_TAG in c["metadata"].get("tags", [])]
+    assert _exercises(student) == _exercises(nb)
+    assert student["cells"][0]["id"] == "install-heldout"  # a hosted notebook still installs
+    import nbformat
+
+    nbformat.validate(nbformat.from_dict(student))
+
+
+def _uses(nb: dict) -> tuple[set[str], set[str]]:
+    """Glue names read inside solutions, and outside them."""
+    check_links = _load("check_links", ROOT / "tests" / "browser" / "check_links.py")
+    inside = {n.split("::")[-1] for t in check_links._solution_texts(nb) for n in _GLUE.findall(t)}
+    outside = {n.split("::")[-1] for n in _GLUE.findall(_markdown(course.student_notebook(nb)))}
+    return inside, outside
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_cells_that_compute_only_answers_are_tagged_solution(path):
+    """A code cell whose glued numbers are read only by solutions carries the tag (so the
+    student edition drops it); a tagged cell glues nothing the rest of the page reads and
+    defines no name a later cell uses (so the student notebook still runs)."""
+    import ast
+
+    nb = _nb_of(path)
+    inside, outside = _uses(nb)
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"])
+        names = set(_PUBLISH.findall(source))
+        tagged = course.SOLUTION_TAG in cell["metadata"].get("tags", [])
+        if names and names <= inside and not names & outside:
+            assert tagged, (
+                f"{path.stem} cell {i} computes only answers: tag it {course.SOLUTION_TAG!r}"
+            )
+        if not tagged:
+            continue
+        assert not names & outside, f"{path.stem} cell {i} is tagged but glues {names & outside}"
+        code = "\n".join(
+            "pass" if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines()
+        )
+        stored = {
+            n.id
+            for n in ast.walk(ast.parse(code))
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+        later = " ".join("".join(c["source"]) for c in nb["cells"][i + 1 :]
+                         if c["cell_type"] == "code" and course.SOLUTION_TAG not in c["metadata"].get("tags", []))  # fmt: skip
+        read = {n for n in stored if re.search(rf"\b{re.escape(n)}\b", later)}
+        assert not read, f"{path.stem} cell {i} is tagged solution but later cells read {read}"
+
+
+def test_teaching_plans_name_real_exercises():
+    """Every label the plans name (inline code such as `tsb-ex2`) is an exercise of a page."""
+    labels = {label for path in NOTEBOOKS for label, _ in _exercises(_nb_of(path))}
+    teaching = (ROOT / "book" / "teaching.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`([a-z]+(?:-[a-z0-9]+)*-ex[a-z0-9-]*)`", teaching))
+    assert len(named) >= 20  # the plans assign exercises by label
+    assert not named - labels, f"the plans name exercises no page has: {sorted(named - labels)}"
+
+
+def test_exercise_labels_are_unique():
+    labels = [label for path in NOTEBOOKS for label, _ in _exercises(_nb_of(path))]
+    assert len(labels) == len(set(labels))
+
+
+_KIND = re.compile(r"^(Concept|Derivation|Computation|Data) · (easy|medium|hard): \S")
+
+
+def test_exercises_of_parts_two_and_three_have_kind_and_level():
+    rules = _load("heldout_rules", ROOT / "book" / "_ext" / "heldout_rules.py")
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    parts = [p for p in toc["parts"] if p["caption"].startswith(("Part II", "Part III"))]
+    docs = [c["file"] for p in parts for c in p["chapters"]]
+    assert docs and rules  # the parts exist
+    bad = []
+    for doc in docs:
+        path = ROOT / f"{doc}.ipynb"
+        if path.exists():
+            bad += [f"{doc}: {label} {title!r}" for label, title in _exercises(_nb_of(path))
+                    if not _KIND.match(title)]  # fmt: skip
+    assert not bad, "exercises without 'Kind · level: title':\n" + "\n".join(bad)
