@@ -39,6 +39,7 @@ from urllib.parse import unquote, urlsplit
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
+VERBOSE = False
 
 
 def _course():
@@ -96,10 +97,15 @@ def _squash(text: str) -> str:
 
 def page_text(path: Path) -> str:
     """A page's text as a reader sees it, whitespace squashed."""
-    return _squash(" ".join(read_page(path).text))
+    return _squash("".join(read_page(path).text))
 
 
 # ---------------------------------------------------------------- links
+def _pages(root: Path) -> list[Path]:
+    """The book's pages (``_static`` holds the theme's template fragments, not pages)."""
+    return [p for p in sorted(root.rglob("*.html")) if "_static" not in p.relative_to(root).parts]
+
+
 def check_relative(root: Path, page: Path, href: str, want_pdf: bool) -> str | None:
     """None when a relative ``href`` of ``page`` resolves in the build, else the problem."""
     parts = urlsplit(href)
@@ -158,7 +164,7 @@ def check_links(root: Path, want_pdf: bool = False) -> list[str]:
     branch = (config.get("sphinx", {}).get("config", {}) or {}).get("heldout_student_branch")
     branches = {loc.branch} | ({branch} if branch else set())
     problems = []
-    for page in sorted(root.rglob("*.html")):
+    for page in _pages(root):
         for href in sorted(set(read_page(page).links)):
             issue = check_relative(root, page, href, want_pdf) or check_own_repository(
                 href, loc, branches
@@ -246,7 +252,7 @@ def check_student(root: Path, notebooks: Path = ROOT / "notebooks") -> list[str]
         ).exists():
             problems.append(f"no student notebook for {page.stem}")
     haystacks: dict[str, str] = {}
-    for page in sorted(root.rglob("*.html")):
+    for page in _pages(root):
         haystacks[str(page.relative_to(root))] = page_text(page)
     for path in sorted(root.rglob("*")):
         if path.is_file() and (course.STUDENT_DIR in path.parts or "_downloads" in path.parts):
@@ -266,9 +272,14 @@ def found_in_instructor(root: Path, notebooks: Path = ROOT / "notebooks") -> tup
     found = total = 0
     for stem, phrases in notebook_phrases(notebooks).items():
         page = root / "notebooks" / f"{stem}.html"
-        text = page_text(page) if page.exists() else ""
+        if not page.exists():
+            continue
+        text = page_text(page)
         total += len(phrases)
         found += sum(phrase in text for phrase in phrases)
+        for phrase in phrases:
+            if phrase not in text and VERBOSE:
+                print(f"not found in {stem}: {phrase!r}")
     return found, total
 
 
@@ -292,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
             problems.append(f"only {found} of {total} solution phrases found in the pages")
     for problem in problems:
         print(problem)
-    pages = len(list(root.rglob("*.html")))
+    pages = len(_pages(root))
     print(f"{pages} pages checked: {len(problems)} problem(s)")
     return 1 if problems else 0
 
