@@ -10,6 +10,7 @@
 * **The PDF a click away.**  Every HTML page's footer links the whole book as one PDF,
   ``heldout.pdf`` at the root of the HTML, by a path relative to the page: ``make pdf``
   copies the PDF there, so the link works in a local build and on the published site alike.
+  The PDF prints every solution, so the student edition does not link it.
 * **Colab only where Colab can open the page.**  The theme offers a Colab button on every
   page that Jupyter executes, MyST markdown pages (``book/guide.md``) included, but Colab
   opens only ``.ipynb`` files: the button is removed from the other pages.
@@ -385,6 +386,8 @@ def pdf_link(url: str) -> str:
 
 
 def _footer(app, pagename, templatename, context, doctree) -> None:
+    if _student(app):
+        return  # the PDF prints every solution: the student edition does not link it
     url = context["pathto"](PDF_NAME, 1)
     footer = context.get("theme_extra_footer") or ""
     context["theme_extra_footer"] = f"{footer} <p>{pdf_link(url)}</p>".strip()

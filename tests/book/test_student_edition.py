@@ -186,6 +186,8 @@ def test_student_pages_download_the_student_notebook_and_launch_the_student_bran
     page = (student / "notebooks" / "one.html").read_text(encoding="utf-8")
     assert f'href="../{course.STUDENT_DIR}/one.ipynb"' in page
     assert "_sources" not in page
+    assert course.PDF_TEXT not in page  # the PDF prints the solutions
+    assert course.PDF_TEXT in (teacher / "notebooks" / "one.html").read_text()
     assert "mybinder.org/v2/gh/o/r/student?" in page
     assert "mybinder.org/v2/gh/o/r/main?" in (teacher / "notebooks" / "one.html").read_text()
 
