@@ -5,7 +5,7 @@
   hosted-notebook install cell of each notebook, which ``tests/tools/add_install_cell.py``
   writes from the setting (checked equal to what it would write now).
 * Every ``pip install`` on a page (README, DEVELOPING, ``book/*.md``, the notebooks'
-  markdown and code) installs from what exists (a clone: ``.``, ``".[book]"``; a built
+  markdown and code, the package's docstrings and messages) installs from what exists (a clone: ``.``, ``".[book]"``; a built
   wheel: ``dist/heldout-<version>-py3-none-any.whl[book]``; a package of the registries),
   or says plainly that it needs the published package or repository ("once published").
 """
@@ -96,6 +96,11 @@ def _pages() -> list[tuple[str, str]]:
     pages += [
         (f"book/{p.name}", p.read_text(encoding="utf-8"))
         for p in sorted((ROOT / "book").glob("*.md"))
+    ]
+    # the package's docstrings (the API page shows them) and its messages
+    pages += [
+        (str(p.relative_to(ROOT)), p.read_text(encoding="utf-8"))
+        for p in sorted((ROOT / "src").rglob("*.py"))
     ]
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
