@@ -165,8 +165,9 @@ quickstudent: $(STAMP) quickbook
 
 # Every internal and relative link, image and download of the quick build resolves, and
 # every link to the book's own repository is derived from _config.yml's repository setting.
-links: $(STAMP) quickbook
-	$(BIN)/python tests/browser/check_links.py --html _build/quick/_build/html
+# quickpdf first: it puts heldout.pdf beside the HTML, where every page's footer links it.
+links: $(STAMP) quickbook quickpdf
+	$(BIN)/python tests/browser/check_links.py --html _build/quick/_build/html --pdf
 
 # The sdist and the wheel of the package (python -m build; `build` is in the test extra).
 dist: $(STAMP)

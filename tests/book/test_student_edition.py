@@ -340,3 +340,19 @@ def test_exercises_of_parts_two_and_three_have_kind_and_level():
             bad += [f"{doc}: {label} {title!r}" for label, title in _exercises(_nb_of(path))
                     if not _KIND.match(title)]  # fmt: skip
     assert not bad, "exercises without 'Kind · level: title':\n" + "\n".join(bad)
+
+
+def test_make_test_builds_the_student_edition_from_the_quick_cache_and_checks_it():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    test = re.search(r"^test:(.*)$", makefile, re.M).group(1).split()
+    assert test.index("quickbook") < test.index("quickstudent") and "links" in test
+
+    def recipe(target: str) -> str:
+        return re.search(rf"^{target}:.*\n((?:\t.*\n)+)", makefile, re.M).group(1)
+
+    quick = recipe("quickstudent")
+    assert "ln -s $(CURDIR)/_build/quick/_build/.jupyter_cache" in quick  # no execution
+    assert "HELDOUT_SOLUTIONS=hide" in quick and "check_links.py" in quick and "--student" in quick
+    student = recipe("student")
+    assert "ln -s $(CURDIR)/_build/.jupyter_cache" in student and "--student" in student
+    assert "check_links.py" in recipe("links")
