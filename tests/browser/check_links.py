@@ -216,6 +216,10 @@ def _solution_texts(nb: dict) -> list[str]:
     return out
 
 
+def _looks_like_code(text: str) -> bool:
+    return bool(re.search(r"^\s*(#|import |from |\w+ = |print\()", text, re.M))
+
+
 def solution_phrases(nb: dict) -> list[str]:
     """Distinctive phrases of a notebook's solutions: runs of at least 40 plain characters
     (letters, spaces, commas) that the notebook without its solutions does not contain."""
@@ -224,7 +228,9 @@ def solution_phrases(nb: dict) -> list[str]:
     rest = _squash(" ".join("".join(c.get("source", "")) for c in kept))
     phrases = []
     for text in _solution_texts(nb):
-        for run in _PLAIN.findall(_squash(text)):
+        # prose wraps across lines; a line of code ends its phrase
+        lines = text.splitlines() if _looks_like_code(text) else [_squash(text)]
+        for run in (r for line in lines for r in _PLAIN.findall(line)):
             run = run.strip(" ,;")
             if len(run) >= 40 and run not in rest and run not in phrases:
                 phrases.append(run)
