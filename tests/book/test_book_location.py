@@ -50,6 +50,8 @@ def _tracked() -> list[Path]:
 
 def _mentions(text: str) -> list[str]:
     """Every mention of the book's repository, its owner's account or its site."""
+    if LOC.owner not in text:
+        return []
     owner = re.escape(LOC.owner)
     return re.findall(rf"[\w./:@+-]*\b{owner}\b[\w./:@+-]*", text)
 
