@@ -10,7 +10,8 @@ it, the venv's Python
 * finds the package data the lessons read (the TOML tables, the MNIST writers' file and the
   recorded quick run of the case study);
 * runs the ``heldout`` console script;
-* executes one lesson (``test_set_bound``, quick profile) with nbclient.
+* executes one lesson (``test_set_bound``, quick profile) with nbclient, as its student
+  notebook (the one ``make student`` writes, without solutions and answer cells).
 
 Timing, measured on the shared two-core machine: about 12 s to build (the first time uv
 fetches setuptools), a few seconds for the venv with a warm uv cache, and about 15 s for
@@ -149,7 +150,21 @@ def test_installed_wheel_reads_its_package_data(wheel_env, tmp_path):
 
 
 def test_installed_wheel_runs_a_lesson(wheel_env, tmp_path):
-    shutil.copy(ROOT / "notebooks" / f"{LESSON}.ipynb", tmp_path / f"{LESSON}.ipynb")
+    """The lesson's student notebook (what ``make student`` hands out): it runs without the
+    cells that compute the answers, from a folder outside the checkout."""
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location(
+        "heldout_course", ROOT / "book" / "_ext" / "heldout_course.py"
+    )
+    course = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("heldout_course", course)
+    spec.loader.exec_module(course)
+    nb = json.loads((ROOT / "notebooks" / f"{LESSON}.ipynb").read_text(encoding="utf-8"))
+    student = course.student_notebook(nb)
+    assert len(student["cells"]) < len(nb["cells"])  # solutions and answer cells removed
+    (tmp_path / f"{LESSON}.ipynb").write_text(json.dumps(student), encoding="utf-8")
     code = (
         "import nbformat, sys\n"
         "from nbclient import NotebookClient\n"
