@@ -293,6 +293,13 @@ def test_cells_that_compute_only_answers_are_tagged_solution(path):
             assert tagged, (
                 f"{path.stem} cell {i} computes only answers: tag it {course.SOLUTION_TAG!r}"
             )
+        answers_only = (names & inside) - outside
+        # a cell that the page needs may compute one number a solution also quotes; more
+        # go to a cell of their own, tagged (the student notebook would compute them)
+        assert tagged or len(answers_only) <= 1, (
+            f"{path.stem} cell {i} computes answers {sorted(answers_only)}: move them to a cell "
+            f"tagged {course.SOLUTION_TAG!r}"
+        )
         if not tagged:
             continue
         assert not names & outside, f"{path.stem} cell {i} is tagged but glues {names & outside}"
