@@ -230,7 +230,7 @@ def test_the_gate_check_sees_an_ungated_reader(tmp_path):
 
 def test_readme_says_how_to_install_for_a_course():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert 'pip install "heldout[book]"' in readme and "make course" in readme
+    assert 'pip install ".[book]"' in readme and "make course" in readme
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert re.search(r'^course:\n(\t.*\n)*\t.*pip install .*"\.\[book\]"', makefile, re.M)
 
