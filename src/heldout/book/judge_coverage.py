@@ -37,6 +37,7 @@ __all__ = [
     "coverage_grid",
     "judge_coverage",
     "pool_judge_coverage",
+    "pool_judge_grades",
 ]
 
 #: The intervals each simulation checks, in the order of the lesson's table.
@@ -346,3 +347,45 @@ def pool_judge_coverage(
         k[start : start + m] = f[gen.integers(0, y.size, size=(m, big_n))].sum(axis=1)
     out = _intervals(*counts.T, k, float(big_n), a)
     return _summary(out, float(y.mean()), r, a)
+
+
+def pool_judge_grades(pool, model: str = "random_forest", judge: str = "logistic"):
+    """Truth and a cheap judge's verdicts on the digits of a pool.
+
+    The model under test answers each digit with its 10-class prediction; the truth is
+    whether that answer is the digit's label; the judge (another, cheaper model) calls the
+    answer right when its own prediction is the same digit, as a grader model compares an
+    answer with what it would have said.  The judge errs on digits where it is wrong and the
+    model right (a harsh call) and where both are wrong the same way (a lenient one).
+
+    Parameters
+    ----------
+    pool : heldout.book.mnist.digit_pool.Pool
+        Labels and the two models' probabilities (:func:`~heldout.book.mnist.digit_pool.pool_predictions`
+        or the stand-in :func:`~heldout.book.mnist.standin.standin_pool`).
+    model, judge : str
+        Names of the model under test and of the judge in ``pool.proba``.
+
+    Returns
+    -------
+    truth, verdict : ndarray of int
+        0/1 per digit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from heldout.book.mnist.digit_pool import Pool
+    >>> labels = np.array([0, 1, 2, 3])
+    >>> sure = lambda d: np.eye(10, dtype=np.float32)[d] * 0.5 + 0.05
+    >>> pool = Pool(labels, {"a": sure([0, 1, 2, 4]), "b": sure([0, 7, 2, 4])}, 0, "toy", {})
+    >>> [v.tolist() for v in pool_judge_grades(pool, "a", "b")]
+    [[1, 1, 1, 0], [1, 0, 1, 1]]
+    """
+    if model not in pool.proba or judge not in pool.proba:
+        raise ValueError(f"model and judge must be among the pool's models {sorted(pool.proba)}")
+    if model == judge:
+        raise ValueError("the judge must be another model than the one it grades")
+    answer = pool.predicted(model)
+    truth = (answer == pool.labels).astype(int)
+    verdict = (pool.predicted(judge) == answer).astype(int)
+    return truth, verdict

@@ -615,7 +615,7 @@ def stratified_ppi_mean(
         if abs(share.sum() - 1) > 1e-6:
             raise ValueError(f"shares must sum to 1, got a sum of {share.sum():.6g}")
     ests, vars_, lams, disagree = [], [], [], 0
-    for h in labels:
+    for h in labels.tolist():
         yh, fh, uh = y[sg == h], fl[sg == h], fu[sr == h]
         if yh.size < 2 or uh.size < 2:
             raise ValueError(
