@@ -17,7 +17,7 @@ auc_interval``); modules inside a wing are small and named for what they compute
     label until sure: confidence sequences, sequential acceptance, the SPRT, peeking
 ``heldout.judged``
     scores graded by a model (an LLM judge) and corrected by a few gold labels: ``ppi``,
-    ``rogan_gladen``, ``judge_sizing``; benchmarks of language models with structure
+    ``misclassification``, ``judge_sizing``; benchmarks of language models with structure
 ``heldout.metrics``
     beyond accuracy, from a predictions file: ``rates``, ``fscore``, ``auc``, ``scores``,
     ``multinomial``, ``bootstrap``, ``regression``, ``estimate``, ``prediction_files``,

@@ -17,6 +17,7 @@ def _peer():
     """ppi_py (pip install ppi-python, in the test extra); its tests skip without it."""
     return pytest.importorskip("ppi_py")
 
+
 # small gold sets on purpose in some agreement tests: the warning is tested on its own
 pytestmark = pytest.mark.filterwarnings("ignore:the PPI interval is a normal approximation")
 
@@ -60,7 +61,9 @@ def test_fixed_weights_equal_ppi_py(weight):
     y, fl, fu = _data(3, 250, 4000)
     r = ppi.ppi_mean(y, fl, fu, weight=weight)
     est = float(np.squeeze(ppi_py.ppi_mean_pointestimate(y, fl, fu, lam=weight)))
-    low, high = (float(np.squeeze(v)) for v in ppi_py.ppi_mean_ci(y, fl, fu, alpha=0.05, lam=weight))
+    low, high = (
+        float(np.squeeze(v)) for v in ppi_py.ppi_mean_ci(y, fl, fu, alpha=0.05, lam=weight)
+    )
     assert r.estimate == pytest.approx(est, abs=1e-12)
     lo, hi = _ratio_band(250, 4000)
     assert lo <= (r.high - r.low) / (high - low) <= hi

@@ -8,7 +8,7 @@ errors are correlated with the model's correctness); people grade :math:`n` rand
 the judge those and :math:`N` more.  For 0/1 grades the four counts of (gold, judge) on
 the gold items are multinomial and the judge's count on the others binomial, so each
 repetition costs a few numbers, and every interval is computed from those counts with the
-same formulas as :mod:`heldout.judged.ppi` and :mod:`heldout.judged.rogan_gladen` (a test
+same formulas as :mod:`heldout.judged.ppi` and :mod:`heldout.judged.misclassification` (a test
 checks that they agree with the public functions on the same data).
 
 :func:`judge_coverage` counts how often each interval holds :math:`p`;
@@ -29,7 +29,7 @@ from heldout._checks import as_count, as_floats, as_probability, check_work
 from heldout._result import Result
 from heldout.config import rng as make_rng
 from heldout.judged.ppi import MIN_DISAGREEMENTS, MIN_EACH_KIND, _combine, _tuned
-from heldout.judged.rogan_gladen import MIN_YOUDEN, _rg_parts
+from heldout.judged.misclassification import MIN_YOUDEN, _rg_parts
 
 __all__ = [
     "METHODS",
@@ -116,12 +116,12 @@ def _intervals(c11, c10, c01, c00, k, big_n, alpha):
         np.where(few, c, p) for c, p in zip(out["classical"], out["ppi++"], strict=True)
     )
     n1, n0 = c11 + c10, c01 + c00
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):
         sens, spec = c11 / n1, c00 / n0
         ok = (n1 > 0) & (n0 > 0) & (sens + spec - 1 >= MIN_YOUDEN)
         raw, se = _rg_parts(mfu, sens, spec, big_n, n1, n0)
-    low = np.where(ok, np.clip(raw - z * se, 0, 1), np.nan)
-    high = np.where(ok, np.clip(raw + z * se, 0, 1), np.nan)
+        low = np.where(ok, np.clip(raw - z * se, 0, 1), np.nan)
+        high = np.where(ok, np.clip(raw + z * se, 0, 1), np.nan)
     out["rogan-gladen"] = (low, high)
     m = n + big_n
     fj = (c11 + c01 + k) / m

@@ -2,7 +2,7 @@
 
 A mean score (accuracy, pass rate) graded by a model (a judge) on many items and by people
 (gold labels) on a few of them: prediction-powered inference and PPI++ (``ppi``), the
-misclassification correction of Rogan and Gladen (``rogan_gladen``), and the number of gold
+misclassification correction of Rogan and Gladen (``misclassification``), and the number of gold
 labels to collect (``judge_sizing``).
 
 Every public function and result class of the wing is importable from here
@@ -24,7 +24,7 @@ from heldout._lazy import attach
 WHERE = {
     "GoldPlan": "judge_sizing",
     "JudgedMean": "ppi",
-    "RoganGladen": "rogan_gladen",
+    "RoganGladen": "misclassification",
     "classical_mean": "ppi",
     "gold_for_half_width": "judge_sizing",
     "half_width_for_gold": "judge_sizing",
@@ -32,7 +32,7 @@ WHERE = {
     "power_tuned_weight": "ppi",
     "ppi_difference": "ppi",
     "ppi_mean": "ppi",
-    "rogan_gladen": "rogan_gladen",
+    "rogan_gladen": "misclassification",
     "stratified_ppi_mean": "ppi",
 }
 
