@@ -28,8 +28,8 @@ from scipy import special, stats
 from heldout._checks import as_count, as_floats, as_probability, check_work
 from heldout._result import Result
 from heldout.config import rng as make_rng
-from heldout.judged.ppi import MIN_DISAGREEMENTS, MIN_EACH_KIND, _combine, _tuned
 from heldout.judged.misclassification import MIN_YOUDEN, _rg_parts
+from heldout.judged.ppi import MIN_DISAGREEMENTS, MIN_EACH_KIND, _combine, _tuned
 
 __all__ = [
     "METHODS",
