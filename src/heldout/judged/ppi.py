@@ -588,7 +588,10 @@ def stratified_ppi_mean(
     [0.803, 0.779, 0.828]
     """
     y, fl, fu = _inputs(gold, judge_gold, judge_rest)
-    sg, sr = np.asarray(strata_gold), np.asarray(strata_rest)
+    from heldout import _inputs as _arrays
+
+    sg = _arrays.array(strata_gold, "strata_gold")  # a ragged list: refused by name
+    sr = _arrays.array(strata_rest, "strata_rest")
     if sg.shape != y.shape:
         raise ValueError(
             f"strata_gold must give one stratum per gold item ({y.size}), got shape {sg.shape}"
