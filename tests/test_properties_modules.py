@@ -1063,14 +1063,25 @@ from heldout.book import judge_coverage  # noqa: E402
 from heldout.judged import judge_sizing, misclassification  # noqa: E402
 from heldout.judged import ppi as judged_ppi  # noqa: E402
 
-_GOLD = {"gold": A(zero_ones(2, 40), "array"), "judge_gold": A(zero_ones(2, 40), "array"),
-         "judge_rest": A(zero_ones(2, 60), "array")}
+_GOLD = {
+    "gold": A(zero_ones(2, 40), "array"),
+    "judge_gold": A(zero_ones(2, 40), "array"),
+    "judge_rest": A(zero_ones(2, 60), "array"),
+}
 _WEIGHT = A(st.one_of(st.just("tuned"), prob_c), "prob", accepts=("tuned",))
-_PAIR = {"gold_a": A(zero_ones(2, 30), "array"), "gold_b": A(zero_ones(2, 30), "array"),
-         "judge_gold_a": A(zero_ones(2, 30), "array"), "judge_gold_b": A(zero_ones(2, 30), "array"),
-         "judge_rest_a": A(zero_ones(2, 40), "array"), "judge_rest_b": A(zero_ones(2, 40), "array")}
-_SIZING = {"rate": A(st.floats(0.01, 0.99), "prob"), "sensitivity": A(st.floats(0.5, 1.0), "prob"),
-           "specificity": A(st.floats(0.5, 1.0), "prob", accepts=(None,))}
+_PAIR = {
+    "gold_a": A(zero_ones(2, 30), "array"),
+    "gold_b": A(zero_ones(2, 30), "array"),
+    "judge_gold_a": A(zero_ones(2, 30), "array"),
+    "judge_gold_b": A(zero_ones(2, 30), "array"),
+    "judge_rest_a": A(zero_ones(2, 40), "array"),
+    "judge_rest_b": A(zero_ones(2, 40), "array"),
+}
+_SIZING = {
+    "rate": A(st.floats(0.01, 0.99), "prob"),
+    "sensitivity": A(st.floats(0.5, 1.0), "prob"),
+    "specificity": A(st.floats(0.5, 1.0), "prob", accepts=(None,)),
+}
 SPECS.update({
     "judged.ppi.ppi_mean": Spec(
         judged_ppi.ppi_mean, {**_GOLD, "alpha": AL, "weight": _WEIGHT}, ordered_pair,
