@@ -89,13 +89,16 @@ class RoganGladen(Result):
     alpha: float = extra()
 
 
-def _zero_one(value, name: str) -> np.ndarray:
+def _zero_one(value, name: str) -> tuple[np.ndarray, int]:
+    """The grades as floats and the number of 1s (every nonzero grade must be a 1)."""
     arr = as_floats(value, name)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty one-dimensional array of 0/1 grades")
-    if not np.all((arr == 0) | (arr == 1)):
+    # grades in [0, 1] whose sum is the number of 1s are all 0 or 1 (NaN fails the range)
+    total, ones = float(arr.sum()), int(np.count_nonzero(arr == 1))
+    if not (arr.min() >= 0 and arr.max() <= 1 and total == ones):
         raise ValueError(f"{name} must hold 0/1 grades (1 = the answer is right)")
-    return arr
+    return arr, ones
 
 
 def _rg_parts(pi, se_, sp, n_rest, n1, n0):
@@ -152,9 +155,9 @@ def rogan_gladen(
     >>> [round(v, 3) for v in r], round(r.apparent, 3)
     ([0.591, 0.511, 0.67], 0.742)
     """
-    y = _zero_one(gold, "gold")
-    fl = _zero_one(judge_gold, "judge_gold")
-    fu = _zero_one(judge_rest, "judge_rest")
+    y, n1 = _zero_one(gold, "gold")
+    fl, _ = _zero_one(judge_gold, "judge_gold")
+    fu, passed = _zero_one(judge_rest, "judge_rest")
     if fl.size != y.size:
         raise ValueError(
             f"judge_gold must grade the same items as gold: {fl.size} grades for {y.size} gold items"
@@ -162,7 +165,6 @@ def rogan_gladen(
     if fu.size < 2:
         raise ValueError(f"judge_rest must hold at least 2 grades, got {fu.size}")
     a = float(as_probability(alpha, "alpha", scalar=True))
-    n1 = int(np.count_nonzero(y == 1))
     n0 = int(y.size - n1)
     if n1 == 0 or n0 == 0:
         kind = "right" if n1 == 0 else "wrong"
@@ -188,7 +190,7 @@ def rogan_gladen(
             UserWarning,
             stacklevel=2,
         )
-    pi = float(fu.mean())
+    pi = passed / fu.size
     raw, se = _rg_parts(pi, se_, sp, fu.size, n1, n0)
     z = float(-special.ndtri(a / 2))
     est = float(np.clip(raw, 0, 1))

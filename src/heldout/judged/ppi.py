@@ -119,7 +119,8 @@ def _grades(value, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be a one-dimensional array of grades, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} must hold at least one grade")
-    if not np.all(np.isfinite(arr)):
+    # one summing pass finds a NaN or an infinity (or grades so large that they overflow)
+    if not np.isfinite(arr.sum()):
         raise ValueError(f"{name} must hold finite grades (no NaN or infinity)")
     return arr
 
@@ -325,7 +326,7 @@ def ppi_mean(
         weight=lam,
         gold_items=int(y.size),
         judge_items=int(fu.size),
-        judge_mean=float((fl.sum() + fu.sum()) / (fl.size + fu.size)),
+        judge_mean=(mom[1] * mom[7] + mom[5] * mom[8]) / (mom[7] + mom[8]),
         method=_method(w),
         alpha=a,
         disagreements=disagree,
