@@ -1115,6 +1115,20 @@ SPECS.update({
             _same_length("gold", "judge_gold", "strata_gold")(v)
         ),
     ),
+    "judged.ppi.ppi_from_counts": Spec(
+        judged_ppi.ppi_from_counts,
+        {"table": A(st.lists(st.lists(st.integers(0, 60), min_size=2, max_size=2), min_size=2, max_size=2), "array"),
+         "judge_passed": A(st.integers(0, 50), "count"), "judge_items": A(st.integers(50, 500), "count"),
+         "alpha": AL, "weight": _WEIGHT},
+        ordered_pair, keyword=("alpha", "weight"),
+    ),
+    "judged.misclassification.rogan_gladen_from_counts": Spec(
+        misclassification.rogan_gladen_from_counts,
+        {"table": A(st.lists(st.lists(st.integers(0, 60), min_size=2, max_size=2), min_size=2, max_size=2), "array"),
+         "judge_passed": A(st.integers(0, 50), "count"), "judge_items": A(st.integers(50, 500), "count"),
+         "alpha": AL},
+        ordered_pair, keyword=("alpha",),
+    ),
     "judged.misclassification.rogan_gladen": Spec(
         misclassification.rogan_gladen, {**_GOLD, "alpha": AL}, ordered_pair, keyword=("alpha",),
         prepare=_same_length("gold", "judge_gold"),
@@ -1294,6 +1308,7 @@ for _name in (
     "split",
     "auc",
     "evaluate",
+    "judged",
 ):
     DRIVEN_ELSEWHERE[f"heldout.cli.{_name}.register"] = (
         "adds a command: driven through that command (test_properties)"

@@ -73,3 +73,18 @@ def test_clipping_and_a_perfect_judge_warns():
 def test_refusals(args, match):
     with pytest.raises(ValueError, match=match):
         rogan_gladen(*args)
+
+
+def test_counts_give_the_same_result_as_the_arrays():
+    from heldout.judged.misclassification import rogan_gladen_from_counts
+
+    y, fl, fu = _data(3)
+    a = rogan_gladen(y, fl, fu)
+    table = [[np.sum((y == 1) & (fl == 1)), np.sum((y == 1) & (fl == 0))],
+             [np.sum((y == 0) & (fl == 1)), np.sum((y == 0) & (fl == 0))]]  # fmt: skip
+    b = rogan_gladen_from_counts(table, int(fu.sum()), fu.size)
+    assert b.to_dict() == pytest.approx(a.to_dict(), abs=1e-14)
+    with pytest.raises(ValueError, match="table must be 2 x 2"):
+        rogan_gladen_from_counts([1, 2, 3], 5, 10)
+    with pytest.raises(ValueError, match="judge_passed"):
+        rogan_gladen_from_counts([[5, 1], [1, 5]], 11, 10)

@@ -196,3 +196,23 @@ def test_a_constant_judge_gets_no_weight():
     r = ppi.ppi_mean(y, np.ones(120), np.ones(500))
     assert r.weight == 0.0
     assert r.estimate == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    "table,passed,big_n", [([[160, 5], [25, 10]], 1700, 2000), ([[40, 9], [3, 48]], 30, 77)]
+)
+@pytest.mark.parametrize("weight", ["tuned", 1.0, 0.3])
+def test_counts_give_the_same_result_as_the_arrays(table, passed, big_n, weight):
+    (c11, c10), (c01, c00) = table
+    y = np.r_[np.ones(c11 + c10), np.zeros(c01 + c00)]
+    f = np.r_[np.ones(c11), np.zeros(c10), np.ones(c01), np.zeros(c00)]
+    rest = np.r_[np.ones(passed), np.zeros(big_n - passed)]
+    a = ppi.ppi_mean(y, f, rest, weight=weight, alpha=0.1)
+    b = ppi.ppi_from_counts(table, passed, big_n, weight=weight, alpha=0.1)
+    for field in ("estimate", "low", "high", "se", "weight", "judge_mean"):
+        assert getattr(b, field) == pytest.approx(getattr(a, field), abs=1e-12), field
+    assert (b.disagreements, b.gold_items, b.judge_items) == (
+        a.disagreements,
+        a.gold_items,
+        a.judge_items,
+    )

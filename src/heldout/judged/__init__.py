@@ -31,8 +31,10 @@ WHERE = {
     "judge_only_mean": "ppi",
     "power_tuned_weight": "ppi",
     "ppi_difference": "ppi",
+    "ppi_from_counts": "ppi",
     "ppi_mean": "ppi",
     "rogan_gladen": "misclassification",
+    "rogan_gladen_from_counts": "misclassification",
     "stratified_ppi_mean": "ppi",
 }
 

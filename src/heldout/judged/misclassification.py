@@ -38,10 +38,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from heldout._checks import as_floats, as_probability
+from heldout._checks import as_count, as_floats, as_probability
 from heldout._result import Result, extra
 
-__all__ = ["RoganGladen", "rogan_gladen"]
+__all__ = ["MIN_YOUDEN", "RoganGladen", "rogan_gladen", "rogan_gladen_from_counts"]
 
 #: Youden's index J below which the correction is refused (the judge is close to a coin).
 MIN_YOUDEN = 0.05
@@ -156,29 +156,79 @@ def rogan_gladen(
     ([0.591, 0.511, 0.67], 0.742)
     """
     y, n1 = _zero_one(gold, "gold")
-    fl, _ = _zero_one(judge_gold, "judge_gold")
+    fl, agree_right = _zero_one(judge_gold, "judge_gold")
     fu, passed = _zero_one(judge_rest, "judge_rest")
     if fl.size != y.size:
         raise ValueError(
             f"judge_gold must grade the same items as gold: {fl.size} grades for {y.size} gold items"
         )
-    if fu.size < 2:
-        raise ValueError(f"judge_rest must hold at least 2 grades, got {fu.size}")
+    n11 = int(np.count_nonzero((y == 1) & (fl == 1)))
+    n00 = int(np.count_nonzero((y == 0) & (fl == 0)))
+    return _from_counts(n11, n1 - n11, y.size - n1 - n00, n00, passed, fu.size, alpha, "gold")
+
+
+def rogan_gladen_from_counts(
+    table: ArrayLike, judge_passed: int, judge_items: int, *, alpha: float = 0.05
+) -> RoganGladen:
+    r""":func:`rogan_gladen` from counts: the gold items' 2 x 2 table and the judge's passes.
+
+    Parameters
+    ----------
+    table : array_like of int, shape (2, 2)
+        Gold items by people's grade (rows: right, wrong) and the judge's (columns: passed,
+        failed): ``[[right & passed, right & failed], [wrong & passed, wrong & failed]]``.
+    judge_passed : int
+        Judge-only items the judge passed.
+    judge_items : int
+        Judge-only items :math:`N` (at least 2).
+    alpha : float
+
+    Returns
+    -------
+    RoganGladen
+
+    Examples
+    --------
+    >>> r = rogan_gladen_from_counts([[160, 5], [25, 10]], 1700, 2000)
+    >>> [round(v, 3) for v in r], round(r.sensitivity, 3), round(r.specificity, 3)
+    ([0.531, 0.245, 0.818], 0.97, 0.286)
+    """
+    n11, n10, n01, n00 = _table(table)
+    big_n = int(as_count(judge_items, "judge_items", minimum=2, scalar=True))
+    passed = int(as_count(judge_passed, "judge_passed", maximum=big_n, scalar=True))
+    return _from_counts(n11, n10, n01, n00, passed, big_n, alpha, "table")
+
+
+def _table(table) -> tuple[int, int, int, int]:
+    t = as_count(table, "table")
+    if t.shape != (2, 2):
+        raise ValueError(
+            "table must be 2 x 2: [[right & passed, right & failed], [wrong & passed, "
+            f"wrong & failed]], got shape {t.shape}"
+        )
+    if t.sum() < 2 or t.sum() > 10**15:
+        raise ValueError(f"table must count between 2 and 10**15 gold items, got {int(t.sum())}")
+    return int(t[0, 0]), int(t[0, 1]), int(t[1, 0]), int(t[1, 1])
+
+
+def _from_counts(n11, n10, n01, n00, passed, big_n, alpha, gold_name) -> RoganGladen:
+    if big_n < 2:
+        raise ValueError(f"judge_rest must hold at least 2 grades, got {big_n}")
     a = float(as_probability(alpha, "alpha", scalar=True))
-    n0 = int(y.size - n1)
+    n1, n0 = n11 + n10, n01 + n00
     if n1 == 0 or n0 == 0:
         kind = "right" if n1 == 0 else "wrong"
         raise ValueError(
-            f"gold holds no answer people called {kind}, so the judge's "
+            f"{gold_name} holds no answer people called {kind}, so the judge's "
             f"{'sensitivity' if n1 == 0 else 'specificity'} cannot be estimated; "
             "label more gold items or use ppi_mean"
         )
-    se_ = float(np.count_nonzero((y == 1) & (fl == 1)) / n1)
-    sp = float(np.count_nonzero((y == 0) & (fl == 0)) / n0)
+    se_ = n11 / n1
+    sp = n00 / n0
     j = se_ + sp - 1
     if j < MIN_YOUDEN:
         raise ValueError(
-            f"the judge is barely better than a coin on the gold items (sensitivity "
+            f"the judge is barely better than a coin on the gold items of {gold_name} (sensitivity "
             f"{se_:.3g} + specificity {sp:.3g} - 1 = {j:.3g} < {MIN_YOUDEN}): the correction "
             "divides by that difference; use ppi_mean"
         )
@@ -188,10 +238,10 @@ def rogan_gladen(
             "gold items: the delta-method interval omits that estimate's uncertainty and may "
             "cover less than promised; ppi_mean or the gold-only interval (classical_mean) holds",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
-    pi = passed / fu.size
-    raw, se = _rg_parts(pi, se_, sp, fu.size, n1, n0)
+    pi = passed / big_n
+    raw, se = _rg_parts(pi, se_, sp, big_n, n1, n0)
     z = float(-special.ndtri(a / 2))
     est = float(np.clip(raw, 0, 1))
     return RoganGladen(
@@ -205,7 +255,7 @@ def rogan_gladen(
         youden=j,
         gold_right=n1,
         gold_wrong=n0,
-        judge_items=int(fu.size),
+        judge_items=int(big_n),
         raw=float(raw),
         alpha=a,
     )

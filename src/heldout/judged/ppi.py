@@ -44,7 +44,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from heldout._checks import as_choice, as_floats, as_probability
+from heldout._checks import as_choice, as_count, as_floats, as_probability
 from heldout._result import Result, extra
 
 __all__ = [
@@ -55,6 +55,7 @@ __all__ = [
     "judge_only_mean",
     "power_tuned_weight",
     "ppi_difference",
+    "ppi_from_counts",
     "ppi_mean",
     "stratified_ppi_mean",
 ]
@@ -327,6 +328,84 @@ def ppi_mean(
         gold_items=int(y.size),
         judge_items=int(fu.size),
         judge_mean=(mom[1] * mom[7] + mom[5] * mom[8]) / (mom[7] + mom[8]),
+        method=_method(w),
+        alpha=a,
+        disagreements=disagree,
+    )
+
+
+def ppi_from_counts(
+    table: ArrayLike,
+    judge_passed: int,
+    judge_items: int,
+    *,
+    alpha: float = 0.05,
+    weight: str | float = "tuned",
+) -> JudgedMean:
+    r""":func:`ppi_mean` for 0/1 grades given as counts.
+
+    For 0/1 grades the means, variances and covariance of :func:`ppi_mean` are functions of
+    the gold items' 2 x 2 table and of the judge's passes on the other items, so the result
+    is the same as from the arrays (tested), without building them.
+
+    Parameters
+    ----------
+    table : array_like of int, shape (2, 2)
+        Gold items by people's grade (rows: right, wrong) and the judge's (columns: passed,
+        failed): ``[[right & passed, right & failed], [wrong & passed, wrong & failed]]``.
+    judge_passed : int
+        Judge-only items the judge passed.
+    judge_items : int
+        Judge-only items :math:`N` (at least 2).
+    alpha : float
+    weight : "tuned" or float
+        As in :func:`ppi_mean`.
+
+    Returns
+    -------
+    JudgedMean
+
+    Examples
+    --------
+    >>> r = ppi_from_counts([[160, 5], [25, 10]], 1700, 2000, weight=1.0)
+    >>> [round(v, 4) for v in r], r.disagreements
+    ([0.75, 0.6957, 0.8043], 30)
+    """
+    t = as_count(table, "table")
+    if t.shape != (2, 2):
+        raise ValueError(
+            "table must be 2 x 2: [[right & passed, right & failed], [wrong & passed, "
+            f"wrong & failed]], got shape {t.shape}"
+        )
+    n = int(t.sum())
+    if n < 2 or n > MAX_ITEMS:
+        raise ValueError(f"table must count between 2 and {MAX_ITEMS:,} gold items, got {n}")
+    big_n = int(as_count(judge_items, "judge_items", minimum=2, maximum=MAX_ITEMS, scalar=True))
+    k = int(as_count(judge_passed, "judge_passed", maximum=big_n, scalar=True))
+    a = float(as_probability(alpha, "alpha", scalar=True))
+    w = _weight_arg(weight)
+    c11, c10, c01, c00 = (float(v) for v in t.ravel())
+    my, mfl = (c11 + c10) / n, (c11 + c01) / n
+    vy, vfl = my * (1 - my) * n / (n - 1), mfl * (1 - mfl) * n / (n - 1)
+    cov = (c11 / n - my * mfl) * n / (n - 1)
+    mfu = k / big_n
+    vfu = mfu * (1 - mfu) * big_n / (big_n - 1)
+    mom = (my, mfl, vy, vfl, cov, mfu, vfu, n, big_n)
+    lam = _lam_of(mom) if w == "tuned" else w
+    est, se = _combine(*mom, lam)
+    disagree = int(c10 + c01)
+    if lam > 0:
+        _warn_if_few(disagree, n, int(min(c11 + c10, c01 + c00)))
+    z = _z(a)
+    return JudgedMean(
+        float(est),
+        float(est - z * se),
+        float(est + z * se),
+        se=float(se),
+        weight=float(lam),
+        gold_items=n,
+        judge_items=big_n,
+        judge_mean=(c11 + c01 + k) / (n + big_n),
         method=_method(w),
         alpha=a,
         disagreements=disagree,
