@@ -216,3 +216,30 @@ def test_counts_give_the_same_result_as_the_arrays(table, passed, big_n, weight)
         a.gold_items,
         a.judge_items,
     )
+
+
+def test_difference_and_stratified_intervals_cover_in_a_seeded_simulation():
+    # 600 simulated evaluations each (about 1 s); the book's verdict rule on the coverage
+    from heldout.book.chapter import coverage_verdict
+
+    gen = np.random.default_rng(38)
+    reps, m, n = 600, 3000, 500
+    hit_d = hit_s = 0
+    s = np.repeat([0, 1], [2000, 1000])
+    truth_s = 2 / 3 * 0.85 + 1 / 3 * 0.55
+    gold_s = np.r_[0:150, 2000:2350]  # the hard stratum sampled at a higher rate
+    rest_s = np.setdiff1d(np.arange(m), gold_s)
+    for _ in range(reps):
+        ya, yb = (gen.random((2, m)) < [[0.75], [0.7]]).astype(float)
+        fa = np.where(ya == 1, gen.random(m) < 0.95, gen.random(m) < 0.5).astype(
+            float
+        )  # lenient on A
+        fb = np.where(yb == 1, gen.random(m) < 0.85, gen.random(m) < 0.2).astype(float)
+        r = ppi.ppi_difference(ya[:n], yb[:n], fa[:n], fb[:n], fa[n:], fb[n:])
+        hit_d += r.low <= 0.05 <= r.high
+        y = (gen.random(m) < np.where(s == 0, 0.85, 0.55)).astype(float)
+        f = np.where(gen.random(m) < np.where(s == 0, 0.95, 0.8), y, 1 - y)
+        r = ppi.stratified_ppi_mean(y[gold_s], f[gold_s], f[rest_s], s[gold_s], s[rest_s])
+        hit_s += r.low <= truth_s <= r.high
+    assert coverage_verdict(hit_d / reps, reps) != "undercovers", hit_d / reps
+    assert coverage_verdict(hit_s / reps, reps) != "undercovers", hit_s / reps
