@@ -32,6 +32,7 @@ from heldout.judged.misclassification import MIN_YOUDEN, _rg_parts
 from heldout.judged.ppi import MIN_DISAGREEMENTS, MIN_EACH_KIND, _combine, _tuned
 
 __all__ = [
+    "MAX_DRAWS",
     "METHODS",
     "JudgeCoverage",
     "coverage_grid",

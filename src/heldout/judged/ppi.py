@@ -68,6 +68,8 @@ __all__ = [
 #: of the band); PPI++ alone undercovered in most cells with fewer (down to 36 % at 0.6
 #: expected wrong answers among 30 gold items).
 MIN_DISAGREEMENTS = 30
+#: Gold items of the rarer kind of grade (right or wrong) the PPI interval needs without a
+#: warning (see :data:`MIN_DISAGREEMENTS` for the simulation behind both limits).
 MIN_EACH_KIND = 50
 
 #: Largest number of graded items (gold plus judge) one call accepts.
