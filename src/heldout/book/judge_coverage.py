@@ -9,7 +9,10 @@ the judge those and :math:`N` more.  For 0/1 grades the four counts of (gold, ju
 the gold items are multinomial and the judge's count on the others binomial, so each
 repetition costs a few numbers, and every interval is computed from those counts with the
 same formulas as :mod:`heldout.judged.ppi` and :mod:`heldout.judged.misclassification` (a test
-checks that they agree with the public functions on the same data).
+checks that they agree with the public functions on the same data).  For 0/1 grades of
+items drawn at random, every joint behaviour of judge and people is one triple
+:math:`(p, S_e, S_p)`, so a grid over these triples includes every judge whose errors depend
+on the model's correctness, however they arise (hard items, shared blind spots).
 
 :func:`judge_coverage` counts how often each interval holds :math:`p`;
 :func:`coverage_grid` runs it over a grid; :func:`pool_judge_coverage` does the same on a
