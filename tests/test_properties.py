@@ -719,6 +719,29 @@ COMMANDS = {
             "--method": st.sampled_from(["betting", "mixture", "x"]),
         },
     ),
+    "judged": (
+        ["judged"],
+        {
+            "--right-passed": small_number,
+            "--right-failed": small_number,
+            "--wrong-passed": small_number,
+            "--wrong-failed": small_number,
+            "--judge-passed": small_number,
+            "--judge-items": small_number,
+            "--alpha": small_number,
+        },
+    ),
+    "size gold": (
+        ["size", "gold"],
+        {
+            "--half-width": small_number,
+            "--rate": small_number,
+            "--sensitivity": small_number,
+            "--specificity": small_number,
+            "--judge-items": small_number,
+            "--alpha": small_number,
+        },
+    ),
     "rerun": (["rerun"], {"--quick": None}),
     "mnist": (["mnist"], {"--dir": st.sampled_from(["/nonexistent", _files])}),
 }

@@ -1057,6 +1057,120 @@ SPECS["dependent.clustered.simulate_coverage"] = replace(
     SPECS["dependent.clustered.simulate_coverage"],
     check=lambda r, v: 0 <= r.naive <= 1 and 0 <= r.clustered_t <= 1,
 )
+
+# ------------------------------------------------------------------ judged scores (issue 38)
+from heldout.book import judge_coverage  # noqa: E402
+from heldout.judged import judge_sizing, misclassification  # noqa: E402
+from heldout.judged import ppi as judged_ppi  # noqa: E402
+
+_GOLD = {
+    "gold": A(zero_ones(2, 40), "array"),
+    "judge_gold": A(zero_ones(2, 40), "array"),
+    "judge_rest": A(zero_ones(2, 60), "array"),
+}
+_WEIGHT = A(st.one_of(st.just("tuned"), prob_c), "prob", accepts=("tuned",))
+_PAIR = {
+    "gold_a": A(zero_ones(2, 30), "array"),
+    "gold_b": A(zero_ones(2, 30), "array"),
+    "judge_gold_a": A(zero_ones(2, 30), "array"),
+    "judge_gold_b": A(zero_ones(2, 30), "array"),
+    "judge_rest_a": A(zero_ones(2, 40), "array"),
+    "judge_rest_b": A(zero_ones(2, 40), "array"),
+}
+_SIZING = {
+    "rate": A(st.floats(0.01, 0.99), "prob"),
+    "sensitivity": A(st.floats(0.5, 1.0), "prob"),
+    "specificity": A(st.floats(0.5, 1.0), "prob", accepts=(None,)),
+}
+SPECS.update({
+    "judged.ppi.ppi_mean": Spec(
+        judged_ppi.ppi_mean, {**_GOLD, "alpha": AL, "weight": _WEIGHT}, ordered_pair,
+        keyword=("alpha", "weight"), prepare=_same_length("gold", "judge_gold"),
+    ),
+    "judged.ppi.power_tuned_weight": Spec(
+        judged_ppi.power_tuned_weight, _GOLD, in01, prepare=_same_length("gold", "judge_gold"),
+    ),
+    "judged.ppi.classical_mean": Spec(
+        judged_ppi.classical_mean, {"gold": A(zero_ones(2, 40), "array"), "alpha": AL,
+                                    "method": _choice(["auto", "exact", "wilson", "normal"])},
+        ordered_pair, keyword=("alpha", "method"), allow_nan=True,
+    ),
+    "judged.ppi.judge_only_mean": Spec(
+        judged_ppi.judge_only_mean, {"judge": A(zero_ones(2, 40), "array"), "alpha": AL}, ordered_pair,
+        keyword=("alpha",), allow_nan=True,
+    ),
+    "judged.ppi.ppi_difference": Spec(
+        judged_ppi.ppi_difference, {**_PAIR, "alpha": AL, "weight": _WEIGHT}, ordered_pair,
+        keyword=("alpha", "weight"),
+        prepare=_same_length("gold_a", "gold_b", "judge_gold_a", "judge_gold_b",
+                             "judge_rest_a", "judge_rest_b", source="gold_a"),
+    ),
+    "judged.ppi.stratified_ppi_mean": Spec(
+        judged_ppi.stratified_ppi_mean,
+        {**_GOLD, "strata_gold": A(st.lists(st.integers(0, 1), min_size=2, max_size=40), "array"),
+         "strata_rest": A(st.lists(st.integers(0, 1), min_size=2, max_size=60), "array"),
+         "alpha": AL, "weight": _WEIGHT},
+        ordered_pair, keyword=("alpha", "weight"),
+        prepare=lambda v: _same_length("judge_rest", "strata_rest")(
+            _same_length("gold", "judge_gold", "strata_gold")(v)
+        ),
+    ),
+    "judged.ppi.ppi_from_counts": Spec(
+        judged_ppi.ppi_from_counts,
+        {"table": A(st.lists(st.lists(st.integers(0, 60), min_size=2, max_size=2), min_size=2, max_size=2), "array"),
+         "judge_passed": A(st.integers(0, 50), "count"), "judge_items": A(st.integers(50, 500), "count"),
+         "alpha": AL, "weight": _WEIGHT},
+        ordered_pair, keyword=("alpha", "weight"),
+    ),
+    "judged.misclassification.rogan_gladen_from_counts": Spec(
+        misclassification.rogan_gladen_from_counts,
+        {"table": A(st.lists(st.lists(st.integers(0, 60), min_size=2, max_size=2), min_size=2, max_size=2), "array"),
+         "judge_passed": A(st.integers(0, 50), "count"), "judge_items": A(st.integers(50, 500), "count"),
+         "alpha": AL},
+        ordered_pair, keyword=("alpha",),
+    ),
+    "judged.misclassification.rogan_gladen": Spec(
+        misclassification.rogan_gladen, {**_GOLD, "alpha": AL}, ordered_pair, keyword=("alpha",),
+        prepare=_same_length("gold", "judge_gold"),
+    ),
+    "judged.judge_sizing.half_width_for_gold": Spec(
+        judge_sizing.half_width_for_gold,
+        {"gold_items": A(st.integers(2, 10**6), "pos"), **_SIZING,
+         "judge_items": A(st.integers(2, 10**7), "pos", accepts=(None,)), "alpha": AL, "weight": _WEIGHT},
+        keyword=("judge_items", "alpha", "weight"),
+    ),
+    "judged.judge_sizing.gold_for_half_width": Spec(
+        judge_sizing.gold_for_half_width,
+        {"half_width": A(st.floats(0.005, 0.3), "pos"), **_SIZING,
+         "judge_items": A(st.integers(10**3, 10**7), "pos", accepts=(None,)), "alpha": AL},
+        keyword=("judge_items", "alpha"), allow_inf=True,
+    ),
+    "book.judge_coverage.judge_coverage": Spec(
+        judge_coverage.judge_coverage,
+        {"rate": A(prob, "prob"), "sensitivity": A(prob_c, "prob"), "specificity": A(prob_c, "prob"),
+         "gold_items": A(st.integers(2, 500), "count"), "judge_items": A(st.integers(2, 5000), "count")},
+        kwargs={"reps": 50, "seed": 1}, allow_nan=True, examples=8,
+    ),
+    "book.judge_coverage.coverage_grid": Spec(
+        judge_coverage.coverage_grid,
+        {"rates": A(st.lists(prob, min_size=1, max_size=2), "array"),
+         "judges": A(st.just({"fair": (0.9, 0.9)}), "fixed"),
+         "gold_sizes": A(st.lists(st.integers(2, 300), min_size=1, max_size=2), "array"),
+         "judge_items": A(st.integers(2, 3000), "count")},
+        kwargs={"reps": 20, "seed": 1}, allow_nan=True, examples=5,
+    ),
+    "book.judge_coverage.pool_judge_coverage": Spec(
+        judge_coverage.pool_judge_coverage,
+        {"truth": A(zero_ones(2, 60), "array"), "judge": A(zero_ones(2, 60), "array"),
+         "gold_items": A(st.integers(2, 100), "count"), "judge_items": A(st.integers(2, 500), "count")},
+        kwargs={"reps": 20, "seed": 1}, prepare=_same_length("truth", "judge"), allow_nan=True, examples=8,
+    ),
+    "book.judge_coverage.pool_judge_grades": Spec(
+        judge_coverage.pool_judge_grades,
+        {"pool": A(st.just(_synthetic_pool(200)), "fixed"), "model": A(st.just("random_forest"), "fixed"),
+         "judge": A(st.just("logistic"), "fixed")}, examples=2,
+    ),
+})  # fmt: skip
 SPECS["metrics.evaluate.evaluate"] = replace(
     SPECS["metrics.evaluate.evaluate"], aliases=("label column", "labels", "model")
 )
@@ -1194,6 +1308,7 @@ for _name in (
     "split",
     "auc",
     "evaluate",
+    "judged",
 ):
     DRIVEN_ELSEWHERE[f"heldout.cli.{_name}.register"] = (
         "adds a command: driven through that command (test_properties)"
