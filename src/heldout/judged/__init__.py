@@ -1,0 +1,40 @@
+"""Scores graded by a model: a judge corrected by gold labels, and benchmarks with structure.
+
+A mean score (accuracy, pass rate) graded by a model (a judge) on many items and by people
+(gold labels) on a few of them: prediction-powered inference and PPI++ (``ppi``), the
+misclassification correction of Rogan and Gladen (``rogan_gladen``), and the number of gold
+labels to collect (``judge_sizing``).
+
+Every public function and result class of the wing is importable from here
+(``from heldout.judged import ppi_mean``); each module is imported the first time one of
+its names is used, so ``import heldout.judged`` costs nothing.
+
+Examples
+--------
+>>> import heldout.judged as w
+>>> callable(w.ppi_mean)
+True
+"""
+
+from __future__ import annotations
+
+from heldout._lazy import attach
+
+#: Public name -> the module of this wing that defines it.
+WHERE = {
+    "GoldPlan": "judge_sizing",
+    "JudgedMean": "ppi",
+    "RoganGladen": "rogan_gladen",
+    "classical_mean": "ppi",
+    "gold_for_half_width": "judge_sizing",
+    "half_width_for_gold": "judge_sizing",
+    "judge_only_mean": "ppi",
+    "power_tuned_weight": "ppi",
+    "ppi_difference": "ppi",
+    "ppi_mean": "ppi",
+    "rogan_gladen": "rogan_gladen",
+    "stratified_ppi_mean": "ppi",
+}
+
+__all__ = sorted(WHERE)
+__getattr__, __dir__ = attach(__name__, WHERE)
