@@ -23,6 +23,7 @@ WINGS = [
     ("comparison", "Several models on one test set"),
     ("dependent", "Items that are not independent"),
     ("sequential", "Label until sure"),
+    ("judged", "Scores graded by a model"),
     ("metrics", "Beyond accuracy"),
     ("resampling", "No fresh test set"),
     ("book", "What only the book runs"),
