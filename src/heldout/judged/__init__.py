@@ -34,6 +34,26 @@ WHERE = {
     "ppi_mean": "ppi",
     "rogan_gladen": "rogan_gladen",
     "stratified_ppi_mean": "ppi",
+    # ---- llmbench: benchmarks with structure (benchmark, passk, logs) ----
+    "BenchmarkCoverage": "benchmark",
+    "BenchmarkDifference": "benchmark",
+    "BenchmarkScore": "benchmark",
+    "OverQuestions": "benchmark",
+    "PairedPlan": "benchmark",
+    "benchmark_difference": "benchmark",
+    "benchmark_score": "benchmark",
+    "majority_of_k": "benchmark",
+    "minimum_detectable_difference": "benchmark",
+    "questions_for_difference": "benchmark",
+    "simulate_benchmark": "benchmark",
+    "pass_at_k": "passk",
+    "pass_at_k_per_question": "passk",
+    "GradedAnswers": "logs",
+    "read_graded": "logs",
+    "read_inspect_log": "logs",
+    "read_lm_eval_samples": "logs",
+    "read_graded_table": "logs",
+    # ---- end llmbench ----
 }
 
 __all__ = sorted(WHERE)
