@@ -123,7 +123,10 @@ def test_planning_formulas_agree_with_each_other_and_with_a_simulated_power():
     plan = bm.questions_for_difference(0.08, 0.3, samples=3, within=0.2)
     mde = bm.minimum_detectable_difference(plan.questions, 0.3, samples=3, within=0.2)
     assert mde.difference <= 0.08 + 1e-12
-    assert bm.minimum_detectable_difference(plan.questions - 1, 0.3, samples=3, within=0.2).difference > 0.08
+    assert (
+        bm.minimum_detectable_difference(plan.questions - 1, 0.3, samples=3, within=0.2).difference
+        > 0.08
+    )
     # simulate: p_a = 0.5 + delta/2 +- s (two points), p_b = 1 - p_a, answers independent
     gen = np.random.default_rng(11)
     delta, k, reps = 0.08, 3, 2000
@@ -172,7 +175,7 @@ def test_coverage_the_recommended_interval_holds_and_the_answer_level_ones_fail(
     c = bm.simulate_benchmark(
         mean, spread, q, k, cluster_size=m, cluster_spread=sc, reps=reps, n_resamples=100, seed=21
     )
-    verdict = dict(zip(c.methods, coverage_verdict(c.coverage, reps)))
+    verdict = dict(zip(c.methods, coverage_verdict(c.coverage, reps), strict=True))
     assert verdict["two-level exact"] in ("holds", "conservative"), c.coverage
     assert verdict["pooled answers"] == "undercovers", c.coverage
     assert verdict["answer bootstrap"] == "undercovers", c.coverage

@@ -127,7 +127,9 @@ def test_table_csv_and_parquet_agree(tmp_path):
     b = logs.read_graded(tmp_path / "g.parquet")
     for x, y in ((a.score, b.score), (a.judge, b.judge)):
         assert np.array_equal(x, y)
-    assert np.array_equal(np.isnan(a.gold), np.isnan(gold)) and np.array_equal(np.isnan(b.gold), np.isnan(gold))
+    assert np.array_equal(np.isnan(a.gold), np.isnan(gold)) and np.array_equal(
+        np.isnan(b.gold), np.isnan(gold)
+    )
     assert a.models() == ["a", "b"] and a.of("b").score.size == 30
 
 

@@ -31,7 +31,7 @@ def test_vectorised_over_questions_and_large_counts():
     n = np.array([200, 200, 1000, 1000])
     c = np.array([0, 3, 1, 999])
     got = pass_at_k_per_question(n, c, 10)
-    want = [1 - comb(int(a - b), 10) / comb(int(a), 10) for a, b in zip(n, c)]
+    want = [1 - comb(int(a - b), 10) / comb(int(a), 10) for a, b in zip(n, c, strict=True)]
     assert got == pytest.approx(want, rel=1e-10, abs=1e-15)
 
 

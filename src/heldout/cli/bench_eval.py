@@ -21,6 +21,7 @@ within-question variance the logs show.
 
 from __future__ import annotations
 
+import argparse
 import itertools
 
 from heldout.cli import UsageError, alpha_option, calculator, count, probability
@@ -30,9 +31,11 @@ def _ks(text: str) -> list[int]:
     try:
         ks = sorted({int(x) for x in text.split(",") if x.strip()})
     except ValueError:
-        raise UsageError(f"--k must be whole numbers separated by commas, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"must be whole numbers separated by commas, got {text!r}"
+        ) from None
     if not ks or ks[0] < 1:
-        raise UsageError(f"--k must be whole numbers of at least 1, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be whole numbers of at least 1, got {text!r}")
     return ks
 
 
@@ -85,7 +88,9 @@ def _score(g, args) -> dict:
     from heldout.judged.benchmark import benchmark_score, majority_of_k
     from heldout.judged.passk import pass_at_k
 
-    r = benchmark_score(g.score, g.question, clusters=g.cluster, alpha=args.alpha, method=args.method)
+    r = benchmark_score(
+        g.score, g.question, clusters=g.cluster, alpha=args.alpha, method=args.method
+    )
     out = {k: v for k, v in r.to_dict().items() if v is not None}
     binary = bool(np.all((g.score == 0) | (g.score == 1)))
     _, counts = np.unique(g.question, return_counts=True)
@@ -182,7 +187,8 @@ def _run(args) -> dict:
         result["models"][m] = _score(g.of(m), args)
     if len(models) >= 2:
         result["pairs"] = {
-            f"{a} - {b}": _pair(g.of(a), g.of(b), args) for a, b in itertools.combinations(models, 2)
+            f"{a} - {b}": _pair(g.of(a), g.of(b), args)
+            for a, b in itertools.combinations(models, 2)
         }
     if len(models) == 1:
         only = result.pop("models")[models[0]]

@@ -217,7 +217,9 @@ def _interval(p, var, g, n_cap, alpha, method):
     n_eff = n_eff * (_dist.norm_isf(alpha / 2) / t) ** 2
     x = np.clip(p, 0, 1) * n_eff
     with np.errstate(invalid="ignore"):
-        low = np.where(x > 0, special.betaincinv(np.maximum(x, 1e-300), n_eff - x + 1, alpha / 2), 0)
+        low = np.where(
+            x > 0, special.betaincinv(np.maximum(x, 1e-300), n_eff - x + 1, alpha / 2), 0
+        )
         high = np.where(
             x < n_eff,
             special.betaincinv(x + 1, np.maximum(n_eff - x, 1e-300), 1 - alpha / 2),
@@ -595,9 +597,10 @@ def benchmark_difference(
     if clusters_b is not None and clusters_a is not None:
         _, ua = np.unique(da.units[ia], return_inverse=True)
         pair = np.unique(np.stack([da.units[ia], db.units[ib]]), axis=1)
-        if pair.shape[1] != np.unique(da.units[ia]).size or pair.shape[1] != np.unique(
-            db.units[ib]
-        ).size:
+        if (
+            pair.shape[1] != np.unique(da.units[ia]).size
+            or pair.shape[1] != np.unique(db.units[ib]).size
+        ):
             raise ValueError("clusters_a and clusters_b must group the shared questions alike")
     _, units = np.unique(da.units[ia], return_inverse=True)
     g = int(units.max()) + 1

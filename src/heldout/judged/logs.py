@@ -371,7 +371,9 @@ def _table_columns(path: str) -> dict[str, list]:
         raise ValueError(f"{path!r}: column names must be distinct")
     bad = next((i for i, r in enumerate(rows[1:]) if len(r) != len(header)), None)
     if bad is not None:
-        raise ValueError(f"{path!r}: row {bad + 2} has {len(rows[bad + 1])} fields, not {len(header)}")
+        raise ValueError(
+            f"{path!r}: row {bad + 2} has {len(rows[bad + 1])} fields, not {len(header)}"
+        )
     return {h: [r[j].strip() for r in rows[1:]] for j, h in enumerate(header)}
 
 

@@ -120,7 +120,5 @@ def pass_at_k(
     if not d.binary:
         raise ValueError("scores must be 0 or 1 (fail or pass) for pass@k")
     kk = _k_of(k, d.counts)
-    values = pass_at_k_per_question(
-        d.counts.astype(np.int64), d.sums.round().astype(np.int64), kk
-    )
+    values = pass_at_k_per_question(d.counts.astype(np.int64), d.sums.round().astype(np.int64), kk)
     return _over_questions(np.atleast_1d(values), d, kk, alpha, method)

@@ -36,7 +36,9 @@ def write(folder, questions: int = QUESTIONS, epochs: int = EPOCHS) -> list[str]
     from inspect_ai.solver import generate
 
     dataset = [
-        Sample(id=f"q{i:02d}", input=f"question {i}", target="yes", metadata={"passage": i // PASSAGE})
+        Sample(
+            id=f"q{i:02d}", input=f"question {i}", target="yes", metadata={"passage": i // PASSAGE}
+        )
         for i in range(questions)
     ]
     paths = []
@@ -46,7 +48,9 @@ def write(folder, questions: int = QUESTIONS, epochs: int = EPOCHS) -> list[str]
 
         def answer(messages, tools, tool_choice, config, p=p, gen=gen):
             i = int(messages[-1].text.split()[-1])
-            out = ModelOutput.from_content(model="mockllm", content="yes" if gen.random() < p[i] else "no")
+            out = ModelOutput.from_content(
+                model="mockllm", content="yes" if gen.random() < p[i] else "no"
+            )
             out.usage = ModelUsage(input_tokens=3, output_tokens=1, total_tokens=4)
             return out
 
@@ -59,7 +63,9 @@ def write(folder, questions: int = QUESTIONS, epochs: int = EPOCHS) -> list[str]
             name="passages",
         )
         model = get_model(f"mockllm/{name}", custom_outputs=answer)
-        log = inspect_eval(task, model=model, log_dir=str(folder), display="none", max_connections=1)[0]
+        log = inspect_eval(
+            task, model=model, log_dir=str(folder), display="none", max_connections=1
+        )[0]
         if log.status != "success":
             raise RuntimeError(f"inspect_ai run failed: {log.error}")
         paths.append(log.location)
