@@ -145,7 +145,7 @@ def test_planning_formulas_agree_with_each_other_and_with_a_simulated_power():
 def test_bad_inputs_are_refused_by_name():
     with pytest.raises(ValueError, match="questions"):
         bm.benchmark_score([1, 0, 1])
-    with pytest.raises(ValueError, match="at least 2 questions"):
+    with pytest.raises(ValueError, match="at least 2 distinct questions"):
         bm.benchmark_score([1, 0], ["a", "a"])
     with pytest.raises(ValueError, match="same cluster"):
         bm.benchmark_score([1, 0, 1, 1], ["a", "a", "b", "b"], clusters=[1, 2, 3, 3])

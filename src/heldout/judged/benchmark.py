@@ -98,58 +98,67 @@ class _Graded:
 
 
 def _codes(labels, n: int, name: str) -> tuple[np.ndarray, np.ndarray]:
-    arr = np.asarray(labels)
+    try:
+        arr = np.asarray(labels)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a list of labels, one per answer") from None
     if arr.dtype == object:
-        arr = arr.astype(str)
+        try:
+            arr = arr.astype(str)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be a list of labels, one per answer") from None
     if arr.ndim != 1 or arr.size != n:
         raise ValueError(f"{name} must hold one label per answer ({n}), got shape {arr.shape}")
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{name} must hold labels (numbers or text), not complex numbers")
     if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must not hold NaN or infinity")
     uniq, codes = np.unique(arr, return_inverse=True)
     return uniq, codes.reshape(-1)
 
 
-def _graded(scores, questions, clusters) -> _Graded:
-    y = as_floats(scores, "scores")
+def _graded(scores, questions, clusters, suffix: str = "") -> _Graded:
+    s_name, q_name, c_name = (f"{n}{suffix}" for n in ("scores", "questions", "clusters"))
+    y = as_floats(scores, s_name)
     if questions is None:
         if y.ndim != 2:
             raise ValueError(
-                "scores must be 2-D (questions x samples) when questions is not given, "
+                f"{s_name} must be 2-D (questions x samples) when {q_name} is not given, "
                 f"got shape {y.shape}"
             )
         q, k = y.shape
         questions = np.repeat(np.arange(q), k)
         if clusters is not None:
-            c = np.asarray(clusters)
-            if c.ndim == 1 and c.size == q:  # one cluster per question
+            c = np.asarray(clusters) if not isinstance(clusters, dict) else None
+            if c is not None and c.ndim == 1 and c.size == q:  # one cluster per question
                 clusters = np.repeat(c, k)
         y = y.reshape(-1)
     if y.ndim != 1:
-        raise ValueError(f"scores must be one-dimensional (one per answer), got shape {y.shape}")
+        raise ValueError(f"{s_name} must be one-dimensional (one per answer), got shape {y.shape}")
     if y.size == 0:
-        raise ValueError("scores must not be empty")
+        raise ValueError(f"{s_name} must not be empty")
     if not np.all(np.isfinite(y)):
-        raise ValueError("scores must be finite numbers (no NaN or infinity)")
-    labels, qc = _codes(questions, y.size, "questions")
+        raise ValueError(f"{s_name} must be finite numbers (no NaN or infinity)")
+    labels, qc = _codes(questions, y.size, q_name)
     nq = labels.size
     if nq < 2:
-        raise ValueError(f"scores must cover at least 2 questions, got {nq}")
+        raise ValueError(f"{q_name} must name at least 2 distinct questions, got {nq}")
     counts = np.bincount(qc, minlength=nq).astype(float)
     sums = np.bincount(qc, weights=y, minlength=nq)
     sumsq = np.bincount(qc, weights=y * y, minlength=nq)
     if clusters is None:
         units, g = np.arange(nq), nq
     else:
-        _, cc = _codes(clusters, y.size, "clusters")
+        _, cc = _codes(clusters, y.size, c_name)
         units = np.zeros(nq, dtype=np.int64)
         units[qc] = cc
         if np.any(units[qc] != cc):
-            raise ValueError("clusters must give every answer of a question the same cluster")
+            raise ValueError(f"{c_name} must give every answer of a question the same cluster")
         _, units = np.unique(units, return_inverse=True)
         g = int(units.max()) + 1
         if g < 2:
             raise ValueError(
-                "clusters must contain at least two distinct clusters, got 1: with one "
+                f"{c_name} must contain at least two distinct clusters, got 1: with one "
                 "cluster the variance between clusters cannot be estimated"
             )
     return _Graded(
@@ -588,12 +597,14 @@ def benchmark_difference(
     >>> r.estimate, round(r.se, 3), r.questions
     (0.375, 0.125, 4)
     """
-    da = _graded(scores_a, questions_a, clusters_a)
-    db = _graded(scores_b, questions_b, clusters_b)
+    da = _graded(scores_a, questions_a, clusters_a, "_a")
+    db = _graded(scores_b, questions_b, clusters_b, "_b")
     a_ = _alpha(alpha)
     shared, ia, ib = np.intersect1d(da.labels, db.labels, return_indices=True)
     if shared.size < 2:
-        raise ValueError(f"the two models must share at least 2 questions, got {shared.size}")
+        raise ValueError(
+            f"questions_a and questions_b must share at least 2 questions, got {shared.size}"
+        )
     if clusters_b is not None and clusters_a is not None:
         _, ua = np.unique(da.units[ia], return_inverse=True)
         pair = np.unique(np.stack([da.units[ia], db.units[ib]]), axis=1)
@@ -605,7 +616,7 @@ def benchmark_difference(
     _, units = np.unique(da.units[ia], return_inverse=True)
     g = int(units.max()) + 1
     if g < 2:
-        raise ValueError("the shared questions must fall in at least 2 clusters")
+        raise ValueError("clusters_a must put the shared questions in at least 2 clusters")
     ma = da.sums[ia] / da.counts[ia]
     mb = db.sums[ib] / db.counts[ib]
     diff, var = _cr1(ma - mb, units, g)
