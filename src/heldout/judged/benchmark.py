@@ -117,44 +117,66 @@ def _codes(labels, n: int, name: str) -> tuple[np.ndarray, np.ndarray]:
     return uniq, codes.reshape(-1)
 
 
+def _finite_scores(y, name):
+    if y.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    if not np.all(np.isfinite(y)):
+        raise ValueError(f"{name} must be finite numbers (no NaN or infinity)")
+
+
 def _graded(scores, questions, clusters, suffix: str = "") -> _Graded:
     s_name, q_name, c_name = (f"{n}{suffix}" for n in ("scores", "questions", "clusters"))
     y = as_floats(scores, s_name)
-    if questions is None:
+    if questions is None:  # questions x samples: no grouping needed
         if y.ndim != 2:
             raise ValueError(
                 f"{s_name} must be 2-D (questions x samples) when {q_name} is not given, "
                 f"got shape {y.shape}"
             )
+        _finite_scores(y, s_name)
         q, k = y.shape
-        questions = np.repeat(np.arange(q), k)
+        sums, sumsq = y.sum(axis=1), np.einsum("ij,ij->i", y, y)
+        counts, labels = np.full(q, float(k)), np.arange(q)
+        per_question = None
         if clusters is not None:
-            c = np.asarray(clusters) if not isinstance(clusters, dict) else None
-            if c is not None and c.ndim == 1 and c.size == q:  # one cluster per question
-                clusters = np.repeat(c, k)
-        y = y.reshape(-1)
-    if y.ndim != 1:
-        raise ValueError(f"{s_name} must be one-dimensional (one per answer), got shape {y.shape}")
-    if y.size == 0:
-        raise ValueError(f"{s_name} must not be empty")
-    if not np.all(np.isfinite(y)):
-        raise ValueError(f"{s_name} must be finite numbers (no NaN or infinity)")
-    labels, qc = _codes(questions, y.size, q_name)
-    nq = labels.size
-    if nq < 2:
-        raise ValueError(f"{q_name} must name at least 2 distinct questions, got {nq}")
-    counts = np.bincount(qc, minlength=nq).astype(float)
-    sums = np.bincount(qc, weights=y, minlength=nq)
-    sumsq = np.bincount(qc, weights=y * y, minlength=nq)
-    if clusters is None:
-        units, g = np.arange(nq), nq
+            try:
+                size = np.size(clusters) if not isinstance(clusters, dict) else -1
+            except (TypeError, ValueError):
+                size = -1
+            n_labels = q * k if size == q * k else q
+            _, cc = _codes(clusters, n_labels, c_name)
+            if n_labels == q * k:
+                cc = cc.reshape(q, k)
+                if np.any(cc != cc[:, :1]):
+                    raise ValueError(
+                        f"{c_name} must give every answer of a question the same cluster"
+                    )
+                cc = cc[:, 0]
+            per_question = cc
     else:
-        _, cc = _codes(clusters, y.size, c_name)
-        units = np.zeros(nq, dtype=np.int64)
-        units[qc] = cc
-        if np.any(units[qc] != cc):
-            raise ValueError(f"{c_name} must give every answer of a question the same cluster")
-        _, units = np.unique(units, return_inverse=True)
+        if y.ndim != 1:
+            raise ValueError(
+                f"{s_name} must be one-dimensional (one per answer), got shape {y.shape}"
+            )
+        _finite_scores(y, s_name)
+        labels, qc = _codes(questions, y.size, q_name)
+        q = labels.size
+        counts = np.bincount(qc, minlength=q).astype(float)
+        sums = np.bincount(qc, weights=y, minlength=q)
+        sumsq = np.bincount(qc, weights=y * y, minlength=q)
+        per_question = None
+        if clusters is not None:
+            _, cc = _codes(clusters, y.size, c_name)
+            per_question = np.zeros(q, dtype=np.int64)
+            per_question[qc] = cc
+            if np.any(per_question[qc] != cc):
+                raise ValueError(f"{c_name} must give every answer of a question the same cluster")
+    if q < 2:
+        raise ValueError(f"{q_name} must name at least 2 distinct questions, got {q}")
+    if per_question is None:
+        units, g = np.arange(q), q
+    else:
+        _, units = np.unique(per_question, return_inverse=True)
         g = int(units.max()) + 1
         if g < 2:
             raise ValueError(
@@ -168,7 +190,7 @@ def _graded(scores, questions, clusters, suffix: str = "") -> _Graded:
         units.reshape(-1),
         g,
         labels,
-        clusters is not None,
+        per_question is not None,
         bool(np.all((y == 0) | (y == 1))),
         bool(np.all((y >= 0) & (y <= 1))),
     )
