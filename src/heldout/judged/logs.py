@@ -1,4 +1,4 @@
-"""Readers of the per-answer logs of evaluation harnesses, into one table of graded answers.
+"""Logs of evaluation harnesses read as graded answers: inspect_ai, lm-evaluation-harness, tables.
 
 Three sources, each read into :class:`GradedAnswers` (one row per graded answer: model,
 question, sample, score, and where present cluster, judge grade and gold grade):
