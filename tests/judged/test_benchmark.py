@@ -179,3 +179,22 @@ def test_coverage_the_recommended_interval_holds_and_the_answer_level_ones_fail(
     assert verdict["two-level exact"] in ("holds", "conservative"), c.coverage
     assert verdict["pooled answers"] == "undercovers", c.coverage
     assert verdict["answer bootstrap"] == "undercovers", c.coverage
+
+
+def test_se_equals_inspect_ai_stderr_with_cluster_on_epoch_means():
+    """inspect_ai's own metric on the per-question means (its reduction of epochs), unequal clusters."""
+    scorer = pytest.importorskip("inspect_ai.scorer")
+    gen = np.random.default_rng(4)
+    q = 45
+    y = (gen.random((q, 3)) < gen.beta(2, 2, size=q)[:, None]).astype(float)
+    passage = gen.integers(0, 9, size=q)
+    scores = [
+        scorer.SampleScore(
+            score=scorer.Score(value=float(v)), sample_id=i, sample_metadata={"passage": int(g)}
+        )
+        for i, (v, g) in enumerate(zip(y.mean(axis=1), passage, strict=True))
+    ]
+    theirs = scorer.stderr(cluster="passage")(scores)
+    ours = bm.benchmark_score(y, clusters=passage)
+    assert ours.se == pytest.approx(theirs, rel=1e-12)
+    assert ours.units == np.unique(passage).size
