@@ -176,7 +176,7 @@ def test_coverage_the_recommended_interval_holds_and_the_answer_level_ones_fail(
         mean, spread, q, k, cluster_size=m, cluster_spread=sc, reps=reps, n_resamples=100, seed=21
     )
     verdict = dict(zip(c.methods, coverage_verdict(c.coverage, reps), strict=True))
-    assert verdict["two-level exact"] in ("holds", "conservative"), c.coverage
+    assert verdict["two-level Clopper-Pearson"] in ("holds", "conservative"), c.coverage
     assert verdict["pooled answers"] == "undercovers", c.coverage
     assert verdict["answer bootstrap"] == "undercovers", c.coverage
 
@@ -198,3 +198,16 @@ def test_se_equals_inspect_ai_stderr_with_cluster_on_epoch_means():
     ours = bm.benchmark_score(y, clusters=passage)
     assert ours.se == pytest.approx(theirs, rel=1e-12)
     assert ours.units == np.unique(passage).size
+
+
+def test_paired_difference_refuses_clusters_that_disagree():
+    y = [1, 0, 1, 1, 0, 0, 1, 1]
+    q = [1, 1, 2, 2, 3, 3, 4, 4]
+    r = bm.benchmark_difference(
+        y, q, y[::-1], q, clusters_a=[1, 1, 1, 1, 2, 2, 2, 2], clusters_b=[5, 5, 5, 5, 6, 6, 6, 6]
+    )
+    assert r.units == 2 and r.estimate == pytest.approx(0.0)
+    with pytest.raises(ValueError, match="alike"):
+        bm.benchmark_difference(
+            y, q, y, q, clusters_a=[1, 1, 1, 1, 2, 2, 2, 2], clusters_b=[1, 1, 2, 2, 2, 2, 2, 2]
+        )

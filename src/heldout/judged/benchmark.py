@@ -628,12 +628,9 @@ def benchmark_difference(
             f"questions_a and questions_b must share at least 2 questions, got {shared.size}"
         )
     if clusters_b is not None and clusters_a is not None:
-        _, ua = np.unique(da.units[ia], return_inverse=True)
-        pair = np.unique(np.stack([da.units[ia], db.units[ib]]), axis=1)
-        if (
-            pair.shape[1] != np.unique(da.units[ia]).size
-            or pair.shape[1] != np.unique(db.units[ib]).size
-        ):
+        # alike: the pairs (cluster in a, cluster in b) match the clusters one to one
+        pairs = np.unique(np.stack([da.units[ia], db.units[ib]]), axis=1).shape[1]
+        if pairs != np.unique(da.units[ia]).size or pairs != np.unique(db.units[ib]).size:
             raise ValueError("clusters_a and clusters_b must group the shared questions alike")
     _, units = np.unique(da.units[ia], return_inverse=True)
     g = int(units.max()) + 1
@@ -830,8 +827,8 @@ class BenchmarkCoverage(Result):
 
 #: Methods of :func:`simulate_benchmark`, in the order of its result.
 SIMULATED = (
-    "two-level wilson",
-    "two-level exact",
+    "two-level Wilson",
+    "two-level Clopper-Pearson",
     "two-level t",
     "pooled answers",
     "answer bootstrap",
@@ -873,7 +870,7 @@ def simulate_benchmark(
     --------
     >>> c = simulate_benchmark(0.7, 1.5, 100, 5, reps=200, n_resamples=100, seed=1)
     >>> c.methods[0], float(c.coverage[0]) > 0.9, float(c.coverage[3]) < 0.9
-    ('two-level wilson', True, True)
+    ('two-level Wilson', True, True)
     """
     mu = float(as_probability(mean, "mean", scalar=True))
     sq = float(as_floats(spread, "spread", scalar=True))
