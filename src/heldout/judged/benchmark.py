@@ -859,7 +859,7 @@ def simulate_benchmark(
     ``spread`` :math:`= s_q` and ``cluster_spread`` :math:`= s_c` on the logit scale, and
     :math:`a` set so that the population mean score :math:`\mathrm E[p_q]` is ``mean``
     (Gauss-Hermite quadrature).  Each of ``questions`` questions (in clusters of
-    ``cluster_size``) is answered ``samples`` times.  Methods, in :data:`SIMULATED`'s
+    ``cluster_size``) is answered ``samples`` times.  Methods, in ``SIMULATED``'s
     order: :func:`benchmark_score`'s ``"wilson"``, ``"exact"`` and ``"t"`` intervals
     (the very code a user runs, vectorised over the simulated benchmarks), the pooled
     interval that treats all answers as independent

@@ -16,7 +16,7 @@ question, sample, score, and where present cluster, judge grade and gold grade):
   and optionally ``model``, ``sample``, ``cluster``, ``judge`` and ``gold`` (a gold cell is
   empty where no person graded the answer).  Parquet needs pyarrow (the extra ``large``).
 
-Every reader checks the limits of :mod:`heldout._files` (size, line length, columns)
+Every reader checks the limits of ``heldout._files`` (size, line length, columns)
 before parsing, and refuses a malformed file with a ``ValueError`` that names it.
 """
 
@@ -246,7 +246,7 @@ def read_lm_eval_samples(
 
     Each line is one document (question) under one filter: ``doc_id`` is the question,
     the metric field (``metric``, else the first of the line's ``metrics`` list, else the
-    first of :data:`LM_EVAL_METRICS` present) its grade.  When a task logs several
+    first of ``LM_EVAL_METRICS`` present) its grade.  When a task logs several
     filters, lines of ``filter`` (default: the first one met) are read.  The model is
     ``model`` or the name of the folder that holds the file (lm-eval writes
     ``OUTPUT/<model name>/samples_<task>_<time>.jsonl``).  ``cluster`` names a field of
