@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 import statsmodels.api as sm
-from scipy import stats
+from scipy import special, stats
 
 from heldout.book.chapter import coverage_verdict
 from heldout.dependent.repeated import variance_components
@@ -211,3 +211,26 @@ def test_paired_difference_refuses_clusters_that_disagree():
         bm.benchmark_difference(
             y, q, y, q, clusters_a=[1, 1, 1, 1, 2, 2, 2, 2], clusters_b=[1, 1, 2, 2, 2, 2, 2, 2]
         )
+
+
+def test_paired_difference_interval_covers_with_shared_difficulty():
+    """Two models share each question's difficulty; the truth is the population difference."""
+    gen = np.random.default_rng(9)
+    reps, q, k, shift = 1000, 120, 3, 0.4
+    z = gen.standard_normal((reps, q)) * 1.5
+    nodes, weights = np.polynomial.hermite.hermgauss(80)
+
+    def mean_expit(offset):
+        return np.sum(weights * special.expit(offset + 1.5 * np.sqrt(2) * nodes)) / np.sqrt(np.pi)
+
+    truth = mean_expit(0.5 + shift) - mean_expit(0.5)
+    ids = np.repeat(np.arange(q), k)
+    covered = 0
+    for r in range(reps):
+        pa = special.expit(0.5 + shift + z[r])
+        pb = special.expit(0.5 + z[r])
+        ya = (gen.random((q, k)) < pa[:, None]).reshape(-1)
+        yb = (gen.random((q, k)) < pb[:, None]).reshape(-1)
+        d = bm.benchmark_difference(ya, ids, yb, ids)
+        covered += d.low <= truth <= d.high
+    assert coverage_verdict(covered / reps, reps) == "holds", covered / reps

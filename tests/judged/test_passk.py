@@ -69,3 +69,22 @@ def test_refusals():
         pass_at_k([[0.5, 1], [1, 1]], k=1)
     with pytest.raises(ValueError, match="k=3 needs at least 3"):
         pass_at_k([[0, 1], [1, 1]], k=3)
+
+
+@pytest.mark.parametrize("a, b, k", [(0.5, 2.0, 5), (2.0, 0.3, 3), (0.2, 4.0, 10)])
+def test_interval_over_questions_covers_the_population_pass_at_k(a, b, k):
+    """Questions with Beta(a, b) pass rates; the truth E[1 - (1-p)^k] = 1 - B(a, b+k)/B(a, b)."""
+    from scipy import special
+
+    from heldout.book.chapter import coverage_verdict
+
+    truth = 1 - np.exp(special.betaln(a, b + k) - special.betaln(a, b))
+    gen = np.random.default_rng(7)
+    reps, q, n = 1000, 150, 10
+    covered = 0
+    for _ in range(reps):
+        y = (gen.random((q, n)) < gen.beta(a, b, size=q)[:, None]).astype(int)
+        r = pass_at_k(y, k=k)
+        covered += r.low <= truth <= r.high
+    verdict = coverage_verdict(covered / reps, reps)
+    assert verdict in ("holds", "conservative"), (truth, covered / reps)

@@ -126,7 +126,7 @@ def _finite_scores(y, name):
 
 def _graded(scores, questions, clusters, suffix: str = "") -> _Graded:
     s_name, q_name, c_name = (f"{n}{suffix}" for n in ("scores", "questions", "clusters"))
-    y = as_floats(scores, s_name)
+    y = as_floats(scores, s_name, allow_bool=True)  # True/False grades are 1/0
     if questions is None:  # questions x samples: no grouping needed
         if y.ndim != 2:
             raise ValueError(
