@@ -234,3 +234,17 @@ def test_paired_difference_interval_covers_with_shared_difficulty():
         d = bm.benchmark_difference(ya, ids, yb, ids)
         covered += d.low <= truth <= d.high
     assert coverage_verdict(covered / reps, reps) == "holds", covered / reps
+
+
+def test_majority_of_k_interval_covers_the_population_value():
+    """Beta(2, 1.5) pass rates, 6 answers, votes of 3: truth from the beta-binomial law."""
+    a, b, n, k = 2.0, 1.5, 6, 3
+    truth = stats.betabinom.sf(1, k, a, b)  # P(at least 2 of 3 right)
+    gen = np.random.default_rng(13)
+    reps, q = 1000, 150
+    covered = 0
+    for _ in range(reps):
+        y = (gen.random((q, n)) < gen.beta(a, b, size=q)[:, None]).astype(int)
+        r = bm.majority_of_k(y, k=k)
+        covered += r.low <= truth <= r.high
+    assert coverage_verdict(covered / reps, reps) in ("holds", "conservative"), covered / reps
