@@ -27,6 +27,19 @@ import itertools
 from heldout.cli import UsageError, alpha_option, calculator, count, probability
 
 
+DESCRIPTION = """\
+Reads per-answer logs: inspect_ai .eval/.json logs (through inspect_ai's own reader),
+lm-evaluation-harness --log_samples .jsonl files, or a CSV/Parquet table with columns
+question and score (or judge), and optionally model, sample, gold and cluster.
+For each model: the score with its two-level standard error (questions, samples per
+question; over clusters of questions with --cluster or a cluster column) and an interval
+that keeps its width at 0 % and 100 %, the pooled standard error for comparison, pass@k
+for each --k, the majority of k; with gold grades, the judge's score corrected by them.
+For each pair of models: the paired difference on shared questions with its interval,
+the smallest difference a planned comparison detects (--plan-questions) and the
+questions a planned difference needs (--plan-difference)."""
+
+
 def _ks(text: str) -> list[int]:
     try:
         ks = sorted({int(x) for x in text.split(",") if x.strip()})
@@ -214,7 +227,7 @@ def register(top, size) -> None:
         "bench-eval",
         help="score of a language-model benchmark from its per-answer logs (inspect_ai, lm-eval, CSV)",
         func=_run,
-        description=__doc__.split("\n\n", 1)[1],
+        description=DESCRIPTION,
     )
     p.add_argument("files", nargs="+", metavar="FILE", help=".eval/.json, .jsonl, .csv or .parquet")
     p.add_argument("--scorer", help="inspect_ai: the scorer to read (default: the first)")
