@@ -26,7 +26,6 @@ import itertools
 
 from heldout.cli import UsageError, alpha_option, calculator, count, probability
 
-
 DESCRIPTION = """\
 Reads per-answer logs: inspect_ai .eval/.json logs (through inspect_ai's own reader),
 lm-evaluation-harness --log_samples .jsonl files, or a CSV/Parquet table with columns
