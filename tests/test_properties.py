@@ -537,6 +537,26 @@ SCORES = _write(
 )
 OUTCOMES = _write("outcomes.csv", _csv([[v] for v in (_gen.random(60) < 0.9).astype(int)]))
 files = st.sampled_from([PREDICTIONS, ONE_MODEL, NOT_CSV, "/nonexistent/file.csv", _files])
+# graded answers of two models, three samples each, questions in clusters, some gold grades
+GRADED = _write(
+    "graded.csv",
+    _csv(
+        [["model", "question", "sample", "judge", "gold", "cluster"]]
+        + [
+            [
+                m,
+                f"q{q}",
+                s,
+                int(_gen.random() < 0.6),
+                "" if _gen.random() < 0.8 else int(_gen.random() < 0.6),
+                q // 3,
+            ]
+            for m in ("a", "b")
+            for q in range(12)
+            for s in range(3)
+        ]
+    ),
+)
 score_lists = st.sampled_from(["0.8,0.82,0.79,0.85,0.81", "0.7,0.71", "x,y", "nan,1", "0.9"])
 
 
@@ -740,6 +760,17 @@ COMMANDS = {
             "--specificity": small_number,
             "--judge-items": small_number,
             "--alpha": small_number,
+        },
+    ),
+    "bench-eval": (
+        ["bench-eval", GRADED],
+        {
+            "--k": st.sampled_from(["1", "1,3", "0", "5", "x"]),
+            "--method": st.sampled_from(["auto", "exact", "wilson", "t", "x"]),
+            "--alpha": small_number,
+            "--power": small_number,
+            "--plan-questions": small_number,
+            "--plan-difference": small_number,
         },
     ),
     "rerun": (["rerun"], {"--quick": None}),

@@ -1265,6 +1265,61 @@ SPECS.update({
         lambda r, v: 0 <= r[0] < r[1] <= 1, corrupt=False, aliases=("partial AUC band",)),
 })  # fmt: skip
 
+# ----------------------------------------------------------------- judged: benchmarks (llmbench)
+from heldout.judged import benchmark as _bm  # noqa: E402
+from heldout.judged import passk as _pk  # noqa: E402
+
+
+def _answers(min_q=2, max_q=8, max_k=4):
+    """Questions x samples of 0/1 grades."""
+    return st.integers(1, max_k).flatmap(
+        lambda m: st.lists(
+            st.lists(st.sampled_from([0, 1]), min_size=m, max_size=m),
+            min_size=min_q,
+            max_size=max_q,
+        )
+    )
+
+
+_LONG = st.lists(st.sampled_from([0, 1]), min_size=8, max_size=8)
+_QIDS = st.lists(st.integers(0, 3), min_size=8, max_size=8)
+SPECS.update({
+    "judged.benchmark.benchmark_score": Spec(
+        _bm.benchmark_score, {"scores": A(_answers(), "array"), "alpha": AL,
+                              "method": _choice(["auto", "exact", "wilson", "t"])},
+        lambda r, v: r.low <= r.estimate <= r.high, keyword=("alpha", "method")),
+    "judged.benchmark.majority_of_k": Spec(
+        _bm.majority_of_k, {"scores": A(_answers(), "array"), "k": A(st.integers(1, 4), "count", accepts=(None,)), "alpha": AL},
+        lambda r, v: 0 <= r.low <= r.estimate <= r.high <= 1, keyword=("k", "alpha")),
+    "judged.benchmark.benchmark_difference": Spec(
+        _bm.benchmark_difference, {"scores_a": A(_LONG, "array"), "questions_a": A(_QIDS, "array"),
+                                   "scores_b": A(_LONG, "array"), "questions_b": A(_QIDS, "array"), "alpha": AL},
+        lambda r, v: r.low <= r.estimate <= r.high and 0 <= r.p_value <= 1, keyword=("alpha",)),
+    "judged.benchmark.minimum_detectable_difference": Spec(
+        _bm.minimum_detectable_difference, {"questions": A(st.integers(2, 10**6), "count"), "disagreement": A(st.floats(0.01, 1), "prob"),
+                                            "samples": A(st.integers(1, 50), "count"), "within": A(st.floats(0, 0.01), "pos0"),
+                                            "alpha": AL, "power": A(st.floats(0.5, 0.99), "prob")},
+        lambda r, v: 0 < r.difference <= 1, keyword=("samples", "within", "alpha", "power")),
+    "judged.benchmark.questions_for_difference": Spec(
+        _bm.questions_for_difference, {"difference": A(st.floats(0.01, 0.1), "prob"), "disagreement": A(st.floats(0.02, 1), "prob"),
+                                       "samples": A(st.integers(1, 50), "count"), "within": A(st.floats(0, 0.01), "pos0"),
+                                       "alpha": AL, "power": A(st.floats(0.5, 0.99), "prob")},
+        lambda r, v: r.questions >= 2, keyword=("samples", "within", "alpha", "power")),
+    "judged.benchmark.simulate_benchmark": Spec(
+        _bm.simulate_benchmark, {"mean": A(st.floats(0.01, 0.99), "prob"), "spread": A(st.floats(0, 3), "pos0"),
+                                 "questions": A(st.integers(2, 40), "count"), "samples": A(st.integers(1, 5), "count"),
+                                 "reps": A(st.integers(1, 20), "count")},
+        lambda r, v: np.all((r.coverage >= 0) & (r.coverage <= 1)), keyword=("reps",),
+        kwargs={"n_resamples": 20, "seed": 1}, examples=8),
+    "judged.passk.pass_at_k_per_question": Spec(
+        _pk.pass_at_k_per_question, {"samples": A(st.integers(1, 200), "count"), "correct": A(st.integers(0, 200), "count"),
+                                     "k": A(st.integers(1, 200), "count")},
+        lambda r, v: 0 <= r <= 1),
+    "judged.passk.pass_at_k": Spec(
+        _pk.pass_at_k, {"scores": A(_answers(), "array"), "k": A(st.integers(1, 4), "count"), "alpha": AL},
+        lambda r, v: 0 <= r.low <= r.estimate <= r.high <= 1, keyword=("k", "alpha")),
+})  # fmt: skip
+
 #: Public callables this file does not call with random input, with the reason and where
 #: they are exercised instead (the surface test requires one or the other).
 DRIVEN_ELSEWHERE = {
@@ -1272,6 +1327,10 @@ DRIVEN_ELSEWHERE = {
     "heldout.book.mnist.schedule.plan": "random synthetic job sets against a brute-force optimum, idle cores, memory and precedence (test_schedule)",
     "heldout.book.mnist.schedule.list_schedule": "random synthetic job sets against a brute-force optimum (test_schedule)",
     "heldout.book.mnist.schedule.plan_of": "plans of measured runs and bad input (test_schedule: test_plan_of_a_run_and_bad_input)",
+    "heldout.judged.logs.read_graded": "file reader: real inspect_ai logs, lm-eval JSONL, tables, limits and malformed files (tests/judged/test_logs.py; the bench-eval command in test_properties)",
+    "heldout.judged.logs.read_graded_table": "file reader: CSV and Parquet, bad tables and limits (tests/judged/test_logs.py)",
+    "heldout.judged.logs.read_inspect_log": "file reader through inspect_ai's read_eval_log: real logs and a corrupt one (tests/judged/test_logs.py)",
+    "heldout.judged.logs.read_lm_eval_samples": "file reader: lm-eval's documented JSONL format, filters, long lines, bad JSON (tests/judged/test_logs.py)",
     "heldout.cli.calculator": "command-line plumbing: every command goes through it (test_properties, command part)",
     "heldout.cli.alpha_option": "command-line plumbing: every --alpha goes through it (test_properties, command part)",
     "heldout.cli.build_parser": "command-line plumbing: builds every command (test_properties, command part)",
@@ -1309,6 +1368,7 @@ for _name in (
     "auc",
     "evaluate",
     "judged",
+    "bench_eval",
 ):
     DRIVEN_ELSEWHERE[f"heldout.cli.{_name}.register"] = (
         "adds a command: driven through that command (test_properties)"

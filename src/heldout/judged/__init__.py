@@ -3,7 +3,9 @@
 A mean score (accuracy, pass rate) graded by a model (a judge) on many items and by people
 (gold labels) on a few of them: prediction-powered inference and PPI++ (``ppi``), the
 misclassification correction of Rogan and Gladen (``misclassification``), and the number of gold
-labels to collect (``judge_sizing``).
+labels to collect (``judge_sizing``); benchmarks of language models with structure: several
+samples per question and clustered questions (``benchmark``), unbiased pass@k (``passk``),
+and the per-sample logs of inspect_ai, lm-evaluation-harness and plain tables (``logs``).
 
 Every public function and result class of the wing is importable from here
 (``from heldout.judged import ppi_mean``); each module is imported the first time one of
@@ -36,6 +38,25 @@ WHERE = {
     "rogan_gladen": "misclassification",
     "rogan_gladen_from_counts": "misclassification",
     "stratified_ppi_mean": "ppi",
+    # benchmarks with structure
+    "BenchmarkCoverage": "benchmark",
+    "BenchmarkDifference": "benchmark",
+    "BenchmarkScore": "benchmark",
+    "OverQuestions": "benchmark",
+    "PairedPlan": "benchmark",
+    "benchmark_difference": "benchmark",
+    "benchmark_score": "benchmark",
+    "majority_of_k": "benchmark",
+    "minimum_detectable_difference": "benchmark",
+    "questions_for_difference": "benchmark",
+    "simulate_benchmark": "benchmark",
+    "pass_at_k": "passk",
+    "pass_at_k_per_question": "passk",
+    "GradedAnswers": "logs",
+    "read_graded": "logs",
+    "read_inspect_log": "logs",
+    "read_lm_eval_samples": "logs",
+    "read_graded_table": "logs",
 }
 
 __all__ = sorted(WHERE)
