@@ -28,7 +28,7 @@ RANK = {
     "book": 4,
     "cli": 5,
 }
-CLI_MAY_IMPORT_BOOK = {"heldout.cli.rerun", "heldout.cli.mnist"}
+CLI_MAY_IMPORT_BOOK = {"heldout.cli.rerun", "heldout.cli.mnist", "heldout.cli.check"}
 
 
 def _module_name(path: pathlib.Path) -> str:
