@@ -18,7 +18,7 @@ Examples
 >>> print(report.lines()[7])
 3a  wrong    0/2  That is the number of correct predictions, not of errors.
 >>> report.points, report.checked_points
-(0, 22)
+(0, 14)
 """
 
 from __future__ import annotations
