@@ -140,7 +140,17 @@ def test_a_planted_cycle_is_found(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "face", ["accuracy", "comparison", "dependent", "metrics", "resampling", "book", "book.mnist"]
+    "face",
+    [
+        "accuracy",
+        "comparison",
+        "dependent",
+        "metrics",
+        "resampling",
+        "book",
+        "book.mnist",
+        "book.course",
+    ],
 )
 def test_each_wing_names_its_public_functions(face):
     """Every name of a wing's face resolves to what its module defines, and no name hides a module."""

@@ -27,6 +27,7 @@ WINGS = [
     ("resampling", "No fresh test set"),
     ("book", "What only the book runs"),
     ("book.mnist", "The MNIST case study"),
+    ("book.course", "The course: problem sets, quizzes, an exam and their checks"),
 ]
 
 TITLES = {
@@ -43,6 +44,9 @@ TITLES = {
     "heldout.book.ledger": "The reproduction ledger",
     "heldout.book.metric_coverage": "Coverage of the metric intervals",
     "heldout.book.mnist.data": "MNIST data",
+    "heldout.book.course.problem_sets": "The six weekly problem sets",
+    "heldout.book.course.quizzes": "The six weekly quizzes",
+    "heldout.book.course.grading": "Checks a student runs, and the instructor grades with",
     "heldout.book.mnist.digit_pool": "Coverage on real digits",
     "heldout.book.mnist.kernels": "Kernel matrices for SVMs",
     "heldout.book.mnist.mnist_costs": "The MNIST jobs' costs on this machine",

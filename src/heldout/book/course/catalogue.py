@@ -14,7 +14,13 @@ __all__ = ["everything"]
 
 
 def everything() -> tuple[Assessment, ...]:
-    """The problem sets, the quizzes and the exam."""
+    """The problem sets, the quizzes and the exam.
+
+    Examples
+    --------
+    >>> sum(a.points for a in everything() if a.kind == "problem set")
+    120
+    """
     from heldout.book.course.exam import EXAM
     from heldout.book.course.problem_sets import PROBLEM_SETS
     from heldout.book.course.quizzes import QUIZZES

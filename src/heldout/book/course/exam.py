@@ -69,6 +69,7 @@ EXAM = Assessment(
                     "Give the exact one-sided 95 % upper bound on its error rate "
                     "($\\ln 0.05 = -2.9957$).",
                     answer=_upper0,
+                    digits=5,
                     model="$1 - 0.05^{1/600} = 1 - e^{-2.9957/600}$.",
                     full="The value with the equation $(1-p)^{600} = 0.05$.",
                     partial="The rule of three, $3/600$, with its name (2 points).",
@@ -82,11 +83,11 @@ EXAM = Assessment(
                     "b",
                     "Concept",
                     4,
-                    "The vendor writes \"error rate 0 %\". Write the sentence you would put in the "
+                    'The vendor writes "error rate 0 %". Write the sentence you would put in the '
                     "report instead.",
-                    model="\"No error in 600 test e-mails; with 95 % confidence the error rate is "
+                    model='"No error in 600 test e-mails; with 95 % confidence the error rate is '
                     "below 0.5 % (exact binomial bound), assuming the e-mails are independent "
-                    "and like those in use.\"",
+                    'and like those in use."',
                     full="Bound, level, method, and the independence/representativeness assumption.",
                     partial="The bound without its assumptions.",
                     none="Repeats 0 %.",

@@ -34,7 +34,13 @@ __all__ = ["CheckReport", "PartCheck", "assessment", "check", "load_answers"]
 
 
 def assessment(name: str) -> Assessment:
-    """The problem set, quiz or exam called ``name`` (``ps1``-``ps6``, ``quiz1``-``quiz6``, ``exam``)."""
+    """The problem set, quiz or exam called ``name`` (``ps1``-``ps6``, ``quiz1``-``quiz6``, ``exam``).
+
+    Examples
+    --------
+    >>> assessment("ps2").title, assessment("exam").minutes
+    ('How big a test set?', 90)
+    """
     from heldout.book.course.catalogue import everything
 
     table = {a.key: a for a in everything()}
@@ -78,7 +84,9 @@ class CheckReport(Result):
 
     def lines(self) -> list[str]:
         """The report as text lines (what the command line prints)."""
-        out = [f"{self.assessment}: {self.points}/{self.checked_points} points on the checked parts"]
+        out = [
+            f"{self.assessment}: {self.points}/{self.checked_points} points on the checked parts"
+        ]
         out.append("(parts graded by hand are listed with their points)")
         for p in self.parts:
             shown = f"{p.earned}/{p.points}" if p.status != "by hand" else f"-/{p.points}"
@@ -105,6 +113,12 @@ def check(name: str, answers: dict) -> CheckReport:
     -------
     CheckReport
         One :class:`PartCheck` per part, ``points``, ``checked_points``, ``passed``.
+
+    Examples
+    --------
+    >>> report = check("quiz1", {"2": "b", "4": "a", "5": "c"})
+    >>> [p.status for p in report.parts], report.points
+    (['missing', 'right', 'missing', 'right', 'right'], 3)
     """
     book = assessment(name)
     if not isinstance(answers, dict):
@@ -112,11 +126,15 @@ def check(name: str, answers: dict) -> CheckReport:
     known = book.parts()
     unknown = sorted(set(map(str, answers)) - set(known))
     if unknown:
-        raise ValueError(f"answers: no part {', '.join(unknown)} in {name} (parts: {', '.join(known)})")
+        raise ValueError(
+            f"answers: no part {', '.join(unknown)} in {name} (parts: {', '.join(known)})"
+        )
     verdicts = []
     for address, part in known.items():
         if not part.checked:
-            verdicts.append(PartCheck(address, "by hand", 0, part.points, f"{part.kind}: graded by hand"))
+            verdicts.append(
+                PartCheck(address, "by hand", 0, part.points, f"{part.kind}: graded by hand")
+            )
             continue
         if address not in answers:
             verdicts.append(PartCheck(address, "missing", 0, part.points, ""))
@@ -142,7 +160,7 @@ def _same_shape(given, target) -> bool:
         import numpy as np
 
         return np.atleast_1d(np.asarray(given, dtype=float)).size == len(target)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return False
 
 
@@ -153,14 +171,27 @@ def _shape(target, part) -> str:
 
 
 def load_answers(path) -> dict:
-    """Read a JSON file of answers (an object of part -> value)."""
+    """Read a JSON file of answers (an object of part -> value).
+
+    Examples
+    --------
+    >>> import json, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "answers.json")
+    >>> _ = open(path, "w").write(json.dumps({"1c": 0.0119}))
+    >>> load_answers(path)
+    {'1c': 0.0119}
+    """
     path = Path(path)
     try:
         answers = json.loads(path.read_text())
     except FileNotFoundError:
         raise ValueError(f"answers: no file {path.name!r}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"answers: cannot read {path.name!r} ({type(err).__name__})") from None
     except json.JSONDecodeError as err:
-        raise ValueError(f"answers: {path.name!r} is not JSON ({err.msg}, line {err.lineno})") from None
+        raise ValueError(
+            f"answers: {path.name!r} is not JSON ({err.msg}, line {err.lineno})"
+        ) from None
     if not isinstance(answers, dict):
         raise ValueError(f"answers: {path.name!r} must hold one JSON object of part -> value")
     return answers

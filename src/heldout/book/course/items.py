@@ -34,12 +34,27 @@ def _as_tuple(value) -> tuple[float, ...]:
     return tuple(float(v) for v in flat)
 
 
+_MEMO: dict = {}
+
+
+def _computed(func) -> tuple[float, ...]:
+    """``func()`` as a flat tuple, computed once per process (answers are deterministic)."""
+    if func not in _MEMO:
+        _MEMO[func] = _as_tuple(func())
+    return _MEMO[func]
+
+
 @dataclass(frozen=True)
 class Mistake:
     """A common wrong answer: its name, a function computing it, and the checker's hint.
 
     The hint is printed to a student whose answer matches this value; it says what went
     wrong, never what the answer is.
+
+    Examples
+    --------
+    >>> Mistake("rule of three", lambda: 3 / 300, "An approximation.").values()
+    (0.01,)
     """
 
     name: str
@@ -48,7 +63,7 @@ class Mistake:
 
     def values(self) -> tuple[float, ...]:
         """The wrong answer, computed now, as a flat tuple."""
-        return _as_tuple(self.value())
+        return _computed(self.value)
 
 
 @dataclass(frozen=True)
@@ -60,6 +75,12 @@ class Part:
     decimal (``digits`` decimals, so an answer rounded as asked passes; 0 for counts, which
     must match exactly).  ``choices`` makes it a multiple-choice part whose answer is the
     letter's index.
+
+    Examples
+    --------
+    >>> part = Part("c", "Computation", 2, "Half of 0.5?", answer=lambda: 0.25, digits=2)
+    >>> part.matches(0.249, part.value()), part.matches(0.26, part.value()), round(part.tolerance, 6)
+    (True, False, 0.005)
     """
 
     label: str
@@ -90,13 +111,13 @@ class Part:
         """The right answer, computed now, as a flat tuple of floats."""
         if self.answer is None:
             raise ValueError(f"part {self.label}: graded by hand, no computed answer")
-        return _as_tuple(self.answer())
+        return _computed(self.answer)
 
     def matches(self, given, target: tuple[float, ...]) -> bool:
         """True when ``given`` equals ``target`` within the part's tolerance."""
         try:
             mine = _as_tuple(given)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             return False
         if len(mine) != len(target) or not all(np.isfinite(mine)):
             return False
@@ -117,7 +138,13 @@ class Part:
 
 @dataclass(frozen=True)
 class Problem:
-    """A numbered problem: a title, a setup shared by its parts, and the parts."""
+    """A numbered problem: a title, a setup shared by its parts, and the parts.
+
+    Examples
+    --------
+    >>> Problem("Sizes", "", (Part("a", "Concept", 2, "Why?"), Part("b", "Concept", 1, "How?"))).points
+    3
+    """
 
     title: str
     setup: str
@@ -130,7 +157,15 @@ class Problem:
 
 @dataclass(frozen=True)
 class Assessment:
-    """A problem set, a quiz or an exam: its key (``ps1``), title, week and problems."""
+    """A problem set, a quiz or an exam: its key (``ps1``), title, week and problems.
+
+    Examples
+    --------
+    >>> a = Assessment("ps0", "Warm-up", "problem set", 0, (), "",
+    ...                (Problem("One", "", (Part("a", "Concept", 2, "Why?"),)),))
+    >>> a.points, list(a.parts())
+    (2, ['1a'])
+    """
 
     key: str
     title: str

@@ -129,6 +129,13 @@ QUIZZES = (
                 "Hoeffding's two-sided size for tolerance 0.05 at alpha = 0.05 (an integer)?",
                 answer=lambda: _hoeffding(0.05, 0.05),
                 digits=0,
+                mistakes=(
+                    Mistake(
+                        "one-sided",
+                        lambda: math.ceil(math.log(1 / 0.05) / (2 * 0.05**2)),
+                        "Two-sided: the deviation may go either way.",
+                    ),
+                ),
             ),
             _q(
                 "Quartering",
@@ -225,6 +232,16 @@ QUIZZES = (
                 "40 predicted positives, 30 of them true: the 95 % Clopper-Pearson interval for "
                 "precision, [low, high] (four decimals)?",
                 answer=lambda: tuple(_cp(30, 40)),
+                mistakes=(
+                    Mistake(
+                        "Wald interval",
+                        lambda: (
+                            0.75 - 1.959964 * math.sqrt(0.75 * 0.25 / 40),
+                            0.75 + 1.959964 * math.sqrt(0.75 * 0.25 / 40),
+                        ),
+                        "This is the normal (Wald) interval; use the exact binomial one.",
+                    ),
+                ),
             ),
             _q(
                 "Recall's denominator",
@@ -321,11 +338,12 @@ QUIZZES = (
             ),
             _q(
                 "Union bound",
-                "Hoeffding with a union bound over 20 queries on 5,000 items at 0.05: the "
-                "deviation (four decimals)?",
-                answer=lambda: _reuse(5000, 20),
+                "Twenty models fixed in advance are scored on 5,000 items. Hoeffding's "
+                "inequality with a union bound over the 20 at 0.05: the deviation that holds "
+                "for all of them (four decimals)?",
+                answer=lambda: _fixed(5000, 20),
                 mistakes=(
-                    Mistake("one query", lambda: _reuse(5000, 1), "Bound all 20 queries at once."),
+                    Mistake("one query", lambda: _fixed(5000, 1), "Bound all 20 models at once."),
                 ),
             ),
             _q(
@@ -403,7 +421,7 @@ def _effective(n, d):
     return math.floor(effective_size(n, d))
 
 
-def _reuse(n, q):
-    from heldout.resampling.reuse import naive_error_bound
+def _fixed(n, models):
+    from heldout.accuracy.sizing import hoeffding_tolerance
 
-    return naive_error_bound(n, q, 0.05)
+    return hoeffding_tolerance(n, 1.0, 0.05 / models)

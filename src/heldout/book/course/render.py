@@ -68,7 +68,14 @@ def _parts(a: Assessment):
 
 
 def student_page(a: Assessment, prefix: str = "../../") -> str:
-    """The student's page: statements, points and how to check; no answer of any kind."""
+    """The student's page: statements, points and how to check; no answer of any kind.
+
+    Examples
+    --------
+    >>> from heldout.book.course.problem_sets import PS1
+    >>> student_page(PS1).splitlines()[0]
+    '# Problem set 1: How sure is one score?'
+    """
     lines = [f"# {_title(a)}", ""]
     meta = []
     if a.week:
@@ -115,7 +122,14 @@ def _answer_text(part: Part) -> str:
 
 
 def key_page(a: Assessment, prefix: str = "") -> str:
-    """The instructor's key: answers computed now, model answers, rubrics, common mistakes."""
+    """The instructor's key: answers computed now, model answers, rubrics, common mistakes.
+
+    Examples
+    --------
+    >>> from heldout.book.course.quizzes import QUIZZES
+    >>> "**Answer: (b).**" in key_page(QUIZZES[0])
+    True
+    """
     lines = [f"# Key: {_title(a)}", "", f"{a.points} points.", ""]
     for i, prob, parts in _parts(a):
         lines += [f"## Problem {i}: {prob.title} ({prob.points} points)", ""]
@@ -130,7 +144,10 @@ def key_page(a: Assessment, prefix: str = "") -> str:
             ]
             lines += rubric + [""]
             if part.mistakes:
-                lines += ["| common wrong answer | its value | the checker's hint |", "|---|---|---|"]
+                lines += [
+                    "| common wrong answer | its value | the checker's hint |",
+                    "|---|---|---|",
+                ]
                 for m in part.mistakes:
                     lines.append(f"| {m.name} | {part.shown(m.values())} | {m.hint} |")
                 lines.append("")
@@ -164,7 +181,14 @@ rubrics of the keys.
 
 
 def write_student(folder, assessments=None) -> list[Path]:
-    """Write the student pages (problem sets and quizzes, never the exam) and their index."""
+    """Write the student pages (problem sets and quizzes, never the exam).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> sorted(p.name for p in write_student(tempfile.mkdtemp()))[:3]
+    ['ps1.md', 'ps2.md', 'ps3.md']
+    """
     from heldout.book.course.catalogue import everything
 
     folder = Path(folder)
@@ -179,7 +203,14 @@ def write_student(folder, assessments=None) -> list[Path]:
 
 
 def write_instructor(folder, assessments=None) -> list[Path]:
-    """Write the instructor's edition (keys, exam, its key, grading) as its own Jupyter Book."""
+    """Write the instructor's edition (keys, exam, its key, grading) as its own Jupyter Book.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> [p.name for p in write_instructor(tempfile.mkdtemp())][:3]
+    ['grading.md', 'ps1_key.md', 'ps2_key.md']
+    """
     from heldout.book.course.catalogue import everything
 
     folder = Path(folder)
@@ -207,7 +238,7 @@ def write_instructor(folder, assessments=None) -> list[Path]:
     )
     (folder / "_config.yml").write_text(
         'title: "heldout: instructor\'s edition"\nonly_build_toc_files: true\n'
-        "execute:\n  execute_notebooks: \"off\"\n"
+        'execute:\n  execute_notebooks: "off"\n'
         "parse:\n  myst_enable_extensions: [amsmath, dollarmath, colon_fence]\n"
         "sphinx:\n  extra_extensions: [sphinx-mathjax-offline]\n"
         "  config:\n    mathjax_path: mathjax/tex-chtml.js\n"
