@@ -1175,6 +1175,11 @@ DRIVEN_ELSEWHERE = {
             "render.write_student",
         )
     },
+    **{
+        f"heldout.book.course.slides.{name}": "decks from a synthetic notebook and from every lesson "
+        "of the quick build, refusals, one compiled deck (tests/book/test_course_slides.py)"
+        for name in ("DeckCheck", "build_deck", "check_deck", "lesson_names", "tex_text")
+    },
     "heldout.book.course.grading.check": "random answer files through the command (test_properties: "
     "check), right and wrong answers (tests/book/test_course_assessments.py)",
     "heldout.book.course.grading.load_answers": "random answer files through the command "

@@ -20,6 +20,11 @@ from heldout._lazy import attach
 WHERE = {
     "Assessment": "items",
     "CheckReport": "grading",
+    "DeckCheck": "slides",
+    "build_deck": "slides",
+    "check_deck": "slides",
+    "lesson_names": "slides",
+    "tex_text": "slides",
     "Mistake": "items",
     "Part": "items",
     "PartCheck": "grading",

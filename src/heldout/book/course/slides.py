@@ -1,4 +1,4 @@
-"""Beamer slides for every lesson, built from the lesson's own executed notebook.
+r"""Beamer slides for every lesson, built from the lesson's own executed notebook.
 
 A deck is generated, not written by hand, so a lesson added to Part I of ``_toc.yml`` gets
 one for free and no slide can disagree with its page: every number comes from the lesson's
@@ -22,8 +22,8 @@ figure present, no unresolved reference, the PDF's page count equal to its frame
 
 Examples
 --------
->>> tex_text("A **bold** claim: $p \\le 0.05$ & 10 % of {term}`items <item>`.", {})
-'A \\\\textbf{bold} claim: $p \\\\le 0.05$ \\\\& 10 \\\\% of items.'
+>>> print(tex_text("A **bold** claim & 10 % of {term}`items <item>`.", {}))
+A \textbf{bold} claim \& 10 \% of items.
 """
 
 from __future__ import annotations
@@ -363,7 +363,7 @@ def build_deck(notebook, glue_file, folder) -> tuple[str, list[str]]:
 
     card = lesson.card
     frames = [
-        f"\\begin{{frame}}\n\\titlepage\n\\end{{frame}}\n",
+        "\\begin{frame}\n\\titlepage\n\\end{frame}\n",
         "\\begin{frame}{The question}\n"
         f"{t(card.get('Question', ''))}\n\n\\bigskip\\small\n"
         f"\\textbf{{Before:}} {t(card.get('Prerequisites', ''))}\n\n\\medskip\n"
