@@ -425,9 +425,7 @@ def _key_texts(a):
 
 def test_student_pages_are_up_to_date_and_hold_no_key_or_rubric(tmp_path):
     written = write_student(tmp_path)
-    assert sorted(p.name for p in STUDENT.glob("*.md") if p.name != "index.md") == sorted(
-        p.name for p in written
-    )
+    assert sorted(p.name for p in STUDENT.glob("*.md")) == sorted(p.name for p in written)
     for path in written:
         assert (STUDENT / path.name).read_text() == path.read_text(), (
             f"rerun: python -m heldout.book.course.render --student book/course ({path.name})"
@@ -459,3 +457,51 @@ def test_the_instructor_edition_holds_every_answer_and_rubric(tmp_path):
     exam_paper = (tmp_path / "exam.md").read_text()
     assert "Full credit" not in exam_paper and "90 minutes" in exam_paper
     assert student_page(BOOKS["exam"]).count("## Problem") == 5
+
+
+def test_the_teaching_page_links_each_week_to_its_set_quiz_and_slides():
+    import re
+
+    page = (ROOT / "book" / "teaching.md").read_text(encoding="utf-8")
+    six = page[page.index("## Six weeks") :]
+    plan = {
+        int(m.group(1)): m.group(2)
+        for m in re.finditer(r"^\| (\d): [^|]*\|([^|]*)\|", six, flags=re.M)
+    }
+    for a in everything():
+        if a.kind != "problem set":
+            continue
+        read = re.findall(r"notebooks/(\w+)`", plan[a.week])
+        assert list(a.reading) == [r for r in read if r != "mnist_comparison"], (
+            f"{a.key}: its reading differs from week {a.week} of the six-week plan"
+        )
+        row = next(
+            line for line in page.splitlines() if line.startswith(f"| {a.week} | {{doc}}`course/")
+        )
+        assert f"{{doc}}`course/{a.key}`" in row and f"{{doc}}`course/quiz{a.week}`" in row
+        assert [s[:-4] for s in re.findall(r"`(\w+\.pdf)`", row)] == list(a.reading)
+    assert "make instructor" in page and "make slides" in page
+
+
+QUICK_HTML = ROOT / "_build" / "quick" / "_build" / "html"
+
+
+@pytest.mark.skipif(
+    not (QUICK_HTML / "book" / "course").is_dir(), reason="no quick build yet (make quickbook)"
+)
+def test_the_built_course_pages_hold_no_key_or_rubric():
+    pages = [
+        *(QUICK_HTML / "book" / "course").glob("*.html"),
+        QUICK_HTML / "book" / "teaching.html",
+    ]
+    pages += list((QUICK_HTML / "_sources" / "book" / "course").glob("*"))
+    assert len(pages) >= 14
+    import html as html_module
+
+    text = "\n".join(
+        html_module.unescape(p.read_text(encoding="utf-8", errors="replace")) for p in pages
+    )
+    for a in everything():
+        for key_text in _key_texts(a):
+            probe = key_text[:40]
+            assert "$" in probe or "`" in probe or probe not in text, (a.key, probe)

@@ -1163,7 +1163,7 @@ PS6 = Assessment(
         ),
         Problem(
             "Project check",
-            "Run the lab of {doc}`own_data_lab` on `examples/predictions.csv` (model A).",
+            "Run the lab of the last lesson (your own data) on `examples/predictions.csv` (model A).",
             (
                 Part(
                     "a",

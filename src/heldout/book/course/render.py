@@ -180,6 +180,48 @@ rubrics of the keys.
 """
 
 
+#: Which problems of the six weekly sets the three-week plan assigns, week by week.
+THREE_WEEKS = (
+    ("ps1", "ps2 problem 1"),
+    ("ps2 problems 2-3", "ps3"),
+    ("ps4 problem 1", "ps5 problem 2", "ps6 problem 3"),
+)
+
+
+def index_page(assessments) -> str:
+    """The student index: each week's reading, problem set, quiz and slides."""
+    sets = {a.week: a for a in assessments if a.kind == "problem set"}
+    quizzes = {a.week: a for a in assessments if a.kind == "quiz"}
+    rows = []
+    for week in sorted(sets):
+        ps, quiz = sets[week], quizzes.get(week)
+        reading = ", ".join(f"{{doc}}`../../notebooks/{r}`" for r in ps.reading)
+        slides = ", ".join(f"`{r}.pdf`" for r in ps.reading)
+        quiz_link = f"{{doc}}`{quiz.key}`" if quiz else "-"
+        rows.append(f"| {week} | {reading} | {{doc}}`{ps.key}` | {quiz_link} | {slides} |")
+    three = "\n".join(f"- week {i}: {', '.join(w)}" for i, w in enumerate(THREE_WEEKS, 1))
+    return f"""# Problem sets and quizzes
+
+One problem set (20 points: concept, derivation, computation and a data problem) and one
+five-question quiz for each week of the six-week plan of {{doc}}`../teaching`. The problems
+are new, not the lessons' exercises; the data problems use the files of the repository's
+`examples/` folder (`heldout.book.course.data` reads them).
+
+| Week | Reading | Problem set | Quiz | Slides (`make slides`, in `_build/slides/`) |
+|---|---|---|---|---|
+{chr(10).join(rows)}
+
+The three-week plan takes these problems:
+
+{three}
+
+**Checking your answers.** Each page says how: keep your answers in a dict, one entry per
+part, and run `check("ps1", answers)` from `heldout.book.course`, or `heldout check ps1
+answers.json` on a JSON file. The check says right or wrong for each computational part and
+never shows an answer.
+"""
+
+
 def write_student(folder, assessments=None) -> list[Path]:
     """Write the student pages (problem sets and quizzes, never the exam).
 
@@ -187,14 +229,15 @@ def write_student(folder, assessments=None) -> list[Path]:
     --------
     >>> import tempfile
     >>> sorted(p.name for p in write_student(tempfile.mkdtemp()))[:3]
-    ['ps1.md', 'ps2.md', 'ps3.md']
+    ['index.md', 'ps1.md', 'ps2.md']
     """
     from heldout.book.course.catalogue import everything
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     chosen = [a for a in (assessments or everything()) if a.kind != "exam"]
-    written = []
+    (folder / "index.md").write_text(index_page(chosen))
+    written = [folder / "index.md"]
     for a in chosen:
         path = folder / f"{a.key}.md"
         path.write_text(student_page(a))
