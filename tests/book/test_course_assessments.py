@@ -505,3 +505,46 @@ def test_the_built_course_pages_hold_no_key_or_rubric():
         for key_text in _key_texts(a):
             probe = key_text[:40]
             assert "$" in probe or "`" in probe or probe not in text, (a.key, probe)
+
+
+def test_a_student_notebook_runs_the_check_on_right_and_wrong_answers(tmp_path):
+    """A student's notebook computes PS1's answers its own way (scipy, closed forms) and
+    checks them; a second set holds the common mistakes.  Executed by a Jupyter kernel."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    right = """\
+import numpy as np
+from scipy import stats
+from heldout.book.course import check
+from heldout.book.course.data import predictions
+y, pred = predictions()
+k = int((pred[:, 2] != y).sum())
+answers = {
+    "1c": 1 - 0.05 ** (1 / 250),
+    "2a": [stats.beta.ppf(0.025, 12, 489), stats.beta.ppf(0.975, 13, 488)],
+    "2b": stats.beta.cdf(0.04, 13, 489),
+    "3a": k,
+    "3b": stats.beta.ppf(0.95, k + 1, 2000 - k),
+}
+print(check("ps1", answers))"""
+    wrong = """\
+p = 12 / 500
+half = 1.96 * (p * (1 - p) / 500) ** 0.5
+mistakes = {"1c": 0.0, "2a": [p - half, p + half], "2b": stats.beta.cdf(0.04, 12, 488), "3a": 2000 - k}
+print(check("ps1", mistakes))"""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(right), nbformat.v4.new_code_cell(wrong)]
+    NotebookClient(
+        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
+    good, bad = ("".join(o.get("text", "") for o in c.outputs) for c in nb.cells)
+    assert good.startswith("ps1: 14/14 points") and "wrong" not in good and "missing" not in good
+    assert bad.startswith("ps1: 0/14 points")
+    parts = BOOKS["ps1"].parts()
+    for address in ("1c", "2a", "2b", "3a"):
+        assert parts[address].mistakes[0].hint in bad, address
+    for address, part in parts.items():
+        if part.checked:
+            for form in _forms(part.value(), part.digits):
+                assert form not in good + bad, (address, form)

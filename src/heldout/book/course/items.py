@@ -6,7 +6,7 @@ tolerance, and the common wrong answers (:class:`Mistake`), each computed too an
 with the hint the checker prints.  A part graded by hand (Concept, Derivation) carries a
 model answer instead.  Every part has a rubric: what earns full, partial and no credit.
 
-The student edition shows :attr:`Part.prompt` only; the key shows the rest.
+The student edition shows ``Part.prompt`` only; the key shows the rest.
 
 Examples
 --------
