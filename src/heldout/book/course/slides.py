@@ -302,7 +302,7 @@ def read_lesson(notebook) -> _Lesson:
 
 
 # ---------------------------------------------------------------- the deck
-_PREAMBLE = r"""\documentclass[aspectratio=169,10pt]{beamer}
+_PREAMBLE = r"""\documentclass[aspectratio=169,11pt]{beamer}
 \usetheme{default}
 \setbeamertemplate{navigation symbols}{}
 \setbeamertemplate{footline}[frame number]
@@ -402,6 +402,8 @@ def build_deck(notebook, glue_file, folder) -> tuple[str, list[str]]:
         if len(middle) >= room:
             break
         fresh = [f for f in figs if f not in used]
+        if lesson.formula and lesson.formula[0] and paragraph.startswith(lesson.formula[0][:60]):
+            paragraph = ""  # already on the formula's frame
         if paragraph:
             middle.append(
                 f"\\begin{{frame}}{{{tex_text(name, glue)}}}\n{t(paragraph)}\n\\end{{frame}}\n"
@@ -450,7 +452,8 @@ def _compile(folder: Path) -> subprocess.CompletedProcess:
 
 def check_deck(folder) -> DeckCheck:
     """Check a built deck: 8-15 frames, every figure file present, no unresolved
-    reference or missing character in the log, and a PDF with one page per frame.
+    reference, missing character or frame running off its slide in the log, and a PDF
+    with one page per frame.
 
     Examples
     --------
@@ -477,6 +480,8 @@ def check_deck(folder) -> DeckCheck:
             problems.append("log: a character the font lacks")
         if re.search(r"^! ", text, flags=re.M):
             problems.append("log: a LaTeX error")
+        if "Overfull \\vbox" in text:
+            problems.append("log: a frame runs off the slide")
         m = re.search(r"Output written on deck\.pdf \((\d+) page", text)
         pages = int(m.group(1)) if m else 0
         if pages != frames:
