@@ -229,20 +229,22 @@ INDEPENDENT = {
     ("ps2", "2a"): lambda: _critical(1000, 0.95),
     ("ps2", "2b"): lambda: stats.binom.sf(961, 1000, 0.95),
     ("ps2", "3a"): lambda: stats.binom.sf(_outcomes()[:400].sum() - 1, 400, 0.88),
+    ("ps3", "1c"): lambda: 2 * stats.binom.sf(8, 11, 0.5),
     ("ps3", "2a"): _ps3_counts,
     ("ps3", "2b"): lambda: stats.binomtest(*_ps3_counts()[:1], sum(_ps3_counts()), 0.5).pvalue,
     ("ps3", "2c"): lambda: _tango(*_ps3_counts(), 2000),
     ("ps3", "3a"): lambda: _holm_count(_ps3_pairs()),
     ("ps3", "3b"): _ps3_leader,
     ("ps4", "1a"): _ps4_precision,
-    ("ps4", "2b"): _ps4_auc,
-    ("ps4", "2c"): _ps4_diff,
+    ("ps4", "2b"): lambda: 6.5 / 9,
+    ("ps4", "2c"): _ps4_auc,
+    ("ps4", "2d"): _ps4_diff,
     ("ps5", "1b"): lambda: 1200 / (1 + 19 * 0.05),
     ("ps5", "2a"): _ps5_cluster,
     ("ps5", "2b"): _ps5_deff,
     ("ps5", "3a"): lambda: math.ceil(Z**2 * 0.9 * 0.1 * (1 + 19 * 0.05) / (20 * 0.02**2)),
     ("ps6", "1b"): _ps6_corrected,
-    ("ps6", "2a"): lambda: math.sqrt(
+    ("ps6", "2b"): lambda: math.sqrt(
         (49 * math.log(10001) + math.log(2 * 50 / 0.05)) / (2 * 10000)
     ),
     ("ps6", "3a"): _ps6_lab,
@@ -296,12 +298,7 @@ def test_every_set_has_each_kind_and_the_planned_points():
     assert [a.week for a in sets] == [1, 2, 3, 4, 5, 6]
     for a in sets:
         kinds = {p.kind for p in a.parts().values()}
-        assert {"Concept", "Derivation", "Data"} <= kinds or {
-            "Concept",
-            "Data",
-            "Computation",
-        } <= kinds, a.key
-        assert "Data" in kinds and "Concept" in kinds, a.key
+        assert kinds == {"Concept", "Derivation", "Computation", "Data"}, a.key
         assert a.points == 20
     assert all(len(a.problems) == 5 and a.points == 5 for a in everything() if a.kind == "quiz")
     exam = BOOKS["exam"]

@@ -75,8 +75,16 @@ EXAM = Assessment(
                     partial="The rule of three, $3/600$, with its name (2 points).",
                     none="0, from mean plus two standard errors.",
                     mistakes=(
-                        Mistake("Wald interval at zero errors", lambda: 0.0, "Zero width: no."),
-                        Mistake("rule of three", lambda: 3 / 600, "The approximation."),
+                        Mistake(
+                            "Wald interval at zero errors",
+                            lambda: 0.0,
+                            "Mean plus two standard errors has zero width at zero errors.",
+                        ),
+                        Mistake(
+                            "rule of three",
+                            lambda: 3 / 600,
+                            "The rule of three approximates the bound; solve the exact equation.",
+                        ),
                     ),
                 ),
                 Part(
@@ -110,7 +118,13 @@ EXAM = Assessment(
                     full="The p-value with the conditioning on the 18 discordant items.",
                     partial="The one-sided p-value (3 points).",
                     none="A two-sample test of proportions.",
-                    mistakes=(Mistake("one-sided", lambda: _mcnemar() / 2, "Two-sided."),),
+                    mistakes=(
+                        Mistake(
+                            "one-sided",
+                            lambda: _mcnemar() / 2,
+                            "This is one tail; the question asks for the two-sided p-value.",
+                        ),
+                    ),
                 ),
                 Part(
                     "b",
@@ -145,7 +159,13 @@ EXAM = Assessment(
                     full="The value with the design effect.",
                     partial="The design effect right, a slip in the division (4 points).",
                     none="2,000: clusters ignored.",
-                    mistakes=(Mistake("clusters ignored", lambda: 2000.0, "Clusters."),),
+                    mistakes=(
+                        Mistake(
+                            "clusters ignored",
+                            lambda: 2000.0,
+                            "Utterances by one speaker are correlated: divide by the design effect.",
+                        ),
+                    ),
                 ),
                 Part(
                     "b",
@@ -181,7 +201,7 @@ EXAM = Assessment(
                         Mistake(
                             "one-sided",
                             lambda: math.ceil(math.log(100) / (2 * 0.03**2)),
-                            "Two-sided.",
+                            "The deviation may go either way: use ln(2/alpha).",
                         ),
                     ),
                 ),

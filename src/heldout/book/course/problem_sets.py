@@ -499,6 +499,12 @@ def _w3_unpaired_p():
     return 2 * norm.sf(abs(z))
 
 
+def _w3_small():
+    from heldout.comparison.paired import mcnemar_exact
+
+    return mcnemar_exact(9, 2)
+
+
 def _w3_interval():
     from heldout.comparison.paired import diff_interval
 
@@ -576,6 +582,26 @@ PS3 = Assessment(
                     partial="Mentions pairing without the direction.",
                     none="Says it is anti-conservative with no reason.",
                 ),
+                Part(
+                    "c",
+                    "Computation",
+                    2,
+                    "Without the package (scipy or by hand): compute the exact two-sided p-value "
+                    "for $b = 9$, $c = 2$.",
+                    answer=_w3_small,
+                    model="$2P(\\mathrm{Bin}(11, 1/2) \\ge 9) = 2 \\cdot 67/2048$; "
+                    "`mcnemar_exact(9, 2)`.",
+                    full="The p-value from the binomial tail.",
+                    partial="The one-sided tail (1 point).",
+                    none="A chi-square approximation.",
+                    mistakes=(
+                        Mistake(
+                            "one-sided",
+                            lambda: _w3_small() / 2,
+                            "This is one tail; the question asks for the two-sided p-value.",
+                        ),
+                    ),
+                ),
             ),
         ),
         Problem(
@@ -617,7 +643,7 @@ PS3 = Assessment(
                 Part(
                     "c",
                     "Data",
-                    3,
+                    2,
                     "Give the 95 % interval for the difference in accuracy A - C by Tango's score "
                     "method, as `[low, high]`.",
                     answer=_w3_interval,
@@ -635,7 +661,7 @@ PS3 = Assessment(
                 Part(
                     "a",
                     "Data",
-                    4,
+                    3,
                     "Run McNemar's exact test on all six pairs. How many pairs differ at "
                     "family-wise level 0.05 with Holm's correction?",
                     answer=_w3_holm,
@@ -710,6 +736,12 @@ def _w4_auc():
     y, a, _ = data.scores()
     r = auc_interval(y, a, method="wald")
     return (r.value, r.low, r.high)
+
+
+def _w4_small_auc():
+    from heldout.metrics.auc import auc
+
+    return auc([1, 1, 1, 0, 0, 0], [0.9, 0.6, 0.4, 0.7, 0.4, 0.2])
 
 
 def _w4_diff():
@@ -802,8 +834,28 @@ PS4 = Assessment(
                 ),
                 Part(
                     "b",
+                    "Computation",
+                    2,
+                    "By hand: positives score 0.9, 0.6 and 0.4, negatives 0.7, 0.4 and 0.2. "
+                    "Compute the AUC from the pairs.",
+                    answer=_w4_small_auc,
+                    model="Of the 9 pairs, 6 are ordered right and one is tied: "
+                    "$(6 + 0.5)/9$; `heldout.metrics.auc.auc`.",
+                    full="The value, with the tie counted one half.",
+                    partial="The tie counted as 0 or 1 (1 point).",
+                    none="An accuracy at a threshold.",
+                    mistakes=(
+                        Mistake(
+                            "tie as a loss",
+                            lambda: 6 / 9,
+                            "Count a tied pair as one half, not as a misordered pair.",
+                        ),
+                    ),
+                ),
+                Part(
+                    "c",
                     "Data",
-                    5,
+                    4,
                     "Give model A's AUC and DeLong's 95 % Wald interval, as `[auc, low, high]`.",
                     answer=_w4_auc,
                     model='`auc_interval(y, a, method="wald")`: AUC plus or minus $z$ times '
@@ -813,9 +865,9 @@ PS4 = Assessment(
                     none="Accuracy at 0.5.",
                 ),
                 Part(
-                    "c",
+                    "d",
                     "Data",
-                    5,
+                    4,
                     "Test whether models A and B have the same AUC on these items: DeLong's "
                     "paired two-sided p-value.",
                     answer=_w4_diff,
@@ -1088,8 +1140,7 @@ PS6 = Assessment(
                     "Computation",
                     4,
                     "Give the two-sided p-value of Nadeau and Bengio's corrected resampled $t$ "
-                    "test (test fraction $n_2/n_1$ taken as $1/9$ of the training size, that "
-                    "is a test fraction of 0.1 of the data).",
+                    "test: each fold tests on a tenth of the data, so $n_2/n_1 = 1/9$.",
                     answer=_w6_corrected,
                     digits=5,
                     model="`corrected_t(a, b, test_fraction=0.1)`: the variance "
@@ -1115,8 +1166,25 @@ PS6 = Assessment(
             (
                 Part(
                     "a",
+                    "Derivation",
+                    2,
+                    "Show that at most $k(n+1)^{k-1}$ different models can be submitted in $k$ "
+                    "adaptive queries, and derive from Hoeffding's inequality and a union bound "
+                    "the deviation $\\varepsilon$ that holds for all of them with probability "
+                    "$1-\\alpha$.",
+                    model="The $t$-th model is a function of $t-1$ scores, each one of $n+1$ "
+                    "values: at most $(n+1)^{t-1}$ choices, fewer than $k(n+1)^{k-1}$ over "
+                    "$t \\le k$. Hoeffding gives $2e^{-2n\\varepsilon^2}$ for each; the union "
+                    "bound needs $k(n+1)^{k-1} \\cdot 2e^{-2n\\varepsilon^2} \\le \\alpha$, "
+                    "so $\\varepsilon = \\sqrt{((k-1)\\ln(n+1) + \\ln(2k/\\alpha))/(2n)}$.",
+                    full="The count of possible models and the solved union bound.",
+                    partial="The union bound over $k$ fixed models only.",
+                    none="Hoeffding for one model.",
+                ),
+                Part(
+                    "b",
                     "Computation",
-                    4,
+                    2,
                     "The $t$-th model submitted is a function of the $t-1$ scores before it, "
                     "each one of $n+1$ values, so at most $k(n+1)^{k-1}$ models can be "
                     "submitted in $k$ queries. With Hoeffding's inequality for each and a union "
@@ -1144,7 +1212,7 @@ PS6 = Assessment(
                     ),
                 ),
                 Part(
-                    "b",
+                    "c",
                     "Concept",
                     3,
                     "A union bound over the 50 submitted models alone would need them fixed in "

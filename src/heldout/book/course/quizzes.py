@@ -326,14 +326,9 @@ QUIZZES = (
         [
             _q(
                 "Corrected t",
-                "Nadeau and Bengio's correction multiplies the variance term 1/J by what "
-                "(J folds, test fraction n2/n1)?",
-                choices=(
-                    "nothing; it adds n2/n1",
-                    "J",
-                    "n2/n1",
-                    "2",
-                ),
+                "The corrected resampled t test (J folds, test-to-training ratio n2/n1) "
+                "replaces the factor 1/J in the variance of the mean fold difference by",
+                choices=("1/J + n2/n1", "J", "n2/n1", "1/(J - 1)"),
                 answer=_choice(0),
             ),
             _q(
