@@ -21,6 +21,7 @@ JB_STRICT := build . -W -n --keep-going
 
 .PHONY: help venv book test lint unit quickbook browser bench clean distclean lab
 .PHONY: pdf quickpdf tex rerun rref course dist student quickstudent links
+.PHONY: slides course-materials instructor
 
 help:
 	@echo "make book   build the whole book (full experiments) into _build/html"
@@ -37,6 +38,9 @@ help:
 	@echo "make student the student edition: no solutions, no source downloads, student notebooks"
 	@echo "            (make book SOLUTIONS=hide builds the same pages into _build/html)"
 	@echo "make dist   the sdist and the wheel in dist/ (python -m build)"
+	@echo "make slides a Beamer deck (PDF) for every lesson into _build/slides (installs TeX if missing)"
+	@echo "make instructor   the instructor's edition apart from the book: keys, rubrics, the exam,"
+	@echo "            grading (_build/instructor/_build/html), and the slides"
 	@echo "make clean  remove build outputs (keeps .venv and the execution cache: make distclean for all)"
 
 venv: $(STAMP)
@@ -63,7 +67,7 @@ book: $(STAMP)
 	else echo "PDF: no TeX here; make pdf installs Debian's TeX packages and writes $(CURDIR)/_build/latex/heldout.pdf"; fi
 
 # quickbook runs before unit: the rerun tests read the unchanged chapters' values from its cache.
-test: $(STAMP) lint quickbook unit browser quickpdf quickstudent links
+test: $(STAMP) lint quickbook unit browser quickpdf quickstudent links slides course-materials
 	@echo "make test: all checks passed"
 
 lint: $(STAMP)
@@ -174,6 +178,27 @@ dist: $(STAMP)
 	rm -rf dist
 	$(BIN)/python -m build --outdir dist .
 	@ls dist
+
+# Slides: a Beamer deck for every lesson of Part I (_toc.yml), generated from the lesson's
+# executed notebook (its card, figures, glued numbers, rule and a Concept exercise), so it
+# agrees with the page; XeLaTeX runs TEST_JOBS at a time and every deck is checked (8-15
+# frames, every figure present, no unresolved reference, one page per frame).  From the
+# quick build by default; after `make book`: make slides SLIDES_FROM=_build/jupyter_execute/notebooks
+SLIDES_FROM ?= _build/quick/_build/jupyter_execute/notebooks
+
+slides: $(STAMP) tex $(if $(filter _build/quick/%,$(SLIDES_FROM)),quickbook)
+	$(BIN)/python -m heldout.book.course.slides --executed $(SLIDES_FROM) --out _build/slides --jobs $(TEST_JOBS)
+
+# The instructor's edition (keys with rubrics, quiz keys, the sample exam and its key, grading),
+# every answer computed now by heldout, built as a small site of its own: never part of the
+# book nor of its student edition.
+course-materials: $(STAMP)
+	rm -rf _build/instructor
+	$(BIN)/python -m heldout.book.course.render --instructor _build/instructor/src
+	$(BIN)/jupyter-book build _build/instructor/src -W -n --keep-going --path-output _build/instructor
+	@echo "Instructor's edition: $(CURDIR)/_build/instructor/_build/html/index.html"
+
+instructor: course-materials slides
 
 # Rerun one chapter with other values for the inputs of its `parameters` cell, headless:
 # the executed notebook goes to _build/rerun/, the values its text would show are printed.

@@ -29,7 +29,7 @@ RANK = {
     "book": 4,
     "cli": 5,
 }
-CLI_MAY_IMPORT_BOOK = {"heldout.cli.rerun", "heldout.cli.mnist"}
+CLI_MAY_IMPORT_BOOK = {"heldout.cli.rerun", "heldout.cli.mnist", "heldout.cli.check"}
 #: Wings that only the book and the command line may import (not metrics or resampling).
 LEAF_WINGS = {"judged"}
 
@@ -155,6 +155,7 @@ def test_a_planted_cycle_is_found(monkeypatch):
         "resampling",
         "book",
         "book.mnist",
+        "book.course",
     ],
 )
 def test_each_wing_names_its_public_functions(face):

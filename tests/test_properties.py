@@ -557,6 +557,19 @@ GRADED = _write(
         ]
     ),
 )
+ANSWER_TEXTS = [
+    '{"1c": 0.0119, "2a": [0.0125, 0.0415], "3a": 124}',
+    '{"1": 0.03, "2": "b", "3": [1, 2], "4": {"x": 1}, "5": null}',
+    '{"1a": 1e400, "2a": "x", "3a": 10000000000000000000000000000000000000000000}',
+    '{"9z": 1}',
+    "[1, 2]",
+    "{1,",
+    '{"1c": NaN, "2b": Infinity}',
+]
+answer_files = st.sampled_from(
+    [_write(f"answers{i}.json", t) for i, t in enumerate(ANSWER_TEXTS)]
+    + ["/nonexistent/a.json", _files]
+)
 score_lists = st.sampled_from(["0.8,0.82,0.79,0.85,0.81", "0.7,0.71", "x,y", "nan,1", "0.9"])
 
 
@@ -774,6 +787,7 @@ COMMANDS = {
         },
     ),
     "rerun": (["rerun"], {"--quick": None}),
+    "check": (["check"], {}),
     "mnist": (["mnist"], {"--dir": st.sampled_from(["/nonexistent", _files])}),
 }
 
@@ -801,6 +815,9 @@ def test_commands_answer_or_refuse_in_one_line(command):
             argv.append(
                 data.draw(st.sampled_from(["k=", "=3", "k", "k=1 2"]), label="bad assignment")
             )
+        if command == "check":  # an assessment and a file of answers, good or bad
+            argv.append(data.draw(st.sampled_from(["ps1", "quiz3", "exam", "ps9"]), label="name"))
+            argv.append(data.draw(answer_files, label="answers"))
         if command == "mnist":
             argv.append(data.draw(st.sampled_from(["check", "nope"]), label="action"))
         for option, strategy in options.items():

@@ -1323,6 +1323,36 @@ SPECS.update({
 #: Public callables this file does not call with random input, with the reason and where
 #: they are exercised instead (the surface test requires one or the other).
 DRIVEN_ELSEWHERE = {
+    **{
+        f"heldout.book.course.{name}": "the course's fixed content and its pages: every answer against an "
+        "independent computation, right and wrong answers, the pages (tests/book/test_course_assessments.py)"
+        for name in (
+            "catalogue.everything",
+            "data.examples_dir",
+            "data.items",
+            "data.outcomes",
+            "data.predictions",
+            "data.scores",
+            "grading.assessment",
+            "items.Assessment",
+            "items.Mistake",
+            "items.Part",
+            "items.Problem",
+            "render.key_page",
+            "render.student_page",
+            "render.write_instructor",
+            "render.write_student",
+        )
+    },
+    **{
+        f"heldout.book.course.slides.{name}": "decks from a synthetic notebook and from every lesson "
+        "of the quick build, refusals, one compiled deck (tests/book/test_course_slides.py)"
+        for name in ("DeckCheck", "build_deck", "check_deck", "lesson_names", "tex_text")
+    },
+    "heldout.book.course.grading.check": "random answer files through the command (test_properties: "
+    "check), right and wrong answers (tests/book/test_course_assessments.py)",
+    "heldout.book.course.grading.load_answers": "random answer files through the command "
+    "(test_properties: check)",
     "heldout.book.mnist.schedule.Job": "synthetic job sets with bad fields (test_schedule: test_plan_of_a_run_and_bad_input, test_thread_choices_are_respected)",
     "heldout.book.mnist.schedule.plan": "random synthetic job sets against a brute-force optimum, idle cores, memory and precedence (test_schedule)",
     "heldout.book.mnist.schedule.list_schedule": "random synthetic job sets against a brute-force optimum (test_schedule)",
@@ -1369,6 +1399,7 @@ for _name in (
     "evaluate",
     "judged",
     "bench_eval",
+    "check",
 ):
     DRIVEN_ELSEWHERE[f"heldout.cli.{_name}.register"] = (
         "adds a command: driven through that command (test_properties)"

@@ -28,6 +28,7 @@ WINGS = [
     ("resampling", "No fresh test set"),
     ("book", "What only the book runs"),
     ("book.mnist", "The MNIST case study"),
+    ("book.course", "The course: problem sets, quizzes, an exam and their checks"),
 ]
 
 TITLES = {
@@ -48,6 +49,9 @@ TITLES = {
     "heldout.judged.misclassification": "The Rogan-Gladen correction",
     "heldout.judged.judge_sizing": "Gold labels to collect",
     "heldout.book.mnist.data": "MNIST data",
+    "heldout.book.course.problem_sets": "The six weekly problem sets",
+    "heldout.book.course.quizzes": "The six weekly quizzes",
+    "heldout.book.course.grading": "Checks a student runs, and the instructor grades with",
     "heldout.book.mnist.digit_pool": "Coverage on real digits",
     "heldout.book.mnist.kernels": "Kernel matrices for SVMs",
     "heldout.book.mnist.mnist_costs": "The MNIST jobs' costs on this machine",
