@@ -177,7 +177,7 @@ def read_inspect_log(
     except ImportError:  # pragma: no cover - the extra is installed where tests run
         raise ValueError(
             "reading inspect_ai logs needs inspect_ai (the optional extra 'llm': "
-            "pip install 'heldout[llm]')"
+            "pip install '.[llm]' in a clone; once published: pip install 'heldout[llm]')"
         ) from None
     try:
         log = read_eval_log(path)

@@ -89,7 +89,7 @@ PS1 = Assessment(
     title="How sure is one score?",
     kind="problem set",
     week=1,
-    reading=("test_set_bound", "beta_posterior"),
+    reading=("test_set_bound", "beta_posterior", "hoeffding_sizing"),
     intro="Exact binomial bounds and intervals for one error rate, and a Beta posterior.",
     problems=(
         Problem(
@@ -314,7 +314,7 @@ PS2 = Assessment(
     title="How big a test set?",
     kind="problem set",
     week=2,
-    reading=("hoeffding_sizing", "acceptance_testing", "variational_split"),
+    reading=("acceptance_testing", "variational_split"),
     intro="Sizing a test set by an inequality and exactly, and accepting a model against a "
     "required accuracy.",
     problems=(
@@ -545,7 +545,7 @@ PS3 = Assessment(
     title="Two models, many models",
     kind="problem set",
     week=3,
-    reading=("two_models", "many_models"),
+    reading=("two_models", "many_models", "beyond_accuracy"),
     intro="Paired comparisons on the same items, and what changes when there are many models.",
     problems=(
         Problem(
@@ -767,7 +767,7 @@ PS4 = Assessment(
     title="Beyond accuracy",
     kind="problem set",
     week=4,
-    reading=("beyond_accuracy", "auc", "operating_points", "regression_metrics"),
+    reading=("auc", "operating_points", "regression_metrics"),
     intro="Intervals for rates with their own denominators, and for the AUC of one model and "
     "of a difference.",
     problems=(
@@ -933,7 +933,7 @@ PS5 = Assessment(
     title="Items that are not independent",
     kind="problem set",
     week=5,
-    reading=("not_independent", "label_until_sure"),
+    reading=("not_independent", "judged_scores", "benchmarks", "label_until_sure"),
     intro="Design effects, cluster-robust intervals and sizing in clusters.",
     problems=(
         Problem(
