@@ -13,7 +13,10 @@ are positive.  Four checks, each with what it assumes:
             \\Bigl[(\\bar y_b - \\bar p_b)^2 - \\frac{\\bar y_b(1-\\bar y_b)}{n_b - 1}\\Bigr],
 
   unbiased for the binned error given the bins (it can fall below zero).  The interval
-  is the percentile bootstrap of it (items resampled, bins kept).  What it estimates is
+  is a bias-corrected percentile bootstrap of it (items resampled, bins kept): in the
+  bootstrap world the true binned error is the plug-in value, and the resampled debiased
+  estimates are centred there, so their quantiles are moved down by the plug-in's excess
+  over the debiased estimate.  What it estimates is
   the error *of the binned model*; with few bins a miscalibration that averages out
   inside a bin is missed.
 * :func:`spiegelhalter_z`: :math:`Z = \\sum_i (y_i - p_i)(1-2p_i) /
@@ -127,9 +130,20 @@ def calibration_error(
     .. math:: \\widehat{\\mathrm{CE}^2} = \\sum_b \\frac{n_b}{n}\\Bigl[(\\bar y_b - \\bar p_b)^2
               - \\frac{\\bar y_b(1-\\bar y_b)}{n_b-1}\\Bigr]
 
-    on ``n_bins`` equal-mass bins :cite:`kumar2019verified`; the interval is the
-    percentile bootstrap of :math:`\\widehat{\\mathrm{CE}^2}` (bins fixed), mapped by
-    :math:`\\sqrt{\\max(\\cdot, 0)}`.
+    on ``n_bins`` equal-mass bins :cite:`kumar2019verified`.  The interval is a
+    bias-corrected percentile bootstrap (items resampled, bins fixed): resampling from the
+    test set makes the plug-in :math:`\\widehat{\\mathrm{CE}^2}_{\\mathrm{plug}} =
+    \\sum_b w_b(\\bar y_b-\\bar p_b)^2` the bootstrap world's truth, and the resampled
+    debiased estimates :math:`\\widehat{\\mathrm{CE}^2}{}^*` are centred on it, not on
+    :math:`\\widehat{\\mathrm{CE}^2}`.  So the ends are the quantiles
+    :math:`q^*_{\\alpha/2}, q^*_{1-\\alpha/2}` moved by the same amount,
+    :math:`q^* - (\\widehat{\\mathrm{CE}^2}_{\\mathrm{plug}} - \\widehat{\\mathrm{CE}^2})`,
+    and mapped by :math:`\\sqrt{\\max(\\cdot, 0)}`.  The plain percentile interval sits too
+    high by that excess and undercovers (down to about 72 % at 95 % with 15 bins on the
+    binormal model of :doc:`/notebooks/operating_points`); the moved one did not
+    undercover on a grid of miscalibration (log-odds scaled by 0.5 to 2), 10 and 15 bins and
+    200 to 10,000 items, and is conservative where the error is near zero (a true error of
+    zero is covered whenever the lower end is clipped to zero).
 
     Parameters
     ----------
@@ -172,7 +186,8 @@ def calibration_error(
         w = np.bincount(draws.ravel(), minlength=b * yy.size).reshape(b, yy.size).astype(float)
         boots.append(_ce2(yy, pp, bins, nb, w)[0])
     boot = np.concatenate(boots)
-    lo2, hi2 = np.quantile(boot, [a / 2, 1 - a / 2])
+    shift = plug[0] - db[0]  # the bootstrap world's truth minus the estimate
+    lo2, hi2 = np.quantile(boot, [a / 2, 1 - a / 2]) - shift
     value, low, high = (float(np.sqrt(max(v, 0.0))) for v in (db[0], lo2, hi2))
     return CalibrationError(
         value, low, high, squared=float(db[0]),
