@@ -512,3 +512,21 @@ def test_operating_options_need_a_score_column(capsys, tmp_path):
     path = _write(tmp_path / "labels.csv", ["label", "m"], [(0, 0), (1, 1), (0, 1), (1, 0)])
     assert _status(["evaluate", path, "--calibration"]) == 2
     assert "scores" in capsys.readouterr().err
+
+
+def test_at_specificity_states_the_limit_where_no_interval_holds(capsys, scored):
+    """About 420 negatives at specificity 0.99: about 4 expected above the threshold, so the
+    order-statistic interval replaces the bootstrap, and 0.99^420 > 0.0125 leaves its lower
+    end at 0 with a warning naming the 437 negatives it would need."""
+    from heldout.metrics.operating import negatives_needed, sensitivity_at_specificity
+
+    path, y, a, _ = scored
+    out = _json(capsys, "evaluate", path, "--at-specificity", "0.99", "--seed", "3")
+    e = out["models"]["model_a"]["metrics"]["sensitivity at specificity 0.99"]
+    n0 = int(np.sum(y == 0))
+    assert n0 < negatives_needed(0.99) == 437
+    assert e["method"].startswith("order statistics")
+    assert f"{n0} negatives" in e["warning"] and "437" in e["warning"]
+    with pytest.warns(UserWarning, match="437"):
+        ref = sensitivity_at_specificity(y, a, 0.99, method="order-statistic")
+    assert (e["low"], e["high"]) == (0.0, pytest.approx(ref.high))
