@@ -44,7 +44,7 @@ def _run_predictions(args: argparse.Namespace) -> dict:
 
     from heldout.accuracy.bounds import interval
     from heldout.comparison.best import best_set, prob_best_paired
-    from heldout.comparison.mcs import model_confidence_set
+    from heldout.comparison.mcs import MCS_MIN_ITEMS, MCS_MIN_ITEMS_PER_MODEL, model_confidence_set
     from heldout.comparison.multiple import all_pairs
     from heldout.comparison.omnibus import cochran_q
     from heldout.comparison.predictions import read_predictions
@@ -101,6 +101,12 @@ def _run_predictions(args: argparse.Namespace) -> dict:
         if mcs is None
         else {name: float(mcs.p_values[j]) for j, name in enumerate(names)},
     }
+    k = len(names)
+    if mcs is not None and (n < MCS_MIN_ITEMS or n < MCS_MIN_ITEMS_PER_MODEL * k):
+        out["mcs_note"] = (
+            f"not yet asymptotic: {n:,} items for {k} models (its level was measured above "
+            f"alpha below {MCS_MIN_ITEMS} items or {MCS_MIN_ITEMS_PER_MODEL} items per model)"
+        )
     if not args.json:
         sys.stdout.write(_table(out))
         return {}
@@ -131,7 +137,8 @@ def _table(res: dict) -> str:
         f"{res['alpha']:g}): {', '.join(res['best_set'])}",
         f"model confidence set (Hansen, Lunde and Nason; 0/1 losses, alpha = "
         f"{res['alpha']:g}): "
-        + (", ".join(res["mcs"]) if res["mcs"] is not None else "needs at least 2 items"),
+        + (", ".join(res["mcs"]) if res["mcs"] is not None else "needs at least 2 items")
+        + (f" ({res['mcs_note']})" if res.get("mcs_note") else ""),
         f"Cochran's Q (all accuracies equal?): Q = {res['cochran_q']['statistic']:.3f}, "
         f"df = {res['cochran_q']['df']}, p = {res['cochran_q']['p_value']:.3g}",
         "",

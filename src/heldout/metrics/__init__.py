@@ -39,7 +39,6 @@ WHERE = {
     "MetricSpec": "evaluate",
     "OperatingPoint": "operating",
     "OperatingPointWarning": "operating",
-    "MIN_NEGATIVES_ABOVE": "operating",
     "negatives_needed": "operating",
     "PartialAUC": "partial_area",
     "Placements": "auc",
