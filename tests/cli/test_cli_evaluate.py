@@ -530,3 +530,16 @@ def test_at_specificity_states_the_limit_where_no_interval_holds(capsys, scored)
     with pytest.warns(UserWarning, match="437"):
         ref = sensitivity_at_specificity(y, a, 0.99, method="order-statistic")
     assert (e["low"], e["high"]) == (0.0, pytest.approx(ref.high))
+
+
+def test_calibration_slope_states_its_limit_with_few_events(capsys, tmp_path):
+    from heldout.metrics.calibration import SLOPE_MIN_EVENTS
+
+    rng = np.random.default_rng(4)
+    y = np.zeros(300, dtype=int)
+    y[:12] = 1
+    p = np.round(np.clip(0.04 + 0.03 * y + rng.normal(0, 0.03, 300), 0.001, 0.999), 4)
+    path = _write(tmp_path / "few.csv", ["label", "m"], zip(y, p, strict=True))
+    out = _json(capsys, "evaluate", path, "--calibration", "--seed", "1", "--resamples", "200")
+    e = out["models"]["m"]["metrics"]["calibration slope"]
+    assert f"12 items in the smaller class, below {SLOPE_MIN_EVENTS}" in e["warning"]

@@ -28,6 +28,7 @@ WHERE = {
     "BCaInterval": "bootstrap",
     "CalibrationError": "calibration",
     "CalibrationSlope": "calibration",
+    "CalibrationWarning": "calibration",
     "ClassRates": "rates",
     "Confusion": "rates",
     "Context": "evaluate",

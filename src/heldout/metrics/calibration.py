@@ -36,6 +36,7 @@ are positive.  Four checks, each with what it assumes:
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,7 +49,9 @@ from heldout._result import Result, extra
 from heldout.config import rng as _rng
 
 __all__ = [
+    "SLOPE_MIN_EVENTS",
     "CalibrationError",
+    "CalibrationWarning",
     "CalibrationSlope",
     "ReliabilityBand",
     "SpiegelhalterZ",
@@ -57,6 +60,15 @@ __all__ = [
     "reliability_band",
     "spiegelhalter_z",
 ]
+
+
+#: Fewest items in the smaller class for the calibration slope's interval (see
+#: :func:`calibration_slope`).
+SLOPE_MIN_EVENTS = 20
+
+
+class CalibrationWarning(UserWarning):
+    """Too few events for the calibration slope's interval to hold its coverage."""
 
 
 def _yp(y, p) -> tuple[np.ndarray, np.ndarray]:
@@ -252,6 +264,9 @@ class CalibrationSlope(Result):
         :math:`b` of :math:`\\operatorname{logit} P(Y=1) = a + b\\operatorname{logit} p`.
     intercept, intercept_low, intercept_high : float
         :math:`a` with :math:`b` fixed at 1 (calibration in the large).
+    events : int
+        Items in the smaller class (events or non-events); below
+        :data:`SLOPE_MIN_EVENTS` the slope's interval undercovers.
     """
 
     slope: float
@@ -260,6 +275,7 @@ class CalibrationSlope(Result):
     intercept: float
     intercept_low: float
     intercept_high: float
+    events: int = extra(0)
 
 
 def _logistic(x: np.ndarray, y: np.ndarray, offset: np.ndarray, iters: int = 50):
@@ -307,6 +323,13 @@ def calibration_slope(
     fixed at 1 it rarely is (a model whose slope is not 1), and the book shows its interval
     undercovering then.  Probabilities are clipped to ``[eps, 1 - eps]`` before the logit.
 
+    The Wald interval of the slope needs events: on the binormal model of
+    :doc:`/notebooks/operating_points` (AUC 0.85, 200 items, 2,000 test sets each) it
+    covered 93.4 % with 10 events (the book's rule: undercovers), 94.2 % with 15 and
+    94.3-95.4 % with 20 to 50.  Below :data:`SLOPE_MIN_EVENTS` items in the smaller class
+    the function warns (:class:`CalibrationWarning`) and ``heldout evaluate
+    --calibration`` prints the limit beside the slope.
+
     Parameters
     ----------
     y : array_like of 0/1, shape (n,)
@@ -342,9 +365,17 @@ def calibration_slope(
     z = stats.norm.ppf(1 - a / 2)
     (a0, b), (_, se_b) = _logistic(np.c_[np.ones_like(lp), lp], yy, np.zeros_like(lp))
     (ai,), (se_a,) = _logistic(np.ones((lp.size, 1)), yy, lp)
+    events = int(min(yy.sum(), yy.size - yy.sum()))
+    if events < SLOPE_MIN_EVENTS:
+        warnings.warn(
+            f"{events} items in the smaller class, below {SLOPE_MIN_EVENTS}: the calibration "
+            "slope's interval undercovers there (93.4 % at 95 % with 10 events)",
+            CalibrationWarning,
+            stacklevel=2,
+        )
     return CalibrationSlope(
         float(b), float(b - z * se_b), float(b + z * se_b),
-        float(ai), float(ai - z * se_a), float(ai + z * se_a),
+        float(ai), float(ai - z * se_a), float(ai + z * se_a), events=events,
     )  # fmt: skip
 
 
