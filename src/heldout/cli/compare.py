@@ -57,7 +57,7 @@ def _run_predictions(args: argparse.Namespace) -> dict:
     low, high = interval(right, n, alpha=alpha, method="clopper-pearson")
     pairs = all_pairs(correct, alpha=alpha, method="holm")
     chosen = best_set(correct, alpha=alpha)
-    pbest = prob_best_paired(correct)
+    pbest = prob_best_paired(correct, prior=args.prior)  # the same named prior as --a/--b
     omnibus = cochran_q(correct)
     mcs = model_confidence_set(1 - correct.astype(float), alpha=alpha) if n >= 2 else None
     out = {
@@ -89,6 +89,7 @@ def _run_predictions(args: argparse.Namespace) -> dict:
         ],
         "best": names[int(np.argmax(right))],
         "best_set": [names[int(j)] for j in chosen.models],
+        "prior": args.prior,
         "prob_best": {name: float(pbest.prob[j]) for j, name in enumerate(names)},
         "cochran_q": {
             "statistic": omnibus.statistic,
@@ -153,8 +154,9 @@ def _table(res: dict) -> str:
             f"[{p['diff_low']:+.4f}, {p['diff_high']:+.4f}]"
         )
     lines.append(
-        "(P(best) is the paired posterior, with a Dirichlet prior weighing two items spread "
-        "over the right/wrong patterns; --json prints everything as one object)"
+        f"(P(best) is the paired posterior; its Dirichlet prior gives every pair's share of "
+        f"disagreements the {res['prior']} Beta prior, as --prior does for --a/--b; --json "
+        "prints everything as one object)"
     )
     return "\n".join(lines)
 
