@@ -337,6 +337,12 @@ def test_evaluate_adjusts_p_values_within_each_metric_by_holm(tmp_path, capsys):
     assert [pair["metrics"]["auc"]["p_adjusted"] for pair in res["pairs"]] == pytest.approx(
         multipletests(raw, method="bonferroni")[1], abs=1e-12
     )
+    for ours, theirs in (("hommel", "hommel"), ("by", "fdr_by")):  # the library has both
+        res = _json(capsys, "evaluate", path, "--resamples", "200", "--adjust", ours)
+        raw = [pair["metrics"]["accuracy"]["p_value"] for pair in res["pairs"]]
+        got = [pair["metrics"]["accuracy"]["p_adjusted"] for pair in res["pairs"]]
+        assert res["adjust"] == ours
+        assert got == pytest.approx(multipletests(raw, method=theirs)[1], abs=1e-12)
     from heldout.metrics.evaluate import evaluate
 
     with pytest.raises(ValueError, match="adjust"):
