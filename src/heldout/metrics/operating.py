@@ -171,7 +171,9 @@ def _bootstrap_items(pos, s, g, reps, gen):
     return np.vstack(out)
 
 
-def _at(pos, s, at, alpha, method, n_resamples, seed, names=("negatives", "specificity")):
+def _at(
+    pos, s, at, alpha, method, n_resamples, seed, names=("negatives", "specificity"), min_above=None
+):
     spec = np.asarray(as_probability(at, "at", closed=True), dtype=float)
     a = float(as_probability(alpha, "alpha", scalar=True))
     method = as_choice(method, "method", OPERATING_METHODS)
@@ -208,7 +210,7 @@ def _at(pos, s, at, alpha, method, n_resamples, seed, names=("negatives", "speci
         exact = (
             np.ones(spec.shape, dtype=bool)
             if method == "order-statistic"
-            else n0 * (1 - spec) < MIN_NEGATIVES_ABOVE - 1e-9
+            else n0 * (1 - spec) < (MIN_NEGATIVES_ABOVE if min_above is None else min_above) - 1e-9
         )
         if exact.any():
             o_low, o_high, unbounded = _order_statistic(x, yneg, spec, a)
