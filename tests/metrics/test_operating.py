@@ -248,15 +248,15 @@ def test_the_default_interval_holds_where_the_bootstrap_cannot(n, prevalence, sp
     the bootstrap alone covered 86 % and 76 % (300 sets each); the default, which takes the
     order-statistic route there, covers >= 95 % - 3 MC s.e.  It warns that its lower end
     is 0 (fewer negatives than negatives_needed)."""
-    import warnings
-
     from heldout.book.operating_coverage import operating_coverage
     from heldout.metrics.operating import OperatingPointWarning, negatives_needed
 
     assert negatives_needed(spec) > n
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        c = operating_coverage("sensitivity-bootstrap", n, prevalence, 0.85, 200, seed=3, at=spec,
-                               n_resamples=200)  # fmt: skip
-    assert any(issubclass(w.category, OperatingPointWarning) for w in caught)
+    c = operating_coverage(
+        "sensitivity-bootstrap", n, prevalence, 0.85, 200, seed=3, at=spec, n_resamples=200
+    )
+    y, s = _data(5, n1=round(n * prevalence), n0=n - round(n * prevalence))
+    with pytest.warns(OperatingPointWarning, match=f"needs at least {negatives_needed(spec)}"):
+        r = sensitivity_at_specificity(y, s, spec, n_resamples=200, seed=1)
+    assert r.exact is True and r.low == 0.0
     assert c.coverage >= 0.95 - 3 * np.sqrt(0.05 * 0.95 / 200)
