@@ -234,7 +234,7 @@ def test_bad_input_names_argument(call, name):
 
 
 def test_prob_best_paired_random_prior_patterns_match_the_exact_prior():
-    """Above 16 models the prior's mass sits on 2,048 random patterns; at 8 models (where
+    """Above 16 models the prior's mass sits on 1,024 random patterns; at 8 models (where
     the exact 256 patterns are cheap) the two agree within Monte Carlo error."""
     correct = B.simulate_correct([0.9] * 8, 300, shared=0.3, seed=3)
     exact = B._prob_best_paired(correct, "uniform", 20_000, 1, atoms=False)
