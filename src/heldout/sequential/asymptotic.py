@@ -61,9 +61,12 @@ def asymptotic_sequence(
     ``1/start`` of the sum of squared deviations,
     :math:`\max_{i \le t}(x_i - \hat\mu_t)^2 \le t\hat\sigma_t^2/\mathrm{start}`
     (a Lindeberg-type condition: for 0/1-like losses, about ``start`` rare events seen).
-    Without it, log losses with a 2 % event rate kept the mean from item 10 on in 18 % of
-    200 runs; with ``start = 10``, in the share the book's lesson
-    :doc:`/notebooks/label_until_sure` reports.
+    Watched from item 10 to item 10,000 (2,000 runs each, ``planned = 1000``), log losses
+    with a 2 % event rate kept the mean inside in 95.1 % of runs with ``start = 10``,
+    85.7 % with ``start = 1`` (a wait for a nonzero variance only) and 18 % of 200 runs
+    with no guard; squared normal errors 95.6 % (90.7 % with ``start = 1``), squared
+    :math:`t_7` errors 95.4 % (85.0 %).  The lesson :doc:`/notebooks/label_until_sure`
+    shows the case.
 
     Parameters
     ----------
