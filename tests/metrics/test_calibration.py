@@ -167,14 +167,14 @@ def test_the_error_interval_is_the_bootstrap_moved_to_the_estimate():
 
 
 def test_the_error_interval_does_not_undercover():
-    """Binormal model of the lesson, 800 items, log-odds scaled by 0.7, 15 bins, 200 test
-    sets: coverage of the population binned error >= 95 % - 3 MC s.e. (4.6 points).  The
+    """Binormal model of the lesson, 800 items, log-odds scaled by 0.7, 15 bins, 150 test
+    sets: coverage of the population binned error >= 95 % - 3 MC s.e. (5.3 points).  The
     uncorrected percentile interval covered 81 % in this cell (400 repetitions)."""
     from heldout.book.operating_coverage import operating_coverage
 
-    c = operating_coverage("ece", 800, 0.3, 0.85, 200, seed=11, gamma=0.7, n_bins=15,
-                           n_resamples=200)  # fmt: skip
-    assert c.coverage >= 0.95 - 3 * np.sqrt(0.05 * 0.95 / 200)
+    c = operating_coverage("ece", 800, 0.3, 0.85, 150, seed=11, gamma=0.7, n_bins=15,
+                           n_resamples=150)  # fmt: skip
+    assert c.coverage >= 0.95 - 3 * np.sqrt(0.05 * 0.95 / 150)
 
 
 def test_the_slope_warns_below_the_events_it_needs():
