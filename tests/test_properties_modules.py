@@ -1207,11 +1207,16 @@ _BOOT = {"n_resamples": 100, "seed": 1}
 SPECS.update({
     "metrics.operating.sensitivity_at_specificity": Spec(
         operating.sensitivity_at_specificity, {**_YS, "at": _AT, "alpha": AL, "method": _choice(list(operating.OPERATING_METHODS))},
-        in01, keyword=("at", "alpha", "method"), kwargs=_BOOT, prepare=_same_length("y", "scores"), examples=15),
+        lambda r, v: all(0 <= float(x) <= 1 for x in np.ravel([r.value, r.low, r.high])),
+        keyword=("at", "alpha", "method"), kwargs=_BOOT, prepare=_same_length("y", "scores"), examples=15,
+        allow_inf=True),  # an unbounded threshold interval is infinite
+    "metrics.operating.negatives_needed": Spec(
+        operating.negatives_needed, {"at": ACC, "alpha": AL}, lambda r, v: isinstance(r, int) and r >= 1),
     "metrics.operating.specificity_at_sensitivity": Spec(
         operating.specificity_at_sensitivity, {**_YS, "at": _AT, "alpha": AL, "method": _choice(list(operating.OPERATING_METHODS))},
         lambda r, v: all(0 <= float(x) <= 1 for x in np.ravel([r.value, r.low, r.high])),
-        keyword=("at", "alpha", "method"), kwargs=_BOOT, prepare=_same_length("y", "scores"), examples=15),
+        keyword=("at", "alpha", "method"), kwargs=_BOOT, prepare=_same_length("y", "scores"), examples=15,
+        allow_inf=True),
     "metrics.partial_area.partial_auc": Spec(
         partial_area.partial_auc, {**_YS, "alpha": AL, "method": _choice(list(partial_area.PARTIAL_AUC_METHODS))},
         lambda r, v: 0 <= r.low <= r.value <= r.high <= 1, keyword=("alpha", "method"),

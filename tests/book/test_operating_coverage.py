@@ -73,3 +73,18 @@ def test_bad_input_is_refused_by_name(kwargs, word):
     args = {"check": "slope", "n": 100, "prevalence": 0.3, "auc": 0.8, "reps": 2, **kwargs}
     with pytest.raises(ValueError, match=word):
         oc.operating_coverage(**args)
+
+
+def test_the_extreme_specificity_checks():
+    """n = 100, prevalence 0.5, specificity 0.99 (about 0.5 negatives expected above the
+    threshold), 200 test sets: the bootstrap alone undercovers (0.71 in 2,000), the
+    threshold's unbounded quantile interval and the default (order statistics) hold."""
+    import numpy as np
+
+    from heldout.book.operating_coverage import operating_coverage
+
+    tol = 3 * np.sqrt(0.05 * 0.95 / 200)
+    kw = dict(n=100, prevalence=0.5, auc=0.85, reps=200, seed=4, at=0.99, n_resamples=200)
+    assert operating_coverage("sensitivity-bootstrap-only", **kw).coverage < 0.95 - tol
+    assert operating_coverage("sensitivity-bootstrap", **kw).coverage >= 0.95 - tol
+    assert operating_coverage("threshold", **kw).coverage >= 0.95 - tol

@@ -206,14 +206,20 @@ def test_compare_predictions_json_against_independent_computations(tmp_path, cap
 
 def test_compare_predictions_one_disagreement_is_not_a_certain_winner(tmp_path, capsys):
     # issue 25: 1,000 items, A errs once, B never: McNemar's p = 1, both in the best set,
-    # and P(best) must not be [0, 1]; the default prior gives P(Beta(1/2, 3/2) > 1/2) to A
+    # and P(best) must not be [0, 1]; the default prior gives P(Beta(1, 2) > 1/2) to A
     rows = ["label,A,B"] + [f"1,{0 if i == 0 else 1},1" for i in range(1000)]
     path = _csv(tmp_path, "\n".join(rows) + "\n")
     res = _json(capsys, "compare", "--predictions", path)
     (pair,) = res["pairs"]
     assert pair["p_value"] == pytest.approx(1.0)
     assert sorted(res["best_set"]) == ["A", "B"]
-    assert res["prob_best"]["A"] == pytest.approx(stats.beta(0.5, 1.5).sf(0.5), abs=0.01)
+    assert res["prob_best"]["A"] == pytest.approx(stats.beta(1, 2).sf(0.5), abs=0.01)
+    # the two-model path on the same counts gives the same number (issue 37: was 0.75 vs 0.82)
+    paired = _json(capsys, "compare", "--a", "999/1000", "--b", "1000/1000",
+                   "--only-a-correct", "0", "--only-b-correct", "1")  # fmt: skip
+    assert paired["paired_p_a_better"] == pytest.approx(res["prob_best"]["A"], abs=0.01)
+    jeff = _json(capsys, "compare", "--predictions", path, "--prior", "jeffreys")
+    assert jeff["prob_best"]["A"] == pytest.approx(stats.beta(0.5, 1.5).sf(0.5), abs=0.01)
     assert 0.05 < res["prob_best"]["A"] < res["prob_best"]["B"] < 0.95
     assert main(["compare", "--predictions", path]) == 0
     table = capsys.readouterr().out.split("pairs:")[0]
@@ -408,3 +414,17 @@ def test_compare_predictions_refuses_scores_and_probabilities_beside_classes(
     assert main(["compare", "--predictions", str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and match in err[0]
+
+
+def test_compare_predictions_handles_more_than_16_models(tmp_path, capsys):
+    from heldout.comparison.best import simulate_correct
+
+    correct = simulate_correct([0.9] * 17 + [0.95], 400, shared=0.5, seed=2)
+    names = [f"m{j}" for j in range(18)]
+    rows = ["label," + ",".join(names)] + [
+        "1," + ",".join("1" if v else "0" for v in row) for row in correct
+    ]
+    path = _csv(tmp_path, "\n".join(rows) + "\n")
+    res = _json(capsys, "compare", "--predictions", path)
+    assert sum(res["prob_best"].values()) == pytest.approx(1.0)
+    assert max(res["prob_best"], key=res["prob_best"].get) == "m17"

@@ -337,6 +337,12 @@ def test_evaluate_adjusts_p_values_within_each_metric_by_holm(tmp_path, capsys):
     assert [pair["metrics"]["auc"]["p_adjusted"] for pair in res["pairs"]] == pytest.approx(
         multipletests(raw, method="bonferroni")[1], abs=1e-12
     )
+    for ours, theirs in (("hommel", "hommel"), ("by", "fdr_by")):  # the library has both
+        res = _json(capsys, "evaluate", path, "--resamples", "200", "--adjust", ours)
+        raw = [pair["metrics"]["accuracy"]["p_value"] for pair in res["pairs"]]
+        got = [pair["metrics"]["accuracy"]["p_adjusted"] for pair in res["pairs"]]
+        assert res["adjust"] == ours
+        assert got == pytest.approx(multipletests(raw, method=theirs)[1], abs=1e-12)
     from heldout.metrics.evaluate import evaluate
 
     with pytest.raises(ValueError, match="adjust"):
@@ -532,3 +538,34 @@ def test_operating_options_need_a_score_column(capsys, tmp_path):
     path = _write(tmp_path / "labels.csv", ["label", "m"], [(0, 0), (1, 1), (0, 1), (1, 0)])
     assert _status(["evaluate", path, "--calibration"]) == 2
     assert "scores" in capsys.readouterr().err
+
+
+def test_at_specificity_states_the_limit_where_no_interval_holds(capsys, scored):
+    """About 420 negatives at specificity 0.99: about 4 expected above the threshold, so the
+    order-statistic interval replaces the bootstrap, and 0.99^420 > 0.0125 leaves its lower
+    end at 0 with a warning naming the 437 negatives it would need."""
+    from heldout.metrics.operating import negatives_needed, sensitivity_at_specificity
+
+    path, y, a, _ = scored
+    out = _json(capsys, "evaluate", path, "--at-specificity", "0.99", "--seed", "3")
+    e = out["models"]["model_a"]["metrics"]["sensitivity at specificity 0.99"]
+    n0 = int(np.sum(y == 0))
+    assert n0 < negatives_needed(0.99) == 437
+    assert e["method"].startswith("order statistics")
+    assert f"{n0} negatives" in e["warning"] and "437" in e["warning"]
+    with pytest.warns(UserWarning, match="437"):
+        ref = sensitivity_at_specificity(y, a, 0.99, method="order-statistic")
+    assert (e["low"], e["high"]) == (0.0, pytest.approx(ref.high))
+
+
+def test_calibration_slope_states_its_limit_with_few_events(capsys, tmp_path):
+    from heldout.metrics.calibration import SLOPE_MIN_EVENTS
+
+    rng = np.random.default_rng(4)
+    y = np.zeros(300, dtype=int)
+    y[:12] = 1
+    p = np.round(np.clip(0.04 + 0.03 * y + rng.normal(0, 0.03, 300), 0.001, 0.999), 4)
+    path = _write(tmp_path / "few.csv", ["label", "m"], zip(y, p, strict=True))
+    out = _json(capsys, "evaluate", path, "--calibration", "--seed", "1", "--resamples", "200")
+    e = out["models"]["m"]["metrics"]["calibration slope"]
+    assert f"12 items in the smaller class, below {SLOPE_MIN_EVENTS}" in e["warning"]

@@ -75,3 +75,21 @@ def test_error_rates_at_the_boundary_by_simulation():
 def test_bad_input_names_argument(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize(("b", "c"), [(30, 0), (3, 30), (30, 2)])
+def test_nearly_all_disagreement_mass_below_the_rope_raises_no_integration_warning(b, c):
+    """A million items, a few dozen disagreements, rope 1e-4: almost all of s lies below the
+    rope (scipy's quad warned of bad integrand behaviour).  Against a Monte Carlo of the
+    Dirichlet posterior (200,000 draws)."""
+
+    n, r = 1_000_000, 1e-4
+    res = paired_rope(b, c, n, rope=r)
+    g = np.random.default_rng(1)
+    w = g.dirichlet([b + 1, c + 1, n - b - c + 2], size=200_000)
+    delta = w[:, 0] - w[:, 1]
+    for got, share in ((res.a_better, np.mean(delta > r)), (res.b_better, np.mean(delta < -r))):
+        assert got == pytest.approx(
+            share, abs=4 * np.sqrt(max(share * (1 - share), 1e-6) / 400_000) + 1e-6
+        )

@@ -90,8 +90,9 @@ def _explicit_bootstrap(y, s, spec, reps, seed):
 
 def test_the_fast_bootstrap_matches_resampling_items():
     """The order-statistic sampler and explicit resampling give the same distribution."""
-    y, s = _data(4, n1=40, n0=50)
+    y, s = _data(4, n1=40, n0=80)  # 8 negatives expected above: the bootstrap's route
     fast = sensitivity_at_specificity(y, s, 0.9, n_resamples=20000, seed=2)
+    assert fast.exact is False
     boot = _explicit_bootstrap(y, s, 0.9, 1500, 3)
     lo, hi = np.quantile(boot, [0.025, 0.975])
     # percentiles of 1,500 explicit resamples: a few steps of 1/40 at most apart
@@ -155,7 +156,12 @@ def test_bootstrap_covers_and_the_fixed_threshold_interval_does_not():
 
 
 @pytest.mark.parametrize("decimals", [None, 1])
-def test_agrees_with_proc(proc, decimals):
+def test_agrees_with_proc(proc, decimals, monkeypatch):
+    from heldout.metrics import operating as op
+
+    # pROC bootstraps at every point; so does this comparison (6 negatives expected above
+    # the threshold at 0.95 would otherwise take the order-statistic route)
+    monkeypatch.setattr(op, "MIN_NEGATIVES_ABOVE", 0)
     y, s = _data(3, n1=80, n0=120, decimals=decimals)
     spec = [0.5, 0.8, 0.9, 0.95]
     out = proc(
@@ -198,3 +204,59 @@ def test_bad_data_is_refused_by_name():
         specificity_at_sensitivity([0, 1, 1], [0.1, float("nan"), 0.3])
     with pytest.raises(ValueError, match="scores"):
         sensitivity_at_specificity([0, 1, 1], [0.1, 0.3])
+
+
+def test_the_threshold_interval_is_unbounded_when_too_few_negatives_bound_it():
+    """n0 = 50 at specificity 0.99: P(Bin(50, 0.99) = 50) = 0.605 > 0.025, so no order
+    statistic bounds the quantile from above (it was clipped to the largest negative)."""
+    import warnings
+
+    from heldout.metrics.operating import OperatingPointWarning
+
+    y, s = _data(8, n1=50, n0=50)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OperatingPointWarning)
+        r = sensitivity_at_specificity(y, s, 0.99, n_resamples=200, seed=1)
+    assert stats.binom.pmf(50, 50, 0.99) > 0.025
+    assert r.threshold_high == np.inf
+    # the lower end: the alpha/2 quantile of Bin(50, 0.99) is 48, so y_(48)
+    assert r.threshold_low == np.sort(s[y == 0])[int(stats.binom.ppf(0.025, 50, 0.99)) - 1]
+
+
+def test_the_order_statistic_interval_against_its_construction():
+    """Clopper-Pearson (scipy's binomtest) on the positives beyond the order statistics
+    y_(l), y_(u) of the threshold at level alpha/2, each end at alpha/4."""
+    y, s = _data(9, n1=80, n0=300)
+    r = sensitivity_at_specificity(y, s, 0.95, method="order-statistic")
+    x, z = np.sort(s[y == 1]), np.sort(s[y == 0])
+    lo_i = int(stats.binom.ppf(0.0125, 300, 0.95))
+    hi_i = int(stats.binom.ppf(1 - 0.0125, 300, 0.95)) + 1
+    k_low = int(np.sum(x > z[hi_i - 1]))
+    k_high = int(np.sum(x >= z[lo_i - 1]))
+    # Clopper-Pearson at one-sided alpha/4 = two-sided 1 - alpha/2
+    low = stats.binomtest(k_low, 80).proportion_ci(1 - 0.025, "exact").low
+    high = stats.binomtest(k_high, 80).proportion_ci(1 - 0.025, "exact").high
+    assert r.exact is True
+    assert r.low == pytest.approx(low, rel=1e-9)
+    assert r.high == pytest.approx(high, rel=1e-9)
+    assert r.low <= r.value <= r.high
+
+
+@pytest.mark.parametrize(("n", "prevalence", "spec"), [(100, 0.3, 0.99), (1000, 0.3, 0.999)])
+def test_the_default_interval_holds_where_the_bootstrap_cannot(n, prevalence, spec):
+    """Binormal AUC 0.85, 200 test sets, about 0.7 negatives expected above the threshold:
+    the bootstrap alone covered 86 % and 76 % (300 sets each); the default, which takes the
+    order-statistic route there, covers >= 95 % - 3 MC s.e.  It warns that its lower end
+    is 0 (fewer negatives than negatives_needed)."""
+    from heldout.book.operating_coverage import operating_coverage
+    from heldout.metrics.operating import OperatingPointWarning, negatives_needed
+
+    assert negatives_needed(spec) > n
+    c = operating_coverage(
+        "sensitivity-bootstrap", n, prevalence, 0.85, 200, seed=3, at=spec, n_resamples=200
+    )
+    y, s = _data(5, n1=round(n * prevalence), n0=n - round(n * prevalence))
+    with pytest.warns(OperatingPointWarning, match=f"needs at least {negatives_needed(spec)}"):
+        r = sensitivity_at_specificity(y, s, spec, n_resamples=200, seed=1)
+    assert r.exact is True and r.low == 0.0
+    assert c.coverage >= 0.95 - 3 * np.sqrt(0.05 * 0.95 / 200)

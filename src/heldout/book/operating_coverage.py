@@ -13,6 +13,7 @@ set and the coverage of the remedies.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -34,7 +35,10 @@ __all__ = [
 #: What :func:`operating_coverage` can check.
 COVERAGE_CHECKS = (
     "sensitivity-bootstrap",
+    "sensitivity-bootstrap-only",
+    "sensitivity-order-statistic",
     "sensitivity-fixed-threshold",
+    "threshold",
     "partial-auc-logit",
     "partial-auc-delong",
     "partial-auc-bootstrap",
@@ -136,7 +140,10 @@ def operating_coverage(
     """Coverage of one interval of the lesson over ``reps`` simulated binormal test sets.
 
     The truth: :math:`Se(s) = 1 - \\Phi(\\Phi^{-1}(s) - \\mu)` for the sensitivity at
-    specificity ``at``; :math:`\\int Se(s)\\,ds` standardised for the partial AUC
+    specificity ``at`` (``"sensitivity-bootstrap"`` is the function's default, which takes
+    the order-statistic route where few negatives lie above the threshold;
+    ``"sensitivity-bootstrap-only"`` bootstraps at every point); :math:`\\Phi^{-1}(s)` for
+    the threshold's quantile interval (``"threshold"``); :math:`\\int Se(s)\\,ds` standardised for the partial AUC
     :cite:`mcclish1989`; the whole curve on the band's grid (``"roc-band"``); for
     calibration the model's probabilities are :math:`\\operatorname{expit}(\\gamma L)` with
     :math:`L` the true log-odds, so the slope is :math:`1/\\gamma` :cite:`cox1958`, the
@@ -169,6 +176,8 @@ def operating_coverage(
     >>> r.reps, bool(0.8 <= r.coverage <= 1)
     (50, True)
     """
+    from heldout.metrics import _roc
+    from heldout.metrics import operating as _operating
     from heldout.metrics.calibration import calibration_error, calibration_slope, spiegelhalter_z
     from heldout.metrics.operating import sensitivity_at_specificity
     from heldout.metrics.partial_area import partial_auc
@@ -196,6 +205,8 @@ def operating_coverage(
     grid = np.linspace(0.05, 0.95, 19)
     if check.startswith("sensitivity"):
         truth = float(stats.norm.sf(stats.norm.ppf(at) - mu))
+    elif check == "threshold":
+        truth = float(stats.norm.ppf(at))  # the negatives' quantile
     elif check.startswith("partial"):
         truth = _true_pauc(mu, *band)
     elif check == "roc-band":
@@ -210,10 +221,26 @@ def operating_coverage(
         truth = 0.0
     for i in range(r):
         y, s = _draw(gen, n, pi, mu)
-        if check.startswith("sensitivity"):
-            method = "bootstrap" if check.endswith("bootstrap") else "fixed-threshold"
-            e = sensitivity_at_specificity(y, s, at, a, method, max(n_resamples, 100), gen)
-            lo, hi = e.low, e.high
+        if check == "sensitivity-bootstrap-only":  # the bootstrap at every point, no switch
+            parts, _ = _operating._at(
+                *_roc.labels_scores(y, s),
+                at,
+                a,
+                "bootstrap",
+                max(n_resamples, 100),
+                gen,
+                min_above=0,
+            )
+            lo, hi = parts[1], parts[2]
+        elif check.startswith("sensitivity") or check == "threshold":
+            method = {"sensitivity-bootstrap": "bootstrap", "threshold": "bootstrap",
+                      "sensitivity-order-statistic": "order-statistic"}.get(check, "fixed-threshold")  # fmt: skip
+            with warnings.catch_warnings():  # the limit is what these checks measure
+                warnings.simplefilter("ignore", _operating.OperatingPointWarning)
+                e = sensitivity_at_specificity(y, s, at, a, method, max(n_resamples, 100), gen)
+            lo, hi = (
+                (e.threshold_low, e.threshold_high) if check == "threshold" else (e.low, e.high)
+            )
         elif check.startswith("partial"):
             method = check.removeprefix("partial-auc-")
             e = partial_auc(y, s, band, a, method, max(n_resamples, 100), gen)

@@ -44,7 +44,7 @@ def _run_predictions(args: argparse.Namespace) -> dict:
 
     from heldout.accuracy.bounds import interval
     from heldout.comparison.best import best_set, prob_best_paired
-    from heldout.comparison.mcs import model_confidence_set
+    from heldout.comparison.mcs import MCS_MIN_ITEMS, MCS_MIN_ITEMS_PER_MODEL, model_confidence_set
     from heldout.comparison.multiple import all_pairs
     from heldout.comparison.omnibus import cochran_q
     from heldout.comparison.predictions import read_predictions
@@ -57,7 +57,7 @@ def _run_predictions(args: argparse.Namespace) -> dict:
     low, high = interval(right, n, alpha=alpha, method="clopper-pearson")
     pairs = all_pairs(correct, alpha=alpha, method="holm")
     chosen = best_set(correct, alpha=alpha)
-    pbest = prob_best_paired(correct)
+    pbest = prob_best_paired(correct, prior=args.prior)  # the same named prior as --a/--b
     omnibus = cochran_q(correct)
     mcs = model_confidence_set(1 - correct.astype(float), alpha=alpha) if n >= 2 else None
     out = {
@@ -91,6 +91,7 @@ def _run_predictions(args: argparse.Namespace) -> dict:
         ],
         "best": names[int(np.argmax(right))],
         "best_set": [names[int(j)] for j in chosen.models],
+        "prior": args.prior,
         "prob_best": {name: float(pbest.prob[j]) for j, name in enumerate(names)},
         "cochran_q": {
             "statistic": omnibus.statistic,
@@ -103,6 +104,12 @@ def _run_predictions(args: argparse.Namespace) -> dict:
         if mcs is None
         else {name: float(mcs.p_values[j]) for j, name in enumerate(names)},
     }
+    k = len(names)
+    if mcs is not None and (n < MCS_MIN_ITEMS or n < MCS_MIN_ITEMS_PER_MODEL * k):
+        out["mcs_note"] = (
+            f"not yet asymptotic: {n:,} items for {k} models (its level was measured above "
+            f"alpha below {MCS_MIN_ITEMS} items or {MCS_MIN_ITEMS_PER_MODEL} items per model)"
+        )
     if not args.json:
         sys.stdout.write(_table(out))
         return {}
@@ -139,7 +146,8 @@ def _table(res: dict) -> str:
         f"{res['alpha']:g}): {', '.join(res['best_set'])}",
         f"model confidence set (Hansen, Lunde and Nason; 0/1 losses, alpha = "
         f"{res['alpha']:g}): "
-        + (", ".join(res["mcs"]) if res["mcs"] is not None else "needs at least 2 items"),
+        + (", ".join(res["mcs"]) if res["mcs"] is not None else "needs at least 2 items")
+        + (f" ({res['mcs_note']})" if res.get("mcs_note") else ""),
         f"Cochran's Q (all accuracies equal?): Q = {res['cochran_q']['statistic']:.3f}, "
         f"df = {res['cochran_q']['df']}, p = {res['cochran_q']['p_value']:.3g}",
         "",
@@ -154,8 +162,9 @@ def _table(res: dict) -> str:
             f"[{p['diff_low']:+.4f}, {p['diff_high']:+.4f}]"
         )
     lines.append(
-        "(P(best) is the paired posterior, with a Dirichlet prior weighing two items spread "
-        "over the right/wrong patterns; --json prints everything as one object)"
+        f"(P(best) is the paired posterior; its Dirichlet prior gives every pair's share of "
+        f"disagreements the {res['prior']} Beta prior, as --prior does for --a/--b; --json "
+        "prints everything as one object)"
     )
     return "\n".join(lines)
 

@@ -295,9 +295,10 @@ def register(top, size) -> None:
     )
     p.add_argument(
         "--adjust",
-        choices=["holm", "bonferroni", "bh", "none"],
+        choices=["holm", "hommel", "bonferroni", "bh", "by", "none"],
         default="holm",
-        help="adjustment of the pairs' p-values within each metric (default: holm)",
+        help="adjustment of the pairs' p-values within each metric: holm (default), hommel, "
+        "bonferroni (family-wise), bh, by (false discovery rate) or none",
     )
     p.add_argument(
         "--threshold", type=float, default=0.5, help="scores >= it count as positive (0.5)"

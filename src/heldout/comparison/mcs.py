@@ -21,7 +21,14 @@ from heldout._result import Result
 from heldout.comparison.predictions import _choice, _probability, pattern_counts
 from heldout.config import rng as make_rng
 
-__all__ = ["ModelConfidenceSet", "model_confidence_set"]
+__all__ = ["MCS_MIN_ITEMS", "MCS_MIN_ITEMS_PER_MODEL", "ModelConfidenceSet", "model_confidence_set"]
+
+#: Below this many items the MCS's level was measured above alpha (see
+#: :func:`model_confidence_set`); ``compare --predictions`` notes it.
+MCS_MIN_ITEMS = 500
+#: ... and below this many items per model.
+MCS_MIN_ITEMS_PER_MODEL = 50
+
 
 _CHUNK = 256  # bootstrap repetitions per block
 # A step's p-value is P*(T* >= T): a resampled statistic equal to the observed one (up to
@@ -139,7 +146,13 @@ def model_confidence_set(
     p-value above ``alpha``.  Hansen, Lunde and Nason show that the set contains the best
     model(s) with probability at least ``1 - alpha`` as the number of items grows
     (asymptotically; the simulation in ``tests/comparison/test_mcs.py`` measures it on
-    test sets of the book's sizes).
+    test sets of the book's sizes).  With few items per model it is not there yet: ten
+    or five equally accurate independent models (accuracy 0.9) on 200 items lost a best
+    model in 6.8 % and 7.0 % of 600 simulated test sets at ``alpha = 0.05`` (the book's
+    rule: exceeds its level); at 500 and 1,000 items (ten models), and twenty models on
+    1,000 items, the level held.  ``heldout compare --predictions`` therefore adds a
+    note when there are fewer than :data:`MCS_MIN_ITEMS` items or fewer than
+    :data:`MCS_MIN_ITEMS_PER_MODEL` items per model.
 
     Parameters
     ----------

@@ -25,11 +25,25 @@ __all__ = ["Rope", "paired_rope"]
 
 @dataclass(frozen=True)
 class Rope(Result):
-    """Posterior probabilities of the three answers about ``p_A - p_B`` and a ROPE."""
+    """Posterior weights of the three answers about a difference and a ROPE.
 
-    a_better: float  #: ``P(p_A - p_B > rope)``
-    equivalent: float  #: ``P(|p_A - p_B| <= rope)``
-    b_better: float  #: ``P(p_A - p_B < -rope)``
+    For :func:`paired_rope` and :func:`heldout.resampling.bayes.correlated_t_rope`
+    each field is a posterior probability of the difference ``delta`` lying in a region.
+    For :func:`heldout.resampling.bayes.signed_rank_rope` it is not: each field is the share
+    of posterior draws in which that region holds the *largest mass* of the differences'
+    distribution (the convention of :cite:`benavoli2017`), a probability about which region
+    dominates, not ``P(delta in region)``.
+    """
+
+    #: ``P(delta > rope)``; for the signed-rank test, the share of draws in which the
+    #: region above the ROPE has the largest mass
+    a_better: float
+    #: ``P(|delta| <= rope)``; for the signed-rank test, the share of draws in which the
+    #: ROPE has the largest mass
+    equivalent: float
+    #: ``P(delta < -rope)``; for the signed-rank test, the share of draws in which the
+    #: region below the ROPE has the largest mass
+    b_better: float
     rope: float  #: half-width of the region of practical equivalence
 
 
@@ -43,12 +57,15 @@ def _rope_width(rope) -> float:
 def _tail(r: float, s_a: float, s_b: float, u_a: float, u_b: float, upper: bool) -> float:
     """P(s (2u - 1) > r) (upper) or P(s (2u - 1) < -r), s ~ Beta(s_a, s_b), u ~ Beta(u_a, u_b).
 
-    Integrated over the quantiles ``v`` of ``s`` (``s = F^-1(v)``), so the integrand is
-    a bounded function on (0, 1) whatever the concentration of ``s``.
+    Integrated over the upper-tail probabilities ``t = P(S > s)`` of ``s``
+    (``s = F^-1(1 - t)``, from ``betainccinv``), so the integrand is a bounded function of
+    ``t`` on ``(0, P(S > r))`` whatever the concentration of ``s``, and the range is
+    computed from its own side (``betaincc``): when nearly all of ``s`` lies below ``r``
+    the quantiles near 1 would lose their precision and scipy's quadrature would warn.
     """
 
-    def inner(v: float) -> float:
-        s = float(special.betaincinv(s_a, s_b, v))
+    def inner(t: float) -> float:
+        s = float(special.betainccinv(s_a, s_b, t))
         if s <= r:
             return 0.0
         cut = 0.5 * (1.0 + r / s)
@@ -56,10 +73,10 @@ def _tail(r: float, s_a: float, s_b: float, u_a: float, u_b: float, upper: bool)
             return float(special.betainc(u_b, u_a, 1.0 - cut))  # P(u > cut)
         return float(special.betainc(u_a, u_b, 1.0 - cut))  # P(u < 1 - cut)
 
-    start = float(special.betainc(s_a, s_b, r)) if r > 0 else 0.0
-    if start >= 1.0:
+    tail = float(special.betaincc(s_a, s_b, r)) if r > 0 else 1.0
+    if tail <= 0.0:
         return 0.0
-    value, _ = integrate.quad(inner, start, 1.0, limit=200, epsabs=1e-10, epsrel=1e-8)
+    value, _ = integrate.quad(inner, 0.0, tail, limit=200, epsabs=1e-12, epsrel=1e-8)
     return float(min(max(value, 0.0), 1.0))
 
 

@@ -13,7 +13,10 @@ are positive.  Four checks, each with what it assumes:
             \\Bigl[(\\bar y_b - \\bar p_b)^2 - \\frac{\\bar y_b(1-\\bar y_b)}{n_b - 1}\\Bigr],
 
   unbiased for the binned error given the bins (it can fall below zero).  The interval
-  is the percentile bootstrap of it (items resampled, bins kept).  What it estimates is
+  is a bias-corrected percentile bootstrap of it (items resampled, bins kept): in the
+  bootstrap world the true binned error is the plug-in value, and the resampled debiased
+  estimates are centred there, so their quantiles are moved down by the plug-in's excess
+  over the debiased estimate.  What it estimates is
   the error *of the binned model*; with few bins a miscalibration that averages out
   inside a bin is missed.
 * :func:`spiegelhalter_z`: :math:`Z = \\sum_i (y_i - p_i)(1-2p_i) /
@@ -33,6 +36,7 @@ are positive.  Four checks, each with what it assumes:
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,7 +49,9 @@ from heldout._result import Result, extra
 from heldout.config import rng as _rng
 
 __all__ = [
+    "SLOPE_MIN_EVENTS",
     "CalibrationError",
+    "CalibrationWarning",
     "CalibrationSlope",
     "ReliabilityBand",
     "SpiegelhalterZ",
@@ -54,6 +60,15 @@ __all__ = [
     "reliability_band",
     "spiegelhalter_z",
 ]
+
+
+#: Fewest items in the smaller class for the calibration slope's interval (see
+#: :func:`calibration_slope`).
+SLOPE_MIN_EVENTS = 20
+
+
+class CalibrationWarning(UserWarning):
+    """Too few events for the calibration slope's interval to hold its coverage."""
 
 
 def _yp(y, p) -> tuple[np.ndarray, np.ndarray]:
@@ -127,9 +142,21 @@ def calibration_error(
     .. math:: \\widehat{\\mathrm{CE}^2} = \\sum_b \\frac{n_b}{n}\\Bigl[(\\bar y_b - \\bar p_b)^2
               - \\frac{\\bar y_b(1-\\bar y_b)}{n_b-1}\\Bigr]
 
-    on ``n_bins`` equal-mass bins :cite:`kumar2019verified`; the interval is the
-    percentile bootstrap of :math:`\\widehat{\\mathrm{CE}^2}` (bins fixed), mapped by
-    :math:`\\sqrt{\\max(\\cdot, 0)}`.
+    on ``n_bins`` equal-mass bins :cite:`kumar2019verified`.  The interval is a
+    bias-corrected percentile bootstrap (items resampled, bins fixed): resampling from the
+    test set makes the plug-in :math:`\\widehat{\\mathrm{CE}^2}_{\\mathrm{plug}} =
+    \\sum_b w_b(\\bar y_b-\\bar p_b)^2` the bootstrap world's truth, and the resampled
+    debiased estimates :math:`\\widehat{\\mathrm{CE}^2}{}^*` are centred on it, not on
+    :math:`\\widehat{\\mathrm{CE}^2}`.  So the ends are the quantiles
+    :math:`q^*_{\\alpha/2}, q^*_{1-\\alpha/2}` moved by the same amount,
+    :math:`q^* - (\\widehat{\\mathrm{CE}^2}_{\\mathrm{plug}} - \\widehat{\\mathrm{CE}^2})`,
+    and mapped by :math:`\\sqrt{\\max(\\cdot, 0)}`.  The plain percentile interval sits too
+    high by that excess and undercovers: on the binormal model of
+    :doc:`/notebooks/operating_points` (2,000 test sets per cell; log-odds scaled by 0.5
+    to 2, 10 and 15 bins, 200 to 3,000 items, prevalence 0.3 and 0.05) it covered 75-94 %
+    at 95 %, the moved one 96.4-99.8 %: it never undercovered and is conservative (a true
+    error of zero is covered whenever the lower end is clipped to zero; away from zero the
+    reason was not measured).  Its width is the price of not undercovering.
 
     Parameters
     ----------
@@ -172,7 +199,8 @@ def calibration_error(
         w = np.bincount(draws.ravel(), minlength=b * yy.size).reshape(b, yy.size).astype(float)
         boots.append(_ce2(yy, pp, bins, nb, w)[0])
     boot = np.concatenate(boots)
-    lo2, hi2 = np.quantile(boot, [a / 2, 1 - a / 2])
+    shift = plug[0] - db[0]  # the bootstrap world's truth minus the estimate
+    lo2, hi2 = np.quantile(boot, [a / 2, 1 - a / 2]) - shift
     value, low, high = (float(np.sqrt(max(v, 0.0))) for v in (db[0], lo2, hi2))
     return CalibrationError(
         value, low, high, squared=float(db[0]),
@@ -237,6 +265,9 @@ class CalibrationSlope(Result):
         :math:`b` of :math:`\\operatorname{logit} P(Y=1) = a + b\\operatorname{logit} p`.
     intercept, intercept_low, intercept_high : float
         :math:`a` with :math:`b` fixed at 1 (calibration in the large).
+    events : int
+        Items in the smaller class (events or non-events); below
+        :data:`SLOPE_MIN_EVENTS` the slope's interval undercovers.
     """
 
     slope: float
@@ -245,6 +276,7 @@ class CalibrationSlope(Result):
     intercept: float
     intercept_low: float
     intercept_high: float
+    events: int = extra(0)
 
 
 def _logistic(x: np.ndarray, y: np.ndarray, offset: np.ndarray, iters: int = 50):
@@ -292,6 +324,13 @@ def calibration_slope(
     fixed at 1 it rarely is (a model whose slope is not 1), and the book shows its interval
     undercovering then.  Probabilities are clipped to ``[eps, 1 - eps]`` before the logit.
 
+    The Wald interval of the slope needs events: on the binormal model of
+    :doc:`/notebooks/operating_points` (AUC 0.85, 200 items, 2,000 test sets each) it
+    covered 93.4 % with 10 events (the book's rule: undercovers), 94.2 % with 15 and
+    94.3-95.4 % with 20 to 50.  Below :data:`SLOPE_MIN_EVENTS` items in the smaller class
+    the function warns (:class:`CalibrationWarning`) and ``heldout evaluate
+    --calibration`` prints the limit beside the slope.
+
     Parameters
     ----------
     y : array_like of 0/1, shape (n,)
@@ -327,9 +366,17 @@ def calibration_slope(
     z = stats.norm.ppf(1 - a / 2)
     (a0, b), (_, se_b) = _logistic(np.c_[np.ones_like(lp), lp], yy, np.zeros_like(lp))
     (ai,), (se_a,) = _logistic(np.ones((lp.size, 1)), yy, lp)
+    events = int(min(yy.sum(), yy.size - yy.sum()))
+    if events < SLOPE_MIN_EVENTS:
+        warnings.warn(
+            f"{events} items in the smaller class, below {SLOPE_MIN_EVENTS}: the calibration "
+            "slope's interval undercovers there (93.4 % at 95 % with 10 events)",
+            CalibrationWarning,
+            stacklevel=2,
+        )
     return CalibrationSlope(
         float(b), float(b - z * se_b), float(b + z * se_b),
-        float(ai), float(ai - z * se_a), float(ai + z * se_a),
+        float(ai), float(ai - z * se_a), float(ai + z * se_a), events=events,
     )  # fmt: skip
 
 

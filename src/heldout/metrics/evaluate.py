@@ -1023,7 +1023,7 @@ def evaluate(
         Population share of each stratum (default: the test set's own mix).
     correction : {"CR1", "CR0"}
         Small-sample factor of the cluster-robust variance.
-    adjust : {"holm", "bonferroni", "bh", "none"}
+    adjust : {"holm", "hommel", "bonferroni", "bh", "by", "none"}
         Adjustment of the pairs' p-values within each metric (``p_adjusted``).
     best_draws : int, default 10,000
         Draws of the best sets' step-down (sign flips, normal multipliers).

