@@ -86,7 +86,7 @@ def test_critical_difference_matches_autorank_and_demsar_table():
     assert res.mean_ranks == pytest.approx(ranks)
     # Demšar (2006), Table 5(a): q_0.05 for k = 2..10, printed with three decimals
     table = [1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164]
-    for k, q in zip(range(2, 11), table):
+    for k, q in zip(range(2, 11), table, strict=True):
         assert nemenyi(_table(k, 10, k)).q == pytest.approx(q, abs=1e-3)
 
 
@@ -162,7 +162,7 @@ def test_signed_rank_pairs_match_baycomp_to_monte_carlo_error():
 
     s = _table(14, 10, 3)
     res = signed_rank_pairs(s, rope=0.01, draws=20_000, seed=5)
-    for t, (i, j) in enumerate(zip(res.first, res.second)):
+    for t, (i, j) in enumerate(zip(res.first, res.second, strict=True)):
         ref = baycomp.SignedRankTest.probs(s[:, i], s[:, j], rope=0.01, nsamples=20_000)
         ours = (res.a_better[t], res.equivalent[t], res.b_better[t])
         # two independent runs of 20,000 draws: standard error of a difference <= 0.005

@@ -81,7 +81,11 @@ def _fold_table(value, name: str) -> np.ndarray:
 
 def _prepared(a, b, rope: float, g) -> tuple[np.ndarray, float, float]:
     """Differences scaled as baycomp scales them, constant rows replaced; scale, rope."""
-    x = _fold_table(a, "scores_a") - _fold_table(b, "scores_b") if np.shape(a) == np.shape(b) else None
+    x = (
+        _fold_table(a, "scores_a") - _fold_table(b, "scores_b")
+        if np.shape(a) == np.shape(b)
+        else None
+    )
     if x is None:
         raise ValueError(
             f"scores_a and scores_b must have the same shape, got {np.shape(a)} and {np.shape(b)}"
@@ -170,8 +174,10 @@ def hierarchical_rope(
     x, scale, r = _prepared(scores_a, scores_b, r0, g)
     m, n = x.shape
     check_work(float(n_draws + n_burn) * m, MAX_WORK, "draws + burn")
-    rho = 1.0 / n if test_fraction is None else float(
-        as_probability(test_fraction, "test_fraction", scalar=True)
+    rho = (
+        1.0 / n
+        if test_fraction is None
+        else float(as_probability(test_fraction, "test_fraction", scalar=True))
     )
     xbar = x.mean(axis=1)
     within = np.sum((x - xbar[:, None]) ** 2, axis=1)
@@ -198,12 +204,10 @@ def hierarchical_rope(
         z2 = ((delta - delta0) / sigma0) ** 2
         nu = 1.0 + np.exp(u)
 
-        def log_post(uu, nu_):
-            return a_sh * uu - b_rt * np.exp(uu) + _log_t(z2, nu_)
-
         u_new = u + step * g.standard_normal()
         nu_new = 1.0 + np.exp(u_new)
-        if np.log(g.random()) < log_post(u_new, nu_new) - log_post(u, nu):
+        log_ratio = a_sh * (u_new - u) - b_rt * (nu_new - nu) + _log_t(z2, nu_new) - _log_t(z2, nu)
+        if np.log(g.random()) < log_ratio:
             u, nu = u_new, nu_new
             if it >= n_burn:
                 accepted += 1

@@ -264,7 +264,9 @@ def _read_scores(fh, source: str) -> ScoreTable:
         try:
             values = [float(c) for c in cells[first:]]
         except ValueError:
-            raise ValueError(f"{source}: line {number} holds a score that is not a number") from None
+            raise ValueError(
+                f"{source}: line {number} holds a score that is not a number"
+            ) from None
         if not all(np.isfinite(values)):
             raise ValueError(f"{source}: line {number} holds a score that is not finite")
         check_work((len(rows) + 1) * len(learners), MAX_CELLS, f"{source}: the table")
@@ -473,7 +475,10 @@ class PairwiseTests(Result):
 
     def names(self) -> list[tuple[str, str]]:
         """The pairs as (A, B) learner names."""
-        return [(self.learners[i], self.learners[j]) for i, j in zip(self.first, self.second)]
+        return [
+            (self.learners[i], self.learners[j])
+            for i, j in zip(self.first, self.second, strict=True)
+        ]
 
 
 def _pairs(k: int, control) -> tuple[np.ndarray, np.ndarray]:
@@ -488,7 +493,9 @@ def _control(control, names: tuple) -> int | None:
         return None
     if isinstance(control, str):
         if control not in names:
-            raise ValueError(f"control must be one of the learners {list(names)!r}, got {control!r}")
+            raise ValueError(
+                f"control must be one of the learners {list(names)!r}, got {control!r}"
+            )
         return names.index(control)
     c = as_count(control, "control", scalar=True)
     if c >= len(names):
@@ -562,9 +569,7 @@ def pairwise(
             p[live] = res.pvalue
     p = np.clip(np.asarray(p, dtype=float), 0.0, 1.0)
     adj = adjust_pvalues(p, how)
-    return PairwiseTests(
-        first, second, p, adj, adj <= a, stat, wins, losses, test, how, a, names
-    )
+    return PairwiseTests(first, second, p, adj, adj <= a, stat, wins, losses, test, how, a, names)
 
 
 # --------------------------------------------------------------------------- Bayesian pairs
@@ -617,15 +622,13 @@ def signed_rank_pairs(
     n_draws = int(as_count(draws, "draws", scalar=True, minimum=100))
     c = _control(control, names)
     first, second = _pairs(x.shape[1], c)
-    check_work(
-        float(first.size) * n_draws * (x.shape[0] + 1) ** 2, MAX_PAIR_WORK, "pairs x draws"
-    )
+    check_work(float(first.size) * n_draws * (x.shape[0] + 1) ** 2, MAX_PAIR_WORK, "pairs x draws")
     g = make_rng(seed)
     if not better:
         x = -x
     out = np.empty((first.size, 3))
     r = 0.0
-    for t, (i, j) in enumerate(zip(first, second)):
+    for t, (i, j) in enumerate(zip(first, second, strict=True)):
         res = signed_rank_rope(x[:, i], x[:, j], rope, prior=prior, draws=n_draws, seed=g)
         out[t] = res.a_better, res.equivalent, res.b_better
         r = res.rope
@@ -660,19 +663,19 @@ def cd_diagram(result: CriticalDifference, ax=None, *, title: str | None = None)
     order = result.order
     half = (k + 1) // 2
     if ax is None:
-        _, ax = plt.subplots(figsize=(7.0, 1.2 + 0.28 * half + 0.22 * len(result.groups)))
+        _, ax = plt.subplots(figsize=(7.0, 1.5 + 0.28 * half + 0.22 * len(result.groups)))
     ax.set_xlim(1.0, float(k))
-    ax.set_ylim(-(half + 1.0) - 0.4 * len(result.groups), 1.6)
+    ax.set_ylim(-(half + 1.0) - 0.4 * len(result.groups), 2.2)
     ax.spines[["left", "right", "bottom"]].set_visible(False)
     ax.spines["top"].set_position(("data", 0.0))
     ax.xaxis.set_ticks_position("top")
     ax.set_xticks(np.arange(1, k + 1))
     ax.set_yticks([])
-    ax.set_xlabel("mean rank (1 = best)")
-    ax.xaxis.set_label_position("top")
+    ax.text((1.0 + k) / 2, 0.8, "mean rank (1 = best)", ha="center", va="bottom")
     # the critical difference, for scale
-    ax.plot([1.0, 1.0 + result.cd], [1.1, 1.1], color="black", lw=1.5, clip_on=False)
-    ax.text(1.0 + result.cd / 2, 1.25, f"CD = {result.cd:.2f}", ha="center", va="bottom")
+    ax.plot([1.0, 1.0 + result.cd], [1.5, 1.5], color="black", lw=1.5, clip_on=False)
+    ax.plot([1.0, 1.0], [1.4, 1.6], [1.0 + result.cd] * 2, [1.4, 1.6], color="black", lw=1.5)
+    ax.text(1.0 + result.cd / 2, 1.65, f"CD = {result.cd:.2f}", ha="center", va="bottom")
     for pos, j in enumerate(order):
         left = pos < half
         row = pos if left else k - 1 - pos
@@ -686,6 +689,5 @@ def cd_diagram(result: CriticalDifference, ax=None, *, title: str | None = None)
         y = -0.3 - 0.4 * g
         ax.plot([lo - 0.03, hi + 0.03], [y, y], color="tab:red", lw=3.5, solid_capstyle="round")
     if title:
-        ax.set_title(title, pad=28)
+        ax.set_title(title)
     return ax
-
