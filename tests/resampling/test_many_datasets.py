@@ -251,3 +251,19 @@ def test_work_cap_is_checked_before_the_work(monkeypatch):
     monkeypatch.setattr(md, "MAX_CELLS", 10)
     with pytest.raises(ValueError, match="would need 12 steps"):
         friedman(np.zeros((4, 3)))
+
+
+@pytest.mark.parametrize("n", [4, 7, 14, 25, 60])
+def test_wilcoxon_pvalues_equal_scipy_column_by_column(n):
+    from heldout.resampling.many_datasets import wilcoxon_pvalues
+
+    g = np.random.default_rng(n)
+    d = np.round(g.normal(0.2, 1, (n, 12)), 1)  # ties
+    d[:, :4] = g.normal(0.2, 1, (n, 4))  # no ties
+    d[0, 5] = 0.0  # a zero
+    d[:, 6] = 0.0  # all zeros: p-value 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = [stats.wilcoxon(d[:, j]).pvalue for j in range(12)]
+    ref = np.nan_to_num(ref, nan=1.0)
+    assert wilcoxon_pvalues(d) == pytest.approx(ref, abs=1e-12)

@@ -85,6 +85,7 @@ WHERE = {
     "scores_from_cross_validate": "many_datasets",
     "scores_from_frame": "many_datasets",
     "signed_rank_pairs": "many_datasets",
+    "wilcoxon_pvalues": "many_datasets",
 }
 
 __all__ = sorted(WHERE)

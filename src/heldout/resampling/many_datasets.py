@@ -58,6 +58,7 @@ __all__ = [
     "scores_from_cross_validate",
     "scores_from_frame",
     "signed_rank_pairs",
+    "wilcoxon_pvalues",
 ]
 
 MAX_CELLS = 10_000_000  #: largest table (data sets x learners x folds) accepted
@@ -511,6 +512,61 @@ def _sign_p(wins: np.ndarray, losses: np.ndarray) -> np.ndarray:
     return np.minimum(p, 1.0)
 
 
+_ENUMERATE_UP_TO = 13  # scipy's limit for its (then exact) permutation p-value with ties
+
+
+def wilcoxon_pvalues(d) -> np.ndarray:
+    """Two-sided Wilcoxon signed-rank p-values of each column of ``d`` (data sets x pairs).
+
+    The same p-values as ``scipy.stats.wilcoxon`` applied to each column with its
+    defaults (zero differences dropped, no continuity correction), computed for all
+    columns at once: with ties or zeros and at most 13 rows, the exact conditional
+    p-value over all ``2^N`` sign patterns of the ranks (scipy's permutation test, which
+    then enumerates them all); with ties or zeros and more rows, the normal
+    approximation with the tie-corrected variance; without them, the exact null
+    distribution up to 50 rows and the normal approximation beyond.  A column of zeros
+    has p-value 1.
+
+    Examples
+    --------
+    >>> d = [[0.1, 0.0], [0.2, 0.1], [0.3, 0.1], [0.4, -0.2], [0.5, 0.3], [0.6, 0.3]]
+    >>> wilcoxon_pvalues(d).round(4).tolist()
+    [0.0312, 0.3125]
+    """
+    x = as_floats(d, "d")
+    if x.ndim != 2 or x.shape[0] < 1:
+        raise ValueError(f"d must be a 2-d table (data sets x pairs), got shape {x.shape}")
+    n, cols = x.shape
+    p = np.ones(cols)
+    zeros = np.sum(x == 0, axis=0)
+    ranks = stats.rankdata(np.abs(x), axis=0) - zeros
+    ranks[x == 0] = 0.0
+    live = zeros < n
+    ordered = np.sort(ranks, axis=0)
+    ties = np.any((np.diff(ordered, axis=0) == 0) & (ordered[1:] > 0), axis=0)
+    odd = live & (ties | (zeros > 0))
+    plain = live & ~odd
+    if np.any(plain):
+        how = "exact" if n <= 50 else "asymptotic"
+        p[plain] = stats.wilcoxon(x[:, plain], axis=0, method=how).pvalue
+    if np.any(odd) and n > _ENUMERATE_UP_TO:
+        with np.errstate(all="ignore"):
+            p[odd] = stats.wilcoxon(x[:, odd], axis=0, method="asymptotic").pvalue
+    elif np.any(odd):
+        signs = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(float)
+        where = np.flatnonzero(odd)
+        for start in range(0, where.size, 256):
+            block = where[start : start + 256]
+            r = ranks[:, block]
+            t = np.sum(r * (x[:, block] > 0), axis=0)
+            null = signs @ r
+            tol = 1e-12 * np.maximum(1.0, t)
+            low = np.mean(null <= t + tol, axis=0)
+            high = np.mean(null >= t - tol, axis=0)
+            p[block] = np.minimum(1.0, 2.0 * np.minimum(low, high))
+    return np.clip(np.nan_to_num(p, nan=1.0), 0.0, 1.0)
+
+
 def pairwise(
     scores,
     method: str = "wilcoxon",
@@ -559,14 +615,11 @@ def pairwise(
         stat = wins.astype(float)
         p = _sign_p(wins, losses)
     else:
-        stat = np.zeros(d.shape[1])
-        p = np.ones(d.shape[1])
-        live = np.any(d != 0, axis=0)
-        if np.any(live):
-            with np.errstate(all="ignore"):
-                res = stats.wilcoxon(d[:, live], axis=0)
-            stat[live] = res.statistic
-            p[live] = res.pvalue
+        ranks = stats.rankdata(np.abs(d), axis=0) - np.sum(d == 0, axis=0)
+        ranks[d == 0] = 0.0
+        plus, minus = np.sum(ranks * (d > 0), axis=0), np.sum(ranks * (d < 0), axis=0)
+        stat = np.minimum(plus, minus)
+        p = wilcoxon_pvalues(d)
     p = np.clip(np.asarray(p, dtype=float), 0.0, 1.0)
     adj = adjust_pvalues(p, how)
     return PairwiseTests(first, second, p, adj, adj <= a, stat, wins, losses, test, how, a, names)
