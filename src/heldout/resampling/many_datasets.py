@@ -451,8 +451,11 @@ def nemenyi(
     q = float(stats.studentized_range.isf(a, k, np.inf)) / np.sqrt(2.0)
     cd = q * se
     z = np.abs(ranks[:, None] - ranks[None, :]) / se
-    p = stats.studentized_range.sf(np.sqrt(2.0) * z, k, np.inf)
-    p = np.clip(np.where(z == 0, 1.0, p), 0.0, 1.0)
+    i, j = np.triu_indices(k, 1)
+    values, where = np.unique(z[i, j], return_inverse=True)  # each distinct gap once
+    upper = np.where(values == 0, 1.0, stats.studentized_range.sf(np.sqrt(2.0) * values, k, np.inf))
+    p = np.ones((k, k))
+    p[i, j] = p[j, i] = np.clip(upper[where.ravel()], 0.0, 1.0)
     return CriticalDifference(float(cd), ranks, p, _groups(ranks, cd), q, a, names, n)
 
 
