@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from heldout._checks import as_count, as_floats, as_probability, check_work
+from heldout._checks import as_count, as_floats, as_positive, as_probability, check_work, show
 from heldout._result import Result
 from heldout.config import rng as make_rng
 from heldout.resampling.many_datasets import nemenyi, pairwise, wilcoxon_pvalues
@@ -104,16 +104,19 @@ def simulate_many_datasets(
     k = int(as_count(n_learners, "n_learners", scalar=True, minimum=2))
     r = int(as_count(reps, "reps", scalar=True, minimum=1))
     check_work(float(r) * n * k * k, MAX_SIM_WORK, "reps x data sets x learners^2")
-    lo, hi = (float(v) for v in as_floats(sizes, "sizes"))
-    if not 1 <= lo <= hi:
+    bounds = as_floats(sizes, "sizes")
+    if bounds.shape != (2,) or not np.all(np.isfinite(bounds)):
+        raise ValueError(f"sizes must be two finite numbers (smallest, largest), got {show(sizes)}")
+    lo, hi = float(bounds[0]), float(bounds[1])
+    if not 1 <= lo <= hi <= 1e9:
         raise ValueError(
-            f"sizes must be (smallest, largest) with 1 <= smallest <= largest, got {sizes!r}"
+            f"sizes must be (smallest, largest) with 1 <= smallest <= largest <= 1e9, got {show(sizes)}"
         )
     e = float(as_floats(effect, "effect", scalar=True))
     if not 0 <= e < 0.1:
-        raise ValueError(f"effect must lie in [0, 0.1), got {effect!r}")
+        raise ValueError(f"effect must lie in [0, 0.1), got {show(effect)}")
     a = float(as_probability(alpha, "alpha", scalar=True))
-    step = None if round_to is None else float(as_floats(round_to, "round_to", scalar=True))
+    step = None if round_to is None else float(as_positive(round_to, "round_to", scalar=True))
     x = _tables(r, n, k, lo, hi, e, step, make_rng(seed))
     ranks = stats.rankdata(-x, axis=2)
     # Friedman with ties, per table
@@ -193,7 +196,7 @@ def rank_dependence_example(
     >>> ex.nemenyi_p_c < 0.05 < ex.nemenyi_p_d
     True
     """
-    n = int(as_count(n_datasets, "n_datasets", scalar=True, minimum=2))
+    n = int(as_count(n_datasets, "n_datasets", scalar=True, minimum=2, maximum=100_000))
     w = int(as_count(wins, "wins", scalar=True, maximum=n))
     a = float(as_probability(alpha, "alpha", scalar=True))
     g = make_rng(seed)

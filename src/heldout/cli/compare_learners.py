@@ -107,7 +107,17 @@ def _run(args: argparse.Namespace) -> dict:
 
 
 def register(top, size) -> None:
-    """Add ``heldout compare-learners``."""
+    """Add ``heldout compare-learners``.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> top = argparse.ArgumentParser().add_subparsers()
+    >>> register(top, None)
+    >>> args = top.choices["compare-learners"].parse_args(["s.csv", "--control", "a"])
+    >>> args.file, args.control, args.adjust, args.method
+    ('s.csv', 'a', 'holm', 'wilcoxon')
+    """
     p = calculator(
         top,
         "compare-learners",

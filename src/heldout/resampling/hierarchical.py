@@ -81,15 +81,12 @@ def _fold_table(value, name: str) -> np.ndarray:
 
 def _prepared(a, b, rope: float, g) -> tuple[np.ndarray, float, float]:
     """Differences scaled as baycomp scales them, constant rows replaced; scale, rope."""
-    x = (
-        _fold_table(a, "scores_a") - _fold_table(b, "scores_b")
-        if np.shape(a) == np.shape(b)
-        else None
-    )
-    if x is None:
+    ta, tb = _fold_table(a, "scores_a"), _fold_table(b, "scores_b")
+    if ta.shape != tb.shape:
         raise ValueError(
-            f"scores_a and scores_b must have the same shape, got {np.shape(a)} and {np.shape(b)}"
+            f"scores_a and scores_b must have the same shape, got {ta.shape} and {tb.shape}"
         )
+    x = ta - tb
     m, n = x.shape
     if m < 2:
         raise ValueError(f"scores_a and scores_b need at least 2 data sets (rows), got {m}")

@@ -35,7 +35,15 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from heldout._checks import as_choice, as_count, as_flag, as_floats, as_probability, check_work
+from heldout._checks import (
+    as_choice,
+    as_count,
+    as_flag,
+    as_floats,
+    as_probability,
+    check_work,
+    show,
+)
 from heldout._files import check_header, header_line, line_of
 from heldout._result import Result, extra
 from heldout.comparison.multiple import adjust as adjust_pvalues
@@ -85,7 +93,9 @@ class ScoreTable(Result):
 def _names(names, count: int, prefix: str, what: str) -> tuple:
     if names is None:
         return tuple(f"{prefix}{i + 1}" for i in range(count))
-    out = tuple(str(n) for n in names)
+    if isinstance(names, str) or not isinstance(names, list | tuple | np.ndarray):
+        raise ValueError(f"{what} must be a list of {count} names, got {show(names)}")
+    out = tuple(str(n) for n in np.asarray(names, dtype=object).ravel())
     if len(out) != count:
         raise ValueError(f"{what} must hold {count} names, got {len(out)}")
     if len(set(out)) != len(out):
@@ -175,6 +185,8 @@ def scores_from_cross_validate(results, key: str = "test_score") -> ScoreTable:
     >>> t.scores.shape, t.learners, t.means.round(2).tolist()
     ((2, 2, 2), ('a', 'b'), [[0.95, 0.85], [0.75, 0.9]])
     """
+    if not isinstance(key, str):
+        raise ValueError(f"key must be the name of cross_validate's scores, got {show(key)}")
     if not isinstance(results, dict) or not results:
         raise ValueError("results must be a non-empty dict: data set -> learner -> cv result")
     datasets = tuple(str(d) for d in results)
@@ -219,6 +231,16 @@ def read_scores(path_or_stream, source: str | None = None) -> ScoreTable:
     >>> t.learners, t.datasets, t.scores.tolist()
     (('a', 'b'), ('iris', 'wine'), [[0.9, 0.8], [0.7, 0.9]])
     """
+    if source is not None and not isinstance(source, str):
+        raise ValueError(f"source must be a name (text) or None, got {show(source)}")
+    if not (
+        isinstance(path_or_stream, str | bytes)
+        or hasattr(path_or_stream, "__fspath__")
+        or hasattr(path_or_stream, "readline")
+    ):
+        raise ValueError(
+            f"path_or_stream must be a file name or a text stream, got {show(path_or_stream)}"
+        )
     if isinstance(path_or_stream, str | bytes) or hasattr(path_or_stream, "__fspath__"):
         src = source or str(path_or_stream)
         try:
@@ -712,6 +734,10 @@ def cd_diagram(result: CriticalDifference, ax=None, *, title: str | None = None)
         raise ValueError(
             f"result must be a CriticalDifference (from nemenyi), got {type(result).__name__}"
         )
+    if ax is not None and not hasattr(ax, "plot"):
+        raise ValueError(f"ax must be a matplotlib Axes or None, got {show(ax)}")
+    if title is not None and not isinstance(title, str):
+        raise ValueError(f"title must be text or None, got {show(title)}")
     import matplotlib.pyplot as plt
 
     ranks = np.asarray(result.mean_ranks, dtype=float)
