@@ -167,7 +167,7 @@ class RankDependence(Result):
 
     scores_c: np.ndarray  #: data sets x (A, B, C): C between A and B on every data set
     scores_d: np.ndarray  #: data sets x (A, B, D): D above both on every data set
-    gap_c: float  #: |mean rank A - mean rank B| with C
+    gap_c: float  #: the absolute gap of A's and B's mean ranks with C
     gap_d: float  #: ... with D
     cd: float  #: Nemenyi's critical difference (the same: 3 learners, same data sets)
     nemenyi_p_c: float  #: Nemenyi's p-value for A vs B with C

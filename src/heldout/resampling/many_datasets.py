@@ -221,7 +221,7 @@ def read_scores(path_or_stream, source: str | None = None) -> ScoreTable:
     The first column names the data set; when the second column is headed ``fold`` each
     data set has several rows (one per fold, the same number for every data set) and the
     table has folds.  Lines starting with ``#`` and blank lines are skipped.  The limits
-    of :mod:`heldout._files` (columns, name and line lengths) are checked first; a cell
+    of ``heldout._files`` (columns, name and line lengths) are checked first; a cell
     that is not a finite number is refused with its line number.
 
     Examples
