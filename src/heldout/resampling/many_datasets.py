@@ -753,6 +753,7 @@ def cd_diagram(result: CriticalDifference, ax=None, *, title: str | None = None)
     ax.xaxis.set_ticks_position("top")
     ax.set_xticks(np.arange(1, k + 1))
     ax.set_yticks([])
+    ax.grid(False)
     ax.text((1.0 + k) / 2, 0.8, "mean rank (1 = best)", ha="center", va="bottom")
     # the critical difference, for scale
     ax.plot([1.0, 1.0 + result.cd], [1.5, 1.5], color="black", lw=1.5, clip_on=False)
