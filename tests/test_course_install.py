@@ -56,7 +56,7 @@ HEAVY = {"tensorflow", "tensorflow-cpu", "xgboost", "xgboost-cpu", "keras", "mni
 LESSONS = (
     "test_set_bound beta_posterior hoeffding_sizing acceptance_testing variational_split "
     "two_models many_models beyond_accuracy auc operating_points regression_metrics "
-    "not_independent judged_scores benchmarks label_until_sure cross_validation test_set_reuse own_data_lab"
+    "not_independent judged_scores benchmarks label_until_sure cross_validation many_datasets test_set_reuse own_data_lab"
 ).split()
 
 #: Lessons that read the MNIST digits or the case study's models without a stand-in, and why.

@@ -535,6 +535,13 @@ NOT_CSV = _write("broken.csv", "label,a\n1,2,3\n\x00\n")
 SCORES = _write(
     "scores.csv", _csv([["a", "b"]] + [[0.8 + 0.01 * i, 0.79 + 0.012 * i] for i in range(10)])
 )
+MANY_DATASETS = _write(
+    "many_datasets.csv",
+    _csv(
+        [["dataset", "a", "b", "c"]]
+        + [[f"d{i}", 0.8 + 0.01 * i, 0.79 + 0.012 * i, 0.8] for i in range(6)]
+    ),
+)
 OUTCOMES = _write("outcomes.csv", _csv([[v] for v in (_gen.random(60) < 0.9).astype(int)]))
 files = st.sampled_from([PREDICTIONS, ONE_MODEL, NOT_CSV, "/nonexistent/file.csv", _files])
 # graded answers of two models, three samples each, questions in clusters, some gold grades
@@ -717,6 +724,19 @@ COMMANDS = {
             "--test-fraction": small_number,
             "--alternative": st.sampled_from(["two-sided", "greater", "x"]),
             "--rope": small_number,
+        },
+    ),
+    "compare-learners": (
+        ["compare-learners", MANY_DATASETS],
+        {
+            "--control": st.sampled_from(["a", "b", "nope"]),
+            "--adjust": st.sampled_from(["holm", "hommel", "by", "x"]),
+            "--method": st.sampled_from(["wilcoxon", "sign", "x"]),
+            "--rope": small_number,
+            "--alpha": small_number,
+            "--draws": st.sampled_from(["200", "0", "x"]),
+            "--seed": small_number,
+            "--lower-is-better": None,
         },
     ),
     "evaluate": (

@@ -1325,6 +1325,114 @@ SPECS.update({
         lambda r, v: 0 <= r.low <= r.estimate <= r.high <= 1, keyword=("k", "alpha")),
 })  # fmt: skip
 
+# ---- learners over many data sets (issue 40)
+
+from heldout.book import many_datasets as _md_book  # noqa: E402
+from heldout.resampling import hierarchical as _hier  # noqa: E402
+from heldout.resampling import many_datasets as _md  # noqa: E402
+
+_TABLE = A(
+    st.integers(0, 5).flatmap(
+        lambda s: st.integers(2, 8).map(
+            lambda n: np.round(np.random.default_rng(s).uniform(0.5, 1, (n, 4)), 2)
+        )
+    ),
+    "array",
+)
+_FOLDS = A(
+    st.integers(0, 3).map(lambda s: np.random.default_rng(s).uniform(0.6, 0.9, (4, 3))), "array"
+)
+_NAMES = A(st.sampled_from([None, ["a", "b", "c", "d"]]), "fixed")
+_CV = {
+    "x": {"a": {"test_score": [0.9, 0.8]}, "b": {"test_score": [0.7, 0.8]}},
+    "y": {"a": {"test_score": [0.6, 0.7]}, "b": {"test_score": [0.7, 0.9]}},
+}
+_MD_FILE = os.path.join(_tmp, "many_datasets.csv")
+with open(_MD_FILE, "w") as fh:
+    fh.write("dataset,a,b,c\nx,0.9,0.8,0.7\ny,0.7,0.8,0.6\nz,0.5,0.6,0.55\n")
+
+
+def _cd_result():
+    return _md.nemenyi([[0.9, 0.8, 0.7], [0.7, 0.8, 0.6], [0.5, 0.6, 0.55]])
+
+
+def _draw_cd(result, ax=None, title=None):
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    matplotlib.use("Agg")
+    try:
+        return _md.cd_diagram(result, ax, title=title) is not None
+    finally:
+        plt.close("all")
+
+
+SPECS.update({
+    "resampling.many_datasets.friedman": Spec(
+        _md.friedman, {"scores": _TABLE, "higher_is_better": _flag(), "learners": _NAMES},
+        lambda r, v: 0 <= r.p_value <= 1 and 0 <= r.f_p_value <= 1, keyword=("learners",), allow_inf=True),
+    "resampling.many_datasets.nemenyi": Spec(
+        _md.nemenyi, {"scores": _TABLE, "alpha": AL, "higher_is_better": _flag(), "learners": _NAMES},
+        lambda r, v: r.cd > 0 and np.all((0 <= r.p_values) & (r.p_values <= 1)), keyword=("learners",)),
+    "resampling.many_datasets.rank_table": Spec(
+        _md.rank_table, {"scores": _TABLE, "higher_is_better": _flag()},
+        lambda r, v: np.allclose(r.sum(axis=1), 10)),
+    "resampling.many_datasets.mean_ranks": Spec(
+        _md.mean_ranks, {"scores": _TABLE, "higher_is_better": _flag()},
+        lambda r, v: abs(r.sum() - 10) < 1e-9),
+    "resampling.many_datasets.pairwise": Spec(
+        _md.pairwise, {"scores": _TABLE, "method": _choice(["wilcoxon", "sign"]),
+                       "adjust": _choice(["holm", "hommel", "by", "none"]),
+                       "control": A(st.sampled_from([None, 0, 3]), "fixed"), "alpha": AL,
+                       "higher_is_better": _flag(), "learners": _NAMES},
+        lambda r, v: np.all(r.p_value <= r.p_adjusted + 1e-12) or v["adjust"] == "by",
+        keyword=("control", "alpha", "higher_is_better", "learners")),
+    "resampling.many_datasets.wilcoxon_pvalues": Spec(
+        _md.wilcoxon_pvalues, {"d": A(reals(4, 4, -1, 1).map(lambda x: np.reshape(x, (2, 2))), "array")}, in01),
+    "resampling.many_datasets.signed_rank_pairs": Spec(
+        _md.signed_rank_pairs, {"scores": _TABLE, "rope": A(st.floats(0, 0.2), "prob", accepts=(0.0, 0)),
+                                "control": A(st.sampled_from([None, 1]), "fixed"),
+                                "prior": A(st.floats(0.1, 2), "pos"), "draws": A(st.integers(100, 300), "count"),
+                                "higher_is_better": _flag(), "seed": A(seed, "seed")},
+        lambda r, v: np.allclose(r.a_better + r.equivalent + r.b_better, 1),
+        keyword=("control", "prior", "draws", "higher_is_better", "seed"), examples=6),
+    "resampling.many_datasets.read_scores": Spec(
+        _md.read_scores, {"path_or_stream": A(st.sampled_from([_MD_FILE, PREDICTIONS, BROKEN, "/nonexistent/x.csv"]), "any"),
+                          "source": A(st.sampled_from([None, "t.csv"]), "fixed")},
+        lambda r, v: r.scores.ndim in (2, 3)),
+    "resampling.many_datasets.scores_from_frame": Spec(
+        _md.scores_from_frame, {"frame": A(st.sampled_from([0, 1]).map(lambda s: __import__("pandas").DataFrame(
+            np.random.default_rng(s).uniform(0.5, 1, (3, 2)), columns=["a", "b"])), "any")},
+        lambda r, v: r.scores.shape == (3, 2)),
+    "resampling.many_datasets.scores_from_cross_validate": Spec(
+        _md.scores_from_cross_validate, {"results": A(st.just(_CV), "any"), "key": A(st.just("test_score"), "choice")},
+        lambda r, v: r.scores.shape == (2, 2, 2)),
+    "resampling.many_datasets.cd_diagram": Spec(
+        _draw_cd, {"result": A(st.builds(_cd_result), "choice"), "ax": A(st.just(None), "fixed"),
+                   "title": A(st.sampled_from([None, "t"]), "any")}, examples=3),
+    "resampling.hierarchical.hierarchical_rope": Spec(
+        _hier.hierarchical_rope, {"scores_a": _FOLDS, "scores_b": _FOLDS,
+                                  "rope": A(st.floats(0, 0.2), "prob", accepts=(0.0, 0)),
+                                  "test_fraction": A(st.sampled_from([None, 0.2, 0.5]), "prob", accepts=(None,)),
+                                  "draws": A(st.integers(100, 200), "count"), "burn": A(st.integers(0, 50), "count"),
+                                  "seed": A(seed, "seed")},
+        lambda r, v: abs(r.a_better + r.equivalent + r.b_better - 1) < 1e-9,
+        keyword=("test_fraction", "draws", "burn", "seed"), examples=4),
+    "book.many_datasets.simulate_many_datasets": Spec(
+        _md_book.simulate_many_datasets, {"n_datasets": A(st.integers(2, 8), "count"), "n_learners": A(st.integers(2, 5), "count"),
+                                          "reps": A(st.integers(1, 20), "count"),
+                                          "sizes": A(st.sampled_from([(20, 200), (50, 50)]), "array"),
+                                          "effect": A(st.floats(0, 0.05), "pos0"),
+                                          "round_to": A(st.sampled_from([None, 0.01]), "pos", accepts=(None,)),
+                                          "alpha": AL, "seed": A(seed, "seed")},
+        lambda r, v: in01(r.any_rejection) and in01(r.first_pair),
+        keyword=("sizes", "effect", "round_to", "alpha", "seed"), examples=6),
+    "book.many_datasets.rank_dependence_example": Spec(
+        _md_book.rank_dependence_example, {"n_datasets": A(st.integers(4, 30), "count"), "wins": A(st.integers(0, 4), "count"),
+                                           "alpha": AL, "seed": A(seed, "seed")},
+        lambda r, v: r.gap_c >= r.gap_d, examples=6),
+})  # fmt: skip
+
 #: Public callables this file does not call with random input, with the reason and where
 #: they are exercised instead (the surface test requires one or the other).
 DRIVEN_ELSEWHERE = {
@@ -1394,6 +1502,7 @@ for _name in (
     "clustered",
     "compare",
     "cv_compare",
+    "compare_learners",
     "label",
     "lost",
     "mnist",

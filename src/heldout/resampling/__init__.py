@@ -3,7 +3,9 @@
 Tests comparing two learners on per-fold scores (``cv``), the paired per-fold scores
 themselves (``cv_scores``), naive and nested cross-validation intervals (``cv_interval``),
 the simulations behind them (``cv_simulation``), A better / practically equivalent / B
-better across folds and across data sets (``bayes``), and adaptive reuse of a holdout: the
+better across folds and across data sets (``bayes``), several learners over many data sets
+(``many_datasets``: Friedman, Nemenyi, pairwise Wilcoxon with Holm; ``hierarchical``: the
+hierarchical model over data sets and folds), and adaptive reuse of a holdout: the
 Ladder, Thresholdout (``reuse``).
 
 Every public function and result class of the wing is importable from here
@@ -66,6 +68,24 @@ WHERE = {
     "splits": "cv_scores",
     "thresholdout": "reuse",
     "winner_bias": "reuse",
+    "CriticalDifference": "many_datasets",
+    "Friedman": "many_datasets",
+    "HierarchicalRope": "hierarchical",
+    "PairwiseBayes": "many_datasets",
+    "PairwiseTests": "many_datasets",
+    "ScoreTable": "many_datasets",
+    "cd_diagram": "many_datasets",
+    "friedman": "many_datasets",
+    "hierarchical_rope": "hierarchical",
+    "mean_ranks": "many_datasets",
+    "nemenyi": "many_datasets",
+    "pairwise": "many_datasets",
+    "rank_table": "many_datasets",
+    "read_scores": "many_datasets",
+    "scores_from_cross_validate": "many_datasets",
+    "scores_from_frame": "many_datasets",
+    "signed_rank_pairs": "many_datasets",
+    "wilcoxon_pvalues": "many_datasets",
 }
 
 __all__ = sorted(WHERE)

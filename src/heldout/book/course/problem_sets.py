@@ -1113,7 +1113,7 @@ PS6 = Assessment(
     title="No fresh test set",
     kind="problem set",
     week=6,
-    reading=("cross_validation", "test_set_reuse", "own_data_lab"),
+    reading=("cross_validation", "many_datasets", "test_set_reuse", "own_data_lab"),
     intro="Comparing learners by cross-validation, and what reusing a test set costs.",
     problems=(
         Problem(
