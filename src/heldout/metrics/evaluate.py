@@ -967,6 +967,146 @@ def _groups(values, name: str, n: int) -> np.ndarray | None:
     return arr
 
 
+# --------------------------------------------------------------------------- statistics
+class _Items:
+    """What only the items in memory give :func:`heldout.metrics.report.build_report`:
+    the AUC's cluster bootstrap, the stratified estimates from the items, the accuracy's
+    best set beyond 20 models, and the bootstrap's small-sample warnings."""
+
+    warn_small = True  # the paired bootstrap's SmallSampleWarning is passed on
+
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+        self.strata = ctx.strata is not None
+
+    def auc_cluster(self, names: tuple, iid):
+        """The cluster bootstrap of the AUC of one model, or of a pair's difference."""
+        from heldout.metrics.bootstrap import cluster_bootstrap_interval
+
+        ctx = self.ctx
+        r = cluster_bootstrap_interval(
+            "auc",
+            ctx.y,
+            *(ctx.scores[m] for m in names),
+            clusters=ctx.clusters,
+            alpha=ctx.alpha,
+            n_resamples=ctx.n_resamples,
+            seed=ctx.seed,
+        )
+        fields = {"se_cluster": r.se, "clusters": _n_clusters(ctx)}
+        return r, fields if len(names) > 1 else {"se_iid": _rounded(iid.se), **fields}
+
+    def stratified(self, which: str, model: str) -> dict:
+        """The ``stratified`` field of a mean, by :func:`heldout.dependent.strata.stratified_mean`."""
+        items = _score_items(which) if which in _PROPER else _rate_items(which)
+        return _stratified(self.ctx, *items(self.ctx, model))
+
+    def best_accuracy(self, names: list, draws: int, seed) -> dict:
+        """The accuracy's best set from the whole right/wrong table (more than 20 models)."""
+        from heldout.comparison.best import best_set
+
+        ctx = self.ctx
+        correct = np.column_stack([ctx.labels[m] == ctx.y for m in names])
+        chosen = best_set(correct, ctx.alpha, draws=draws, seed=seed)
+        return {
+            "models": [names[int(j)] for j in chosen.models],
+            "p_values": {m: float(chosen.p_values[j]) for j, m in enumerate(names)},
+            "method": "best set: paired sign-flip step-down",
+        }
+
+
+def _statistics(ctx: Context, names: list, report: dict) -> dict:
+    """The statistics of :mod:`heldout.metrics.report` for two classes, from the columns.
+
+    Each model's four cells and each pair's eight (label, a, b) counts (counted on
+    booleans), the loss moments (block by block, :func:`_loss_moments`), DeLong's
+    AUCs and covariance, the right/wrong patterns and, with clusters, the per-cluster
+    sums (:func:`_cluster_sums`).
+    """
+    kinds = {m: report[m]["kind"] for m in names}
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    proper = [m for m in names if kinds[m] == "probabilities"]
+    keys = [(w, m) for m in proper for w in _PROPER]
+    keys += [(w, a, b) for i, a in enumerate(proper) for b in proper[i + 1 :] for w in _PROPER]
+    scored = tuple(m for m in names if m in ctx.scores)
+    stats = {
+        "n": int(ctx.y.size),
+        "n_positive": int(np.count_nonzero(ctx.positive)),
+        "kinds": kinds,
+        "kind_source": {m: report[m]["kind_source"] for m in names},
+        "warnings": {m: report[m].get("warning") for m in names},
+        "cells": {m: ctx.confusion(m).ravel() for m in names},
+        "tables": {p: ctx.pair_counts(*p) for p in pairs},
+        "moments": {key: ctx.moments(*key) for key in keys},
+        "delong": ctx.delong(scored) if scored else None,
+        "patterns": _pattern_counts(ctx, names) if 1 < len(names) <= 20 else None,
+        "items": _Items(ctx),
+    }
+    if ctx.clusters is not None:
+        stats["clusters"] = _cluster_sums(ctx, names, pairs, keys)
+    return stats
+
+
+def _cluster_sums(ctx: Context, names: list, pairs: list, loss_keys: list) -> dict:
+    """Per-cluster sizes, cells, pair tables and loss sums (clusters in sorted order).
+
+    The sums :func:`heldout.dependent.clustered.clustered_mean` forms from the items
+    (``np.bincount`` by cluster of the values and their squares), here of every mean of
+    the report at once: the cells give the rates' sums (0/1 values), the losses'
+    sums and sums of squares come from the per-item losses.
+    """
+    from heldout.dependent.clustered import cluster_codes
+
+    codes, g = cluster_codes(ctx.clusters, ctx.y.size)
+    pos = ctx.positive.astype(np.int64)
+    out = {"sizes": np.bincount(codes, minlength=g).astype(float)}
+    for m in names:
+        cell = codes * 4 + 2 * pos + ctx.predicted_positive(m)
+        out["cells", m] = np.bincount(cell, minlength=4 * g).reshape(g, 4).astype(float)
+    for a, b in pairs:
+        cell = codes * 8 + 4 * pos + 2 * ctx.predicted_positive(a) + ctx.predicted_positive(b)
+        out["tables", a, b] = np.bincount(cell, minlength=8 * g).reshape(g, 8).astype(float)
+    for key in loss_keys:
+        v = ctx.losses(key[0], key[1])
+        if len(key) == 3:
+            v = v - ctx.losses(key[0], key[2])
+        out["loss", *key] = (
+            np.bincount(codes, weights=v, minlength=g),
+            np.bincount(codes, weights=v * v, minlength=g),
+            int(np.count_nonzero((v != 0) & (v != 1))),
+        )
+    return out
+
+
+def _pattern_counts(ctx: Context, names: list):
+    """``(codes, counts)`` of the right/wrong patterns present (bit ``j``: model ``j`` right).
+
+    Counted block by block, so no (items x models) table is built
+    (:func:`heldout.comparison.predictions.pattern_counts` orders them the same way).
+    """
+    k = len(names)
+    counts = np.zeros(1 << k, dtype=np.int64)
+    small = k <= 8  # the pattern in one byte
+    for i in range(0, ctx.y.size, _BLOCK):
+        y = ctx.y[i : i + _BLOCK]
+        code = np.zeros(y.size, dtype=np.uint8 if small else np.int32)
+        for j, m in enumerate(names):
+            right = ctx.labels[m][i : i + _BLOCK] == y
+            if small:
+                right = right.view(np.uint8)
+                right <<= j
+                code |= right
+            else:
+                code |= right.astype(np.int32) << j
+        if k <= 3:  # up to 8 patterns: a comparison each beats bincount's int64 copy
+            for v in range(1 << k):
+                counts[v] += np.count_nonzero(code == v)
+        else:
+            counts += np.bincount(code, minlength=1 << k)
+    keys = np.flatnonzero(counts)
+    return keys, counts[keys]
+
+
 @renamed(level=("alpha", level_to_alpha))
 def evaluate(
     y,
@@ -1138,6 +1278,14 @@ def evaluate(
         correction=correction,
         ranges=ranges,
     )
+    names = list(predictions)
+    if ctx.binary:  # one report from the statistics (heldout.metrics.report)
+        from heldout.metrics.report import build_report
+
+        if 1 < len(names) <= 20 and best_draws > 10_000_000:  # best_set's stated limit
+            raise ValueError(f"draws must be at most 10,000,000, got {best_draws:,}")
+        stats = _statistics(ctx, names, report)
+        return build_report(stats, names, a_, n_resamples, seed, adjust, best_draws, correction)
     for name in predictions:
         metrics = {}
         for spec in METRICS:
@@ -1149,7 +1297,6 @@ def evaluate(
             metrics[spec.name] = _single_entry(ctx, spec, name)
         report[name]["metrics"] = metrics
     pairs = []
-    names = list(predictions)
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
             metrics = {}

@@ -239,10 +239,20 @@ class _Binary:
             return self.items.auc_cluster(names, result)
         return None, {"cluster_note": _NO_CLUSTER_BOOTSTRAP}
 
-    def entry(self, result_note, warning=None, pair=False, sums=None, boot_tables=None, auc=None):
+    def entry(
+        self,
+        result_note,
+        warning=None,
+        pair=False,
+        sums=None,
+        boot_tables=None,
+        auc=None,
+        strat=None,
+    ):
         """evaluate's entry; with clusters, the clustered interval from per-cluster ``sums``
         (a mean), the cluster bootstrap from per-cluster tables (``boot_tables``) or, for
-        the AUC of the models ``auc``, from the items (in memory)."""
+        the AUC of the models ``auc``, from the items (in memory); ``strat`` gives the
+        ``stratified`` field in memory (the engine adds it after, :func:`_add_stratified`)."""
         from heldout.metrics.evaluate import metric_entry, pair_entry
 
         result, note = result_note
@@ -253,15 +263,25 @@ class _Binary:
         if self.cl is not None:
             try:
                 clustered, fields = self.clustered(result, pair, sums, boot_tables, auc)
+                if strat is not None:
+                    fields = {**fields, "stratified": strat()}
             except ValueError as exc:
                 clustered, fields = None, {"cluster_note": str(exc)}
             extra.update(fields)
             if clustered is not None:
                 extra.update(_iid_fields(result, pair))
                 result = clustered
+        elif strat is not None:
+            extra["stratified"] = strat()
         if warning:
             extra["warning"] = warning
         return make(result, **extra)
+
+    def strat(self, which, m):
+        """The in-memory ``stratified`` field of the mean ``which`` of model ``m``, or None."""
+        if self.items is None or not self.items.strata:
+            return None
+        return lambda: self.items.stratified(which, m)
 
     # ------------------------------------------------------------------ metrics
     def model(self, m) -> dict:
@@ -273,27 +293,17 @@ class _Binary:
         c = None if self.cl is None else self.cl[("cells", m)]  # per cluster: tn, fp, fn, tp
         n, rate, entry = self.n, self.rate, self.entry
 
-        def sums(hit, mask):
-            return None if c is None else lambda: _rate_sums(c, hit, mask)
+        def mean(name, k, size, what):
+            hit, mask = _RATE_CELLS[name]
+            sums = None if c is None else lambda: _rate_sums(c, hit, mask)
+            return entry(_guarded(rate, k, size, what), sums=sums, strat=self.strat(name, m))
 
         metrics = {
-            "accuracy": entry(
-                _guarded(rate, tp + tn, n, "items"), sums=sums(*_RATE_CELLS["accuracy"])
-            ),
-            "precision": entry(
-                _guarded(rate, tp, tp + fp, "predicted positives"),
-                sums=sums(*_RATE_CELLS["precision"]),
-            ),
-            "recall": entry(
-                _guarded(rate, tp, tp + fn, "actual positives"), sums=sums(*_RATE_CELLS["recall"])
-            ),
-            "specificity": entry(
-                _guarded(rate, tn, tn + fp, "actual negatives"),
-                sums=sums(*_RATE_CELLS["specificity"]),
-            ),
-            "npv": entry(
-                _guarded(rate, tn, tn + fn, "predicted negatives"), sums=sums(*_RATE_CELLS["npv"])
-            ),
+            "accuracy": mean("accuracy", tp + tn, n, "items"),
+            "precision": mean("precision", tp, tp + fp, "predicted positives"),
+            "recall": mean("recall", tp, tp + fn, "actual positives"),
+            "specificity": mean("specificity", tn, tn + fp, "actual negatives"),
+            "npv": mean("npv", tn, tn + fn, "predicted negatives"),
             "f1": entry(
                 _guarded(self.f1, fp, fn, tp),
                 boot_tables=None if c is None else lambda: ("f1", [c]),
@@ -313,6 +323,7 @@ class _Binary:
                 _guarded(_interval_of_moments, mean, sd, n, which, self.alpha, "gamma"),
                 self.score_warning(which, False),
                 sums=None if self.cl is None else _loss_sums(self.cl, (which, m)),
+                strat=self.strat(which, m),
             )
         return metrics
 
@@ -537,7 +548,10 @@ def _best_sets(stats, models, scored, minority, alpha, seed, draws):
 
     seed = 0 if seed is None else seed
     out = {}
-    if stats["patterns"] is None:
+    items = stats.get("items")
+    if stats["patterns"] is None and items is not None:
+        out["accuracy"] = items.best_accuracy(models, draws, seed)
+    elif stats["patterns"] is None:
         out["accuracy"] = {
             "note": f"more than {_MAX_MODELS_BEST} models: the engine does not count their "
             "right/wrong patterns"
