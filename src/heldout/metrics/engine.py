@@ -20,7 +20,7 @@ that an engine computes partition by partition and adds up:
   their covariances across models from one join of the items with them; together
   they give the AUCs and DeLong's covariance
   matrix of all scored models, hence the same AUC intervals, MOVER differences and
-  AUC best set (:func:`heldout.metrics.evaluate.auc_best_set`) as in memory;
+  AUC best set (:func:`heldout.metrics.report.auc_best_set`) as in memory;
 * the counts of the right/wrong patterns (bit ``j`` set when model ``j`` is right;
   at most ``2^k`` groups for ``k`` models): the accuracy's best set of
   :func:`heldout.comparison.best.best_set`, which needs nothing else;

@@ -1,51 +1,50 @@
-"""One builder of ``heldout evaluate``'s report, from mergeable statistics.
+"""One builder of the report of ``heldout evaluate``, from mergeable statistics.
 
 Every path that evaluates predictions -- :func:`heldout.metrics.evaluate.evaluate` on
 columns in memory (numpy), :func:`heldout.metrics.engine.evaluate_files` through DuckDB
 or Dask -- reduces the items to the same *statistics*, sums over the items that can be
-computed block by block (or partition by partition) and added up, and
-:func:`build_report` turns them into the report.  The statistics dict:
+computed block by block (or partition by partition) and added up; ``build_report``
+turns them into the report.  The statistics (a dict):
 
-=====================  ========================================================  =====================
-key                    what it holds                                              serves
-=====================  ========================================================  =====================
-``n``, ``n_positive``  items; items of class 1                                    every rate, warnings
-``kinds``,             each model's column kind and whether it was given          ``kind`` fields
-``kind_source``
-``warnings``           a note per model whose label column looks odd (optional)   ``warning`` fields
-``cells``              per model, (tn, fp, fn, tp)                                rates, F1
-``tables``             per pair, the eight (label, a, b) counts at 4 y + 2 a + b  McNemar, paired
-                                                                                  bootstrap
-``moments``            mean and sd of each probability column's Brier and log     gamma and paired-t
-                       loss, and of each pair's differences                       intervals
-``delong``             DeLong's AUCs and covariance of the scored models          AUC, MOVER, AUC
-                                                                                  best set
-``patterns``           (codes, counts) of the right/wrong patterns                accuracy best set
-``clusters``           per-cluster sizes, cells, tables and loss sums             cluster-robust
-                                                                                  intervals, cluster
-                                                                                  bootstrap of F1
-``strata``             per-stratum (per-cluster) cells and loss sums              ``stratified``
-``multi``              several classes: ``cm``, ``triples`` (and ``patterns``,    the several-class
-                       ``clusters``)                                              report
-``items``              what needs every item (in memory only, see below)
-=====================  ========================================================  =====================
+=================  ======================================================  ======================
+key                what it holds                                           what it serves
+=================  ======================================================  ======================
+``n``              items (``n_positive``: items of class 1)                rates, class warnings
+``kinds``          each model's column kind (``kind_source``, warnings)    the models' fields
+``cells``          per model, (tn, fp, fn, tp)                             rates, F1
+``tables``         per pair, the counts of (y, a, b) at ``4 y + 2 a + b``  McNemar, bootstrap
+``moments``        mean, sd of each Brier and log loss, of differences     gamma, paired t
+``delong``         DeLong's AUCs and covariance of the scored models       AUC, MOVER, best set
+``patterns``       (codes, counts) of the right/wrong patterns             accuracy's best set
+``clusters``       per-cluster sizes, cells, tables and loss sums          cluster-robust, F1
+``strata``         per-stratum (and cluster) cells and loss sums (engine)  ``stratified``
+``multi``          several classes: ``cm`` and ``triples`` rows            the several-class report
+``items``          what needs every item (in memory only, below)           see below
+=================  ======================================================  ======================
 
-What each path computes:
+How each path computes them:
 
-=====================================  =========================  ===============  ============
-statistic                              numpy (in memory)          DuckDB           Dask
-=====================================  =========================  ===============  ============
-cells, tables, patterns                boolean counts in blocks   one GROUP BY     value_counts
-loss moments                           blocks, Chan's update      avg, stddev      mean, std
-DeLong                                 grid counts or a sort      GROUP BY + join  groupby + merge
-per-cluster, per-stratum sums          (the items' own path)      GROUP BY         groupby sum
-=====================================  =========================  ===============  ============
+=============================  =============================  ===================  ==============
+statistic                      numpy (in memory)              DuckDB               Dask
+=============================  =============================  ===================  ==============
+cells, tables, patterns        counts of booleans, in blocks  one ``GROUP BY``     value counts
+loss moments                   blocks merged (Chan et al.)    ``avg``, ``stddev``  mean, std
+DeLong                         grid counts or one sort        ``GROUP BY``, join   groupby, merge
+per-cluster sums               ``bincount`` by cluster        ``GROUP BY``         groupby sum
+per-stratum sums               (from the items, see below)    ``GROUP BY``         groupby sum
+=============================  =============================  ===================  ==============
 
-**What needs every item** -- only the in-memory path computes it, through the
-``items`` entry of the statistics: the AUC's cluster bootstrap (its resamples draw
-clusters and rank every drawn item's score; no per-cluster sum gives it), and with it
-the AUC's clustered warning (the misranked pairs' shortfall).  The out-of-core engine
-keeps the AUC's independent-item interval there, with a ``cluster_note`` saying so.
+**What needs every item.**  Only the in-memory path has it, through the ``items`` entry
+(``heldout.metrics.evaluate._Items``): the AUC's cluster bootstrap (its resamples draw
+clusters and rank every drawn item's score; no per-cluster sum gives it) and with it
+the AUC's clustered warning (the misranked pairs' shortfall); the accuracy's best set
+beyond 20 models (``best_set`` on the whole right/wrong table); and the paired
+bootstrap's small-sample warnings, which it passes on.  The engine keeps the AUC's
+independent-item interval there, with a ``cluster_note`` saying so, and gives no best
+set beyond 62 models.  The ``stratified`` fields are computed from the items in memory
+(``stratified_mean``) and from per-stratum sums by the engine (``_stratified_sums``,
+the same arithmetic), and placed where each path has always placed them: in memory
+before the independent-item fields, by the engine at the end of the entry.
 """
 
 from __future__ import annotations
@@ -55,13 +54,216 @@ import warnings
 
 import numpy as np
 
-from heldout.metrics.estimate import Difference
+from heldout.metrics.estimate import Difference, Estimate
 
-__all__: list[str] = []
+__all__ = [
+    "AUC_MIN_CLASS",
+    "MAX_CLASSES",
+    "SCORE_MIN_CLASS",
+    "auc_best_set",
+    "metric_entry",
+    "pair_entry",
+]
 
-_PROPER = ("brier", "log_loss")
 #: Most models whose right/wrong patterns are counted (one bit each in a BIGINT).
 _MAX_MODELS_BEST = 62
+
+
+#: Most classes ``evaluate`` accepts in the label column.
+MAX_CLASSES = 100
+
+#: Fewer items than this in the smaller class: only the max-variance AUC interval holds.
+AUC_MIN_CLASS = 10
+
+#: Fewer items than this in the rarer class: the proper scores' intervals are not trusted.
+SCORE_MIN_CLASS = 10
+
+_PROPER = ("brier", "log_loss")
+
+_NOT_PROBABILITIES = (
+    "needs probabilities in [0, 1]; the column holds scores (the AUC uses their order)"
+)
+
+
+def _num(x) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def _rounded(x):
+    return None if x is None else float(x)
+
+
+def _cluster_fields(r) -> dict:
+    """The clustered fields of a :class:`heldout.dependent.clustered.ClusteredMean`."""
+    return {
+        "se_iid": float(r.se_iid),
+        "se_cluster": float(r.se_cluster),
+        "design_effect": _rounded(r.design_effect),
+        "icc": _rounded(r.icc),
+        "effective_n": _rounded(r.effective_n),
+        "clusters": int(r.clusters),
+    }
+
+
+def _stratified_fields(s) -> dict:
+    """The report's ``stratified`` field of a :class:`heldout.dependent.strata.Stratified`
+    (here and in the out-of-core engine)."""
+    return {
+        "value": s.estimate,
+        "low": s.low,
+        "high": s.high,
+        "se": s.se,
+        "method": f"stratified-{s.method}",
+        "strata": {
+            str(k): {"n": int(n), "mean": float(m), "share": float(w)}
+            for k, n, m, w in zip(s.strata, s.sizes, s.means, s.shares, strict=True)
+        },
+    }
+
+
+def metric_entry(result: Estimate | None, note: str = "", **extra) -> dict:
+    """The printed form of one metric of one model: ``value``, ``low``, ``high``, ``method``.
+
+    Examples
+    --------
+    >>> metric_entry(Estimate(0.8, 0.7, 0.9, method="wilson", n=100))
+    {'value': 0.8, 'low': 0.7, 'high': 0.9, 'method': 'wilson', 'n': 100}
+    >>> metric_entry(None, "no positives")["method"]
+    'no positives'
+    """
+    if not isinstance(note, str):
+        raise ValueError(f"note must be a text, got {note!r}")
+    if result is None:
+        return {"value": None, "low": None, "high": None, "method": note, **extra}
+    if not isinstance(result, Estimate):
+        raise ValueError(f"result must be an Estimate or None, got {result!r}")
+    out = {
+        "value": _num(result.value),
+        "low": _num(result.low),
+        "high": _num(result.high),
+        "method": result.method,
+        "n": int(result.n),
+    }
+    out.update(extra)
+    return out
+
+
+def pair_entry(result: Difference | None, note: str = "", **extra) -> dict:
+    """The printed form of a paired difference: ``value`` (A - B), ``low``, ``high``, ``p_value``, ``method``.
+
+    Examples
+    --------
+    >>> pair_entry(None, "needs scores")
+    {'value': None, 'low': None, 'high': None, 'p_value': None, 'method': 'needs scores'}
+    """
+    if not isinstance(note, str):
+        raise ValueError(f"note must be a text, got {note!r}")
+    if result is None:
+        return {"value": None, "low": None, "high": None, "p_value": None, "method": note, **extra}
+    if not isinstance(result, Difference):
+        raise ValueError(f"result must be a Difference or None, got {result!r}")
+    out = {
+        "value": _num(result.value),
+        "low": _num(result.low),
+        "high": _num(result.high),
+        "p_value": _num(result.p_value),
+        "method": result.method,
+    }
+    out.update(extra)
+    return out
+
+
+def _adjust_pairs(pairs: list, method: str) -> None:
+    """Add ``p_adjusted`` to every pair's entry, adjusted within each metric's family."""
+    from heldout.comparison.multiple import adjust
+
+    metrics = {m for pair in pairs for m in pair["metrics"]}
+    for metric in metrics:
+        entries = [
+            pair["metrics"][metric]
+            for pair in pairs
+            if metric in pair["metrics"] and pair["metrics"][metric].get("p_value") is not None
+        ]
+        if not entries:
+            continue
+        p = adjust(np.array([e["p_value"] for e in entries]), method)
+        for e, q in zip(entries, p, strict=True):
+            e["p_adjusted"] = float(q)
+            e["adjust"] = method
+
+
+def auc_best_set(auc, cov, alpha: float = 0.05, *, draws: int = 10_000, seed=None):
+    """Models that cannot be ruled out as having the highest AUC (step-down, DeLong).
+
+    The step-down best set of :func:`heldout.comparison.best.best_set` with DeLong's
+    estimates (:cite:`delong1988`): rival ``j``'s lead over model ``i`` is
+    ``T_ji = (A_j - A_i) / sqrt(V_jj + V_ii - 2 V_ij)``, the evidence against model ``i``
+    being a best one is ``S_i = max_j T_ji``, and the null distribution of the maxima
+    comes from normal multipliers ``Z ~ N(0, V)`` (:cite:`romano2005`); models are removed
+    in order of ``S_i`` while their monotone adjusted p-value is at most ``alpha``.  Like
+    DeLong's test it is asymptotic; it inherits its trouble with few items in the smaller
+    class.
+
+    Parameters
+    ----------
+    auc : array_like
+        The models' AUCs (two or more, in [0, 1]; NaN is refused).
+    cov : array_like
+        Their DeLong covariance matrix (finite, symmetric, non-negative diagonal).
+    alpha : float
+        Level in (0, 1).
+    draws : int
+        Normal multipliers, 99 to 10,000,000.
+    seed : int, Generator or None
+        For the multipliers.
+
+    Returns
+    -------
+    tuple
+        ``(in_set, p_values)``: booleans and adjusted p-values per model.
+
+    Examples
+    --------
+    >>> in_set, p = auc_best_set([0.9, 0.8, 0.88], np.diag([1e-4, 1e-4, 1e-4]), seed=1)
+    >>> in_set.tolist()
+    [True, False, True]
+    """
+    from heldout._checks import as_count, as_floats, as_probability
+    from heldout.config import rng as make_rng
+
+    a = as_probability(auc, "auc", closed=True)
+    if a.ndim != 1 or a.size < 2:
+        raise ValueError(f"auc must hold one AUC per model, two or more, got shape {a.shape}")
+    k = a.size
+    v = as_floats(cov, "cov")
+    if v.shape != (k, k) or not np.all(np.isfinite(v)):
+        raise ValueError(f"cov must be a finite {k} x {k} covariance matrix, got shape {v.shape}")
+    if np.any(np.diag(v) < 0) or not np.allclose(v, v.T, rtol=1e-9, atol=1e-15):
+        raise ValueError("cov must be symmetric with a non-negative diagonal (a covariance)")
+    alpha = as_probability(alpha, "alpha", scalar=True)
+    draws = as_count(draws, "draws", minimum=99, maximum=10_000_000, scalar=True)
+    var = np.diag(v)[:, None] + np.diag(v)[None, :] - 2 * v
+    se = np.sqrt(np.maximum(var, 0.0))
+    se = np.where(se > 1e-12, se, np.inf)
+    off = ~np.eye(k, dtype=bool)
+
+    def lead(x):  # x (..., k) -> (..., k): max over rivals j of (x_j - x_i) / se_ji
+        t = (x[..., :, None] - x[..., None, :]) / se
+        return np.where(off, t, -np.inf).max(axis=-2)
+
+    stat = lead(a)
+    order = np.argsort(-stat, kind="stable")
+    vals, vecs = np.linalg.eigh(v)
+    root = vecs * np.sqrt(np.maximum(vals, 0.0))
+    z = make_rng(seed).standard_normal((int(draws), k)) @ root.T
+    boot = lead(z)[:, order]
+    tail = np.maximum.accumulate(boot[:, ::-1], axis=1)[:, ::-1]
+    exceed = np.sum(tail >= stat[order] - 1e-12, axis=0)
+    p_sorted = np.maximum.accumulate((1.0 + exceed) / (draws + 1.0))
+    p = np.empty(k)
+    p[order] = np.minimum(p_sorted, 1.0)
+    return p > alpha, p
 
 
 def build_report(
@@ -90,7 +292,7 @@ def _guarded(fn, *args):
         return None, str(exc)
 
 
-def _table_bootstrap(metric, counts, alpha, n_resamples, seed, warn=False) -> Difference:
+def _table_bootstrap(metric, counts, alpha, n_resamples, seed, warn=False, classes=2):
     """``bootstrap_interval(metric, y, a, b)`` of two-class labels from their eight counts.
 
     The resampling of a label metric sees the items only through the counts of the
@@ -98,18 +300,22 @@ def _table_bootstrap(metric, counts, alpha, n_resamples, seed, warn=False) -> Di
     :func:`heldout.metrics.bootstrap.bootstrap_interval` is built from them (as
     :func:`heldout.metrics.bootstrap._paired_table_interval` does) and run as
     ``bootstrap_interval`` runs it: the same draws, interval and p-value; with ``warn``
-    also its small-sample warning (the in-memory path passes it on).
+    also its small-sample warning (the in-memory path passes it on).  Several classes:
+    ``counts`` is the flattened (``classes``, ``classes``, ``classes``) table of the
+    classes present.
     """
     from heldout.config import rng as make_rng
     from heldout.metrics import bootstrap as bs
 
     if not warn:
         return bs._paired_table_interval(
-            metric, counts, alpha=alpha, n_resamples=n_resamples, seed=seed
+            metric, counts, alpha=alpha, n_resamples=n_resamples, seed=seed, classes=classes
         )
     eng = bs._Counts.__new__(bs._Counts)
-    eng.name, eng.paired, eng.multi, eng.k, eng.shape = metric, True, False, 2, (2, 2, 2)
-    eng.counts = np.asarray(counts, dtype=np.int64)
+    k = int(classes)
+    eng.name, eng.paired, eng.k, eng.shape = metric, True, k, (k, k, k)
+    eng.multi = metric in bs._MULTICLASS_METRICS
+    eng.counts = np.asarray(counts, dtype=np.int64).reshape(k**3)
     eng.n = int(eng.counts.sum())
     theta, boot, low, high, z0, acc = bs._counts_bca(
         eng, metric, make_rng(seed), n_resamples, alpha, "bca"
@@ -124,7 +330,6 @@ class _Binary:
     """The pieces of the two-class report, read from the statistics (one per report)."""
 
     def __init__(self, stats, models, alpha, n_resamples, seed, correction):
-        from heldout.metrics.evaluate import AUC_MIN_CLASS
 
         self.stats, self.models = stats, models
         self.alpha, self.n_resamples, self.seed, self.correction = (
@@ -183,7 +388,6 @@ class _Binary:
 
     # ------------------------------------------------------------------ warnings
     def score_warning(self, which, pair):
-        from heldout.metrics.evaluate import SCORE_MIN_CLASS
         from heldout.metrics.scores import PAIRED_T_MIN_CLASS
 
         need = PAIRED_T_MIN_CLASS[which] if pair else SCORE_MIN_CLASS
@@ -216,7 +420,6 @@ class _Binary:
     # ------------------------------------------------------------------ entries
     def cluster_boot(self, name, tables, iid, pair):
         from heldout.metrics.bootstrap import _cluster_table_interval
-        from heldout.metrics.evaluate import _num
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -228,7 +431,6 @@ class _Binary:
 
     def clustered(self, result, pair, sums, boot_tables, names):
         """``(clustered result or None, its fields)`` of one entry with clusters."""
-        from heldout.metrics.evaluate import _cluster_fields
 
         if sums is not None:
             r = _clustered_from_sums(*sums(), self.alpha, self.correction, pair)
@@ -252,8 +454,7 @@ class _Binary:
         """evaluate's entry; with clusters, the clustered interval from per-cluster ``sums``
         (a mean), the cluster bootstrap from per-cluster tables (``boot_tables``) or, for
         the AUC of the models ``auc``, from the items (in memory); ``strat`` gives the
-        ``stratified`` field in memory (the engine adds it after, :func:`_add_stratified`)."""
-        from heldout.metrics.evaluate import metric_entry, pair_entry
+        ``stratified`` field in memory (the engine adds it after, ``_add_stratified``)."""
 
         result, note = result_note
         make = pair_entry if pair else metric_entry
@@ -286,7 +487,6 @@ class _Binary:
     # ------------------------------------------------------------------ metrics
     def model(self, m) -> dict:
         """Every metric of model ``m``."""
-        from heldout.metrics.evaluate import _NOT_PROBABILITIES, metric_entry
         from heldout.metrics.scores import _interval_of_moments
 
         tn, fp, fn, tp = (int(v) for v in self.stats["cells"][m])
@@ -329,7 +529,6 @@ class _Binary:
 
     def pair(self, a, b) -> dict:
         """Every paired difference of models ``a`` and ``b``."""
-        from heldout.metrics.evaluate import _NOT_PROBABILITIES, pair_entry
         from heldout.metrics.scores import _difference_of_moments
 
         t = self.stats["tables"][(a, b)]
@@ -378,7 +577,6 @@ def _report(
     stats, models, alpha, n_resamples, seed, adjust="holm", best_draws=10_000, correction="CR1"
 ) -> dict:
     """``evaluate``'s two-class report from the statistics (see the module notes)."""
-    from heldout.metrics.evaluate import _adjust_pairs
 
     b = _Binary(stats, models, alpha, n_resamples, seed, correction)
     warned = stats.get("warnings") or {}
@@ -503,7 +701,6 @@ def _clustered_from_sums(sums, sumsq, sizes, binary, alpha, correction, pair):
 
 def _iid_fields(iid, pair):
     """The independent-item interval that ``evaluate`` keeps beside a clustered one."""
-    from heldout.metrics.evaluate import _num
 
     extra = {"iid_low": _num(iid.low), "iid_high": _num(iid.high)}
     if pair:
@@ -544,7 +741,6 @@ def _best_sets(stats, models, scored, minority, alpha, seed, draws):
     """evaluate's best sets: the accuracy's from the pattern counts, the AUC's from DeLong."""
     from heldout.comparison.best import _MAX_PATTERNS, _best_set_batch
     from heldout.config import rng as make_rng
-    from heldout.metrics.evaluate import auc_best_set
 
     seed = 0 if seed is None else seed
     out = {}
@@ -647,7 +843,6 @@ def _stratified_sums(st: dict, key, metric: str, shares, alpha: float) -> dict:
     """
     from heldout.dependent.clustered import _moments, _too_few_clusters
     from heldout.dependent.strata import _stratified_from_parts, _stratum_weights, _too_few_items
-    from heldout.metrics.evaluate import _stratified_fields
 
     sizes, sums, sumsq, var_samp, binary = _stratum_parts(st, key, metric)
     code = st["stratum"]
@@ -733,7 +928,6 @@ def _add_stratified(report: dict, stats: dict, models, shares, alpha: float) -> 
 # --------------------------------------------------------------------------- several classes
 def _multi_classes(stats, models):
     """``(label classes, each model's predicted classes, every class)``, checked."""
-    from heldout.metrics.evaluate import MAX_CLASSES
 
     cm_rows = stats["cm"]
     y_classes = sorted({int(r[0]) for r in cm_rows[models[0]]})
@@ -748,11 +942,11 @@ def _multi_classes(stats, models):
     return y_classes, predicted, classes
 
 
-def _multi_clustered(result, sums, pair, alpha, correction):
-    from heldout.metrics.evaluate import _cluster_fields
+def _multi_clustered(result, sums, pair, alpha, correction, strat=None):
 
     r = _clustered_from_sums(*sums, alpha, correction, pair)
-    return _as_result(r, pair), {**_cluster_fields(r), **_iid_fields(result, pair)}
+    fields = {**_cluster_fields(r), **(strat or {}), **_iid_fields(result, pair)}
+    return _as_result(r, pair), fields
 
 
 _NO_CLUSTER = {"cluster_note": "no clustered interval for this metric"}
@@ -760,7 +954,6 @@ _NO_CLUSTER = {"cluster_note": "no clustered interval for this metric"}
 
 def _multi_model(stats, m, classes, alpha, correction) -> dict:
     """Every metric of model ``m`` over several classes, from its (label, prediction) counts."""
-    from heldout.metrics.evaluate import metric_entry
     from heldout.metrics.fscore import macro_interval
     from heldout.metrics.rates import rate_interval
 
@@ -771,14 +964,20 @@ def _multi_model(stats, m, classes, alpha, correction) -> dict:
         cm[index[int(yv)], index[int(pv)]] += int(count)
     metrics = {}
     result, note = _guarded(rate_interval, int(np.trace(cm)), int(cm.sum()), alpha)
+    items = stats.get("items")
+    strat = None
+    if result is not None and items is not None and items.strata:
+        strat = {"stratified": items.stratified("accuracy", m)}
     extra = {}
     if result is not None and cl is not None:
         right = cl[("right", m)]
         try:
             sums = (right, right, cl["sizes"], True)
-            result, extra = _multi_clustered(result, sums, False, alpha, correction)
+            result, extra = _multi_clustered(result, sums, False, alpha, correction, strat)
         except ValueError as exc:
             extra = {"cluster_note": str(exc)}
+    elif strat is not None:
+        extra = strat
     metrics["accuracy"] = metric_entry(result, note or "", **extra)
     for which in ("precision", "recall", "specificity", "f1"):
         result, note = _guarded(macro_interval, cm, which, alpha, "logit")
@@ -793,8 +992,6 @@ def _multi_model(stats, m, classes, alpha, correction) -> dict:
 def _multi_pair(stats, a, b, alpha, n_resamples, seed, correction) -> dict:
     """Every paired difference of ``a`` and ``b`` over several classes, from the
     (label, A, B) counts."""
-    from heldout.metrics.bootstrap import _paired_table_interval
-    from heldout.metrics.evaluate import pair_entry
 
     n, cl = stats["n"], stats.get("clusters")
     rows = stats["triples"][(a, b)]
@@ -817,14 +1014,14 @@ def _multi_pair(stats, a, b, alpha, n_resamples, seed, correction) -> dict:
             extra = {"cluster_note": str(exc)}
     metrics = {"accuracy": pair_entry(result, note or "", **extra)}
 
+    warn = stats.get("items") is not None and stats["items"].warn_small
+
     def macro_boot(name):
-        return _paired_table_interval(
-            name, counts.reshape(-1), alpha=alpha, n_resamples=n_resamples, seed=seed, classes=k
-        )
+        return _table_bootstrap(name, counts, alpha, n_resamples, seed, warn, k)
 
     for which in ("precision", "recall", "specificity", "f1"):
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+            warnings.simplefilter("ignore", RuntimeWarning if warn else Warning)
             result, note = _guarded(macro_boot, f"macro_{which}")
         metrics[which] = (
             pair_entry(None, note)
@@ -838,7 +1035,6 @@ def _multi_report(stats, models, alpha, n_resamples, seed, adjust, best_draws, c
     """``evaluate``'s several-class report from each model's (label, prediction) counts,
     each pair's (label, A, B) counts, the patterns and per-cluster right answers."""
     from heldout.metrics.column_kinds import label_warning_of_summary
-    from heldout.metrics.evaluate import _adjust_pairs
 
     n = stats["n"]
     y_classes, predicted, classes = _multi_classes(stats, models)
@@ -846,9 +1042,13 @@ def _multi_report(stats, models, alpha, n_resamples, seed, adjust, best_draws, c
     report = {}
     for m in models:
         report[m] = {"kind": "labels", "kind_source": stats["kind_source"][m]}
-        warning = label_warning_of_summary(predicted[m], n, y_classes)
+        if "warnings" in stats:  # in memory: from the column (label_warning)
+            warning = stats["warnings"][m]
+        else:
+            warning = label_warning_of_summary(predicted[m], n, y_classes)
+            warning = warning and f"model {m!r}: {warning}"
         if warning:
-            report[m]["warning"] = f"model {m!r}: {warning}"
+            report[m]["warning"] = warning
         report[m]["metrics"] = _multi_model(stats, m, classes, alpha, correction)
     pairs = [
         {"a": a, "b": b, "metrics": _multi_pair(stats, a, b, alpha, n_resamples, seed, correction)}
