@@ -644,6 +644,37 @@ def _pattern_counts(ctx: Context, names: list):
     return keys, counts[keys]
 
 
+def _read_models(predictions: dict, kinds, classes: np.ndarray, n: int, th: float):
+    """``(labels, scores, ranges, report)`` of the model columns: each checked, its kind
+    named (:func:`_column_kind`), labels narrowed, scores thresholded at ``th``."""
+    from heldout import _inputs
+
+    labels, scores, report = {}, {}, {}
+    ranges = {}
+    for name, column in predictions.items():
+        low_high: list = []
+        col = _inputs.scores(column, f"model {name!r}", n, low_high=low_high)
+        lo, hi = low_high
+        kind, given, note = _column_kind(name, col, kinds, classes, (lo, hi))
+        if kind == "labels":
+            if max(-lo, hi) >= _inputs.MAX_LABEL:
+                _inputs.label_range(col, f"model {name!r}")  # its message names the value
+            labels[name] = col.astype(_narrow(np.array([lo, hi], dtype=np.int64)))
+        else:
+            if classes.size > 2 or not set(classes.tolist()) <= {0, 1}:
+                raise ValueError(
+                    f"model {name!r} holds {kind}, which need labels 0 and 1; "
+                    f"the label column holds {classes.size} classes"
+                )
+            scores[name] = col
+            ranges[name] = (lo, hi)
+            labels[name] = (col >= th).view(np.int8)  # 0 and 1, one byte each
+        report[name] = {"kind": kind, "kind_source": "given" if given else "detected"}
+        if note:
+            report[name]["warning"] = f"model {name!r}: {note}"
+    return labels, scores, ranges, report
+
+
 @renamed(level=("alpha", level_to_alpha))
 def evaluate(
     y,
@@ -772,31 +803,9 @@ def evaluate(
 
         cluster_codes(cl, yy.size)  # at least two clusters, no missing ids
     y_int = yy.astype(_narrow(classes))
-    labels, scores, report = {}, {}, {}
     _check_adjust(adjust)
     best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99))
-    ranges = {}
-    for name, column in predictions.items():
-        low_high: list = []
-        col = _inputs.scores(column, f"model {name!r}", yy.size, low_high=low_high)
-        lo, hi = low_high
-        kind, given, note = _column_kind(name, col, kinds, classes, (lo, hi))
-        if kind == "labels":
-            if max(-lo, hi) >= _inputs.MAX_LABEL:
-                _inputs.label_range(col, f"model {name!r}")  # its message names the value
-            labels[name] = col.astype(_narrow(np.array([lo, hi], dtype=np.int64)))
-        else:
-            if classes.size > 2 or not set(classes.tolist()) <= {0, 1}:
-                raise ValueError(
-                    f"model {name!r} holds {kind}, which need labels 0 and 1; "
-                    f"the label column holds {classes.size} classes"
-                )
-            scores[name] = col
-            ranges[name] = (lo, hi)
-            labels[name] = (col >= th).view(np.int8)  # 0 and 1, one byte each
-        report[name] = {"kind": kind, "kind_source": "given" if given else "detected"}
-        if note:
-            report[name]["warning"] = f"model {name!r}: {note}"
+    labels, scores, ranges, report = _read_models(predictions, kinds, classes, yy.size, th)
     all_classes = np.union1d(classes, np.concatenate([_distinct(v) for v in labels.values()]))
     if all_classes.size > MAX_CLASSES:
         raise ValueError(f"the labels and predictions hold more than {MAX_CLASSES} classes")
