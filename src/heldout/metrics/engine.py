@@ -52,6 +52,9 @@ column's kind (labels, probabilities, or scores on any scale) follows
 :func:`heldout.metrics.column_kinds.kind_of_summary`, computed from each column's
 minimum, maximum and whether it holds whole numbers.
 
+The report is built from them by :mod:`heldout.metrics.report`, the one builder that
+also turns the in-memory path's statistics into ``evaluate``'s report.
+
 Two engines compute them: DuckDB (one machine; it spills to disk when a sort,
 group or join outgrows ``memory_limit``) and Dask (a cluster; a local one in the
 tests).  Results equal the in-memory report on files that fit: the counts exactly,
