@@ -134,3 +134,20 @@ def test_several_classes_every_path_computes_the_same_rows(tmp_path, monkeypatch
         assert (
             np.asarray(mem["clusters"][key]).tolist() == np.asarray(eng["clusters"][key]).tolist()
         )
+
+
+@pytest.mark.parametrize("k", [3, 30])
+def test_patterns_counted_in_blocks_give_best_sets_full_table_answer(monkeypatch, k):
+    from heldout.comparison.best import best_set
+    from heldout.metrics import evaluate as ev
+
+    monkeypatch.setattr(ev, "_BLOCK", 97)  # many blocks: their counts are merged
+    rng = np.random.default_rng(5)
+    n = 1000
+    y = (rng.random(n) < 0.4).astype(int)
+    preds = {f"m{j}": np.where(rng.random(n) < 0.8 + 0.004 * j, y, 1 - y) for j in range(k)}
+    r = evaluate(y, preds, seed=1, n_resamples=100, best_draws=300)["best"]["accuracy"]
+    correct = np.column_stack([preds[m] == y for m in preds])
+    ref = best_set(correct, 0.05, draws=300, seed=1)
+    assert r["models"] == [f"m{j}" for j in ref.models]
+    assert list(r["p_values"].values()) == [float(p) for p in ref.p_values]

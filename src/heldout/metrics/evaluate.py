@@ -73,6 +73,7 @@ import numpy as np
 
 from heldout._deprecate import level_to_alpha, renamed
 from heldout.metrics.report import (  # the report's entries, defined with its builder
+    _MAX_MODELS_BEST,
     _PROPER,
     AUC_MIN_CLASS,
     MAX_CLASSES,
@@ -457,7 +458,7 @@ def _groups(values, name: str, n: int) -> np.ndarray | None:
 class _Items:
     """What only the items in memory give :func:`heldout.metrics.report.build_report`:
     the AUC's cluster bootstrap, the stratified estimates from the items, the accuracy's
-    best set beyond 20 models, and the bootstrap's small-sample warnings."""
+    best set beyond 62 models, and the bootstrap's small-sample warnings."""
 
     warn_small = True  # the paired bootstrap's SmallSampleWarning is passed on
 
@@ -488,7 +489,7 @@ class _Items:
         return _stratified(self.ctx, *items(self.ctx, model))
 
     def best_accuracy(self, names: list, draws: int, seed) -> dict:
-        """The accuracy's best set from the whole right/wrong table (more than 20 models)."""
+        """The accuracy's best set from the whole right/wrong table (more than 62 models)."""
         from heldout.comparison.best import best_set
 
         ctx = self.ctx
@@ -525,7 +526,7 @@ def _statistics(ctx: Context, names: list, report: dict) -> dict:
         "tables": {p: ctx.pair_counts(*p) for p in pairs},
         "moments": {key: ctx.moments(*key) for key in keys},
         "delong": ctx.delong(scored) if scored else None,
-        "patterns": _pattern_counts(ctx, names) if 1 < len(names) <= 20 else None,
+        "patterns": _pattern_counts(ctx, names) if 1 < len(names) <= _MAX_MODELS_BEST else None,
         "items": _Items(ctx),
     }
     if ctx.clusters is not None:
@@ -566,7 +567,7 @@ def _multi_statistics(ctx: Context, names: list, report: dict) -> dict:
         "warnings": {m: report[m].get("warning") for m in names},
         "cm": {m: rows(iy, index[m]) for m in names},
         "triples": {(a, b): rows(iy, index[a], index[b]) for a, b in pairs},
-        "patterns": _pattern_counts(ctx, names) if 1 < len(names) <= 20 else None,
+        "patterns": _pattern_counts(ctx, names) if 1 < len(names) <= _MAX_MODELS_BEST else None,
         "items": _Items(ctx),
     }
     if ctx.clusters is not None:
@@ -615,13 +616,32 @@ def _cluster_sums(ctx: Context, names: list, pairs: list, loss_keys: list) -> di
     return out
 
 
+def _distinct_patterns(ctx: Context, names: list):
+    """``(codes, counts)`` of the right/wrong patterns of 21 to 62 models (int64 codes)."""
+    keys, counts = [], []
+    for i in range(0, ctx.y.size, _BLOCK):
+        y = ctx.y[i : i + _BLOCK]
+        code = np.zeros(y.size, dtype=np.int64)
+        for j, m in enumerate(names):
+            code |= (ctx.labels[m][i : i + _BLOCK] == y).astype(np.int64) << j
+        block_keys, block_counts = np.unique(code, return_counts=True)
+        keys.append(block_keys)
+        counts.append(block_counts)
+    distinct, inverse = np.unique(np.concatenate(keys), return_inverse=True)
+    total = np.bincount(inverse.reshape(-1), weights=np.concatenate(counts))
+    return distinct, total.astype(np.int64)
+
+
 def _pattern_counts(ctx: Context, names: list):
     """``(codes, counts)`` of the right/wrong patterns present (bit ``j``: model ``j`` right).
 
     Counted block by block, so no (items x models) table is built
-    (:func:`heldout.comparison.predictions.pattern_counts` orders them the same way).
+    (:func:`heldout.comparison.predictions.pattern_counts` orders them the same way):
+    up to 20 models by a count per possible pattern, beyond by the distinct codes.
     """
     k = len(names)
+    if k > 20:
+        return _distinct_patterns(ctx, names)
     counts = np.zeros(1 << k, dtype=np.int64)
     small = k <= 8  # the pattern in one byte
     for i in range(0, ctx.y.size, _BLOCK):
@@ -827,7 +847,7 @@ def evaluate(
     names = list(predictions)
     from heldout.metrics.report import build_report
 
-    if 1 < len(names) <= 20 and best_draws > 10_000_000:  # best_set's stated limit
+    if len(names) > 1 and best_draws > 10_000_000:  # best_set's stated limit
         raise ValueError(f"draws must be at most 10,000,000, got {best_draws:,}")
     make = _statistics if ctx.binary else _multi_statistics
     stats = make(ctx, names, report)

@@ -38,7 +38,7 @@ per-stratum sums               (from the items, see below)    ``GROUP BY``      
 (``heldout.metrics.evaluate._Items``): the AUC's cluster bootstrap (its resamples draw
 clusters and rank every drawn item's score; no per-cluster sum gives it) and with it
 the AUC's clustered warning (the misranked pairs' shortfall); the accuracy's best set
-beyond 20 models (``best_set`` on the whole right/wrong table); and the paired
+beyond 62 models (``best_set`` on the whole right/wrong table); and the paired
 bootstrap's small-sample warnings, which it passes on.  The engine keeps the AUC's
 independent-item interval there, with a ``cluster_note`` saying so, and gives no best
 set beyond 62 models.  The ``stratified`` fields are computed from the items in memory
