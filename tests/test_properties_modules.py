@@ -70,6 +70,7 @@ from heldout.metrics import (
     multinomial,
     prediction_files,
     rates,
+    report,
     scores,
 )
 from heldout.metrics.estimate import Estimate
@@ -921,8 +922,8 @@ SPECS = {
                                          "classes": A(st.just(np.array([0, 1])), "array")},
         lambda r, v: r is None or r.startswith("read as labels"), corrupt=False,
     ),
-    "metrics.evaluate.auc_best_set": Spec(
-        evaluate.auc_best_set, {"auc": A(st.just(np.array([0.9, 0.8, 0.88])), "array"), "cov": A(st.just(np.diag([1e-4, 2e-4, 1e-4])), "array")},
+    "metrics.report.auc_best_set": Spec(
+        report.auc_best_set, {"auc": A(st.just(np.array([0.9, 0.8, 0.88])), "array"), "cov": A(st.just(np.diag([1e-4, 2e-4, 1e-4])), "array")},
         lambda r, v: len(r[1]) == 3 and all(0 < p <= 1 for p in r[1]), kwargs={"draws": 500, "seed": 1}, corrupt=False, examples=2,
     ),
     "metrics.column_kinds.kind_of_summary": Spec(
@@ -951,8 +952,8 @@ SPECS = {
                            if isinstance(v["y"], list) and isinstance(v["predictions"], dict) else v["predictions"]},
         examples=8,
     ),
-    "metrics.evaluate.metric_entry": Spec(evaluate.metric_entry, {"result": A(st.sampled_from([None, Estimate(0.8, 0.7, 0.9, method="wilson", n=100)]), "array")}),
-    "metrics.evaluate.pair_entry": Spec(evaluate.pair_entry, {"result": A(st.just(None), "array"), "note": A(st.sampled_from(["", "needs scores"]), "array")}),
+    "metrics.report.metric_entry": Spec(report.metric_entry, {"result": A(st.sampled_from([None, Estimate(0.8, 0.7, 0.9, method="wilson", n=100)]), "array")}),
+    "metrics.report.pair_entry": Spec(report.pair_entry, {"result": A(st.just(None), "array"), "note": A(st.sampled_from(["", "needs scores"]), "array")}),
     "metrics.evaluate.forest_plot": Spec(
         lambda report: evaluate.forest_plot(report).axes[0].get_xlabel(),
         {"report": A(st.just(None).map(lambda _: evaluate.evaluate([0, 1, 1, 0, 1, 0, 1, 1, 0, 0] * 3, {"a": [0, 1, 1, 0, 1, 1, 1, 1, 0, 0] * 3},
@@ -1494,7 +1495,6 @@ DRIVEN_ELSEWHERE = {
     "heldout.book.mnist.standin.Recorded": "built by recorded_outcomes (driven through standin.recorded_outcomes)",
     "heldout.book.mnist.digit_pool.pool_predictions": "fits the pool models on the MNIST digits (test_digit_pool; a synthetic pool drives the rest here)",
     "heldout.metrics.evaluate.Context": "evaluate()'s working record, built by evaluate (driven through evaluate.evaluate)",
-    "heldout.metrics.evaluate.MetricSpec": "one row of evaluate.METRICS, read by evaluate (driven through evaluate.evaluate)",
 }
 for _name in (
     "accept",

@@ -29,6 +29,7 @@ from sklearn.metrics import roc_auc_score
 from heldout.cli import main
 from heldout.metrics import auc as auc_module
 from heldout.metrics import evaluate as ev
+from heldout.metrics import report as report_module
 
 
 def _midrank_delong(pos: np.ndarray, columns: list) -> tuple:
@@ -51,7 +52,6 @@ def _midrank_delong(pos: np.ndarray, columns: list) -> tuple:
 
 def _reference(monkeypatch) -> None:
     """Swap evaluate's fast pieces for the reference computations."""
-    from heldout.comparison.best import best_set
     from heldout.metrics.item_losses import brier_items, log_loss_items
     from heldout.metrics.rates import accuracy_difference, confusion_matrix
 
@@ -71,38 +71,35 @@ def _reference(monkeypatch) -> None:
             self.y.astype(np.int64), self.labels[model].astype(np.int64), classes=self.classes
         )
 
-    def accuracy_pair(ctx, a, b):
-        y = ctx.y.astype(np.int64)
-        return accuracy_difference(y, ctx.labels[a].astype(np.int64), ctx.labels[b], ctx.alpha)
+    def items_of(counts):
+        cells = np.repeat(np.arange(8), counts)  # items rebuilt from the 4 y + 2 a + b cells
+        return cells >> 2, (cells >> 1) & 1, cells & 1
 
-    def best_of_patterns(ctx, names, draws, seed):
-        correct = np.column_stack([ctx.labels[m] == ctx.y for m in names])
-        return best_set(correct, ctx.alpha, draws=draws, seed=seed)
+    def accuracy_pair(t, n, alpha):
+        y, a, b = items_of(np.asarray(t, dtype=np.int64))
+        return accuracy_difference(y, a, b, alpha)
 
-    def counts_bootstrap(metric, counts, ctx):
+    def no_patterns(ctx, names):
+        return None  # the best set then comes from best_set on the full right/wrong table
+
+    def table_bootstrap(metric, counts, alpha, n_resamples, seed, warn=False):
         from heldout.metrics.bootstrap import bootstrap_interval
 
-        cells = np.repeat(np.arange(8), counts)  # items rebuilt from the 4 y + 2 a + b cells
-        y, a, b = cells >> 2, (cells >> 1) & 1, cells & 1
-        return bootstrap_interval(
-            metric, y, a, b, alpha=ctx.alpha, n_resamples=ctx.n_resamples, seed=ctx.seed
-        )
+        y, a, b = items_of(counts)
+        return bootstrap_interval(metric, y, a, b, alpha=alpha, n_resamples=n_resamples, seed=seed)
 
     def pair_counts(self, a, b):
         y = self.y.astype(np.int64)
         pa, pb = self.labels[a].astype(np.int64), self.labels[b].astype(np.int64)
         return np.bincount(4 * y + 2 * pa + pb, minlength=8)
 
-    monkeypatch.setattr(ev, "_counts_bootstrap", counts_bootstrap)
+    monkeypatch.setattr(report_module, "_table_bootstrap", table_bootstrap)
+    monkeypatch.setattr(report_module, "_mcnemar", accuracy_pair)
+    monkeypatch.setattr(ev, "_pattern_counts", no_patterns)
     monkeypatch.setattr(ev.Context, "pair_counts", pair_counts)
     monkeypatch.setattr(ev.Context, "delong", delong)
     monkeypatch.setattr(ev.Context, "moments", moments)
     monkeypatch.setattr(ev.Context, "confusion", confusion)
-    monkeypatch.setattr(ev, "_best_set_of_patterns", best_of_patterns)
-    spec = next(s for s in ev.METRICS if s.name == "accuracy")
-    index = ev.METRICS.index(spec)
-    patched = ev.MetricSpec(**{**spec.__dict__, "pair": accuracy_pair})
-    monkeypatch.setattr(ev, "METRICS", ev.METRICS[:index] + (patched,) + ev.METRICS[index + 1 :])
 
 
 def _report(path: str, *options: str) -> dict:

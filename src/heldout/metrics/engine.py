@@ -20,7 +20,7 @@ that an engine computes partition by partition and adds up:
   their covariances across models from one join of the items with them; together
   they give the AUCs and DeLong's covariance
   matrix of all scored models, hence the same AUC intervals, MOVER differences and
-  AUC best set (:func:`heldout.metrics.evaluate.auc_best_set`) as in memory;
+  AUC best set (:func:`heldout.metrics.report.auc_best_set`) as in memory;
 * the counts of the right/wrong patterns (bit ``j`` set when model ``j`` is right;
   at most ``2^k`` groups for ``k`` models): the accuracy's best set of
   :func:`heldout.comparison.best.best_set`, which needs nothing else;
@@ -52,6 +52,9 @@ column's kind (labels, probabilities, or scores on any scale) follows
 :func:`heldout.metrics.column_kinds.kind_of_summary`, computed from each column's
 minimum, maximum and whether it holds whole numbers.
 
+The report is built from them by :mod:`heldout.metrics.report`, the one builder that
+also turns the in-memory path's statistics into ``evaluate``'s report.
+
 Two engines compute them: DuckDB (one machine; it spills to disk when a sort,
 group or join outgrows ``memory_limit``) and Dask (a cluster; a local one in the
 tests).  Results equal the in-memory report on files that fit: the counts exactly,
@@ -64,25 +67,26 @@ only when called.
 from __future__ import annotations
 
 import glob
-import math
 import os
 import re
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 from heldout import _files as _limits
-from heldout.metrics.estimate import Difference
+from heldout.metrics.report import (
+    _MAX_MODELS_BEST,
+    _PROPER,
+    _add_stratified,
+    _check_strata,
+    build_report,
+)
 
 __all__ = ["ENGINES", "evaluate_files"]
 
 #: The engines :func:`evaluate_files` can use.
 ENGINES = ("duckdb", "dask")
 
-_PROPER = ("brier", "log_loss")
-#: Most models whose right/wrong patterns the engine counts (one bit each in a BIGINT).
-_MAX_MODELS_BEST = 62
 #: Up to this many models, the counts of cells, tables and patterns come from one GROUP BY.
 _MAX_MODELS_GROUPED = 16
 _EPS = 1e-15  # clipping of probabilities in the log loss (heldout.metrics.item_losses.EPS)
@@ -242,14 +246,6 @@ def _duckdb_statistics(
     if strata is not None:
         stats["strata"] = _strata_sql(run, y, strata, cluster, models, stats, threshold)
     return stats
-
-
-def _guarded(fn, *args):
-    """``(fn(*args), None)``, or ``(None, message)`` when it refuses with a ValueError."""
-    try:
-        return fn(*args), None
-    except ValueError as exc:
-        return None, str(exc)
 
 
 def _read_summary(row, models, kinds, label):
@@ -511,125 +507,6 @@ def _strata_arrays(group_ids, table, models, kinds, multi: bool, clustered: bool
     return out
 
 
-# the items and hits of each rate, as cells (tn, fp, fn, tp): evaluate's _rate_items
-_RATE_CELLS = {
-    "accuracy": ((0, 3), (0, 1, 2, 3)),
-    "precision": ((3,), (1, 3)),
-    "recall": ((3,), (2, 3)),
-    "specificity": ((0,), (0, 1)),
-    "npv": ((0,), (0, 2)),
-}
-
-
-def _stratum_parts(st: dict, key, metric: str):
-    """Per group: items, sum, sum of squares, sample variance (None: from the sums), binary."""
-    if key[0] == "cells":
-        cells = st[key]
-        if st["multi"]:  # (items, right answers)
-            sizes, sums = cells[:, 0], cells[:, 1]
-        else:
-            hit, mask = _RATE_CELLS[metric]
-            sizes, sums = cells[:, list(mask)].sum(axis=1), cells[:, list(hit)].sum(axis=1)
-        return sizes, sums, sums, None, True
-    t = st[key]
-    return t[:, 0], t[:, 1], t[:, 2], t[:, 3], not t[:, 4].any()
-
-
-def _stratified_sums(st: dict, key, metric: str, shares, alpha: float) -> dict:
-    """evaluate's ``stratified`` field of one mean, from per-stratum (per-cluster) sums.
-
-    The arithmetic of :func:`heldout.dependent.strata.stratified_mean`: each stratum's
-    mean, the variance of its mean (``s_h^2 / n_h``, or with clusters the CR1
-    cluster-robust variance from its clusters' sums), the shares
-    (:func:`heldout.dependent.strata._stratum_weights`) and
-    :func:`heldout.dependent.strata._stratified_from_parts`; strata without items of
-    this mean are left out, as ``evaluate`` leaves them out.
-    """
-    from heldout.dependent.clustered import _moments, _too_few_clusters
-    from heldout.dependent.strata import _stratified_from_parts, _stratum_weights, _too_few_items
-    from heldout.metrics.evaluate import _stratified_fields
-
-    sizes, sums, sumsq, var_samp, binary = _stratum_parts(st, key, metric)
-    code = st["stratum"]
-    h_all = np.arange(len(st["labels"]))
-    n_h = np.bincount(code, weights=sizes, minlength=h_all.size)
-    present = np.flatnonzero(n_h > 0)
-    keys = [st["labels"][h] for h in present]
-    try:
-        w = _stratum_weights(keys, n_h[present], shares)
-        means, var_h, dof_h = [], [], []
-        for h, label in zip(present, keys, strict=True):
-            rows = (code == h) & (sizes > 0)
-            size = float(sizes[rows].sum())
-            mean = float(sums[rows].sum()) / size
-            means.append(mean)
-            if not st["clustered"]:
-                if size < 2:
-                    raise _too_few_items(label, size)
-                if var_samp is None:  # 0/1 values: the variance from the counts
-                    k = float(sums[rows].sum())
-                    s2 = (k * (1 - mean) ** 2 + (size - k) * mean**2) / (size - 1)
-                else:
-                    s2 = float(var_samp[rows][0])
-                var_h.append(s2 / size)
-                dof_h.append(size - 1)
-                continue
-            g = int(rows.sum())
-            if g < 2:  # (evaluate's message: stratified_mean wraps clustered_mean's)
-                raise ValueError(f"clusters within stratum {label!r}: {_too_few_clusters(g)}")
-            _, _, var_cr, _ = _moments(sums[rows], sumsq[rows], sizes[rows].astype(float))
-            var_h.append(float(var_cr))
-            dof_h.append(g - 1)
-    except ValueError as exc:
-        return {"value": None, "note": str(exc)}
-    n = float(n_h.sum())
-    total = float(sums.sum())
-    spread = max(float(sumsq.sum()) - total * total / n, 0.0) / (n - 1) if n > 1 else 0.0
-    s = _stratified_from_parts(
-        keys,
-        n_h[present].astype(np.int64),
-        means,
-        var_h,
-        dof_h,
-        w,
-        method="wilson" if binary else "t",
-        alpha=alpha,
-        unweighted=total / n,
-        se_unweighted=float(np.sqrt(spread / n)),
-    )
-    return _stratified_fields(s)
-
-
-def _check_strata(st: dict, shares) -> None:
-    """evaluate's check before any metric: the shares fit the strata, two items in each."""
-    from heldout.dependent.strata import _stratum_weights, _too_few_items
-
-    first = next(k for k in st if isinstance(k, tuple) and k[0] == "cells")
-    cells = st[first]
-    per_group = cells[:, 0] if st["multi"] else cells.sum(axis=1)
-    n_h = np.bincount(st["stratum"], weights=per_group, minlength=len(st["labels"]))
-    _stratum_weights(st["labels"], n_h, shares)
-    for label, size in zip(st["labels"], n_h, strict=True):
-        if size < 2:
-            raise _too_few_items(label, size)
-
-
-def _add_stratified(report: dict, stats: dict, models, shares, alpha: float) -> None:
-    """Put the ``stratified`` field into every mean of every model, as evaluate does."""
-    st = stats["strata"]
-    for m in models:
-        metrics = report["models"][m]["metrics"]
-        names = ["accuracy"] if st["multi"] else [*_RATE_CELLS, *_PROPER]
-        for name in names:
-            entry = metrics.get(name)
-            if entry is None or entry.get("value") is None:
-                continue
-            key = ("cells", m) if name in _RATE_CELLS else ("loss", name, m)
-            if key not in st:
-                continue
-            entry["stratified"] = _stratified_sums(st, key, name, shares, alpha)
-
-
 def _delong_sql(run, y, scored, stats):
     """DeLong's means and covariances of the placement values, by GROUP BY score and a join.
 
@@ -866,122 +743,6 @@ def _multi_dask(ddf, label, models, clustered):
     return out
 
 
-def _multi_report(stats, models, alpha, n_resamples, seed, adjust, best_draws, correction):
-    """``evaluate``'s several-class report from the counts of :func:`_multi_sql`."""
-    from heldout.metrics.bootstrap import _paired_table_interval
-    from heldout.metrics.column_kinds import label_warning_of_summary
-    from heldout.metrics.evaluate import (
-        MAX_CLASSES,
-        _adjust_pairs,
-        _cluster_fields,
-        metric_entry,
-        pair_entry,
-    )
-    from heldout.metrics.fscore import macro_interval
-    from heldout.metrics.rates import rate_interval
-
-    n = stats["n"]
-    cm_rows = stats["cm"]
-    y_classes = sorted({int(r[0]) for r in cm_rows[models[0]]})
-    if len(y_classes) > MAX_CLASSES:
-        raise ValueError(
-            f"the label column holds {len(y_classes)} classes, more than {MAX_CLASSES}"
-        )
-    predicted = {m: sorted({int(r[1]) for r in cm_rows[m]}) for m in models}
-    classes = sorted(set(y_classes).union(*predicted.values()))
-    if len(classes) > MAX_CLASSES:
-        raise ValueError(f"the labels and predictions hold more than {MAX_CLASSES} classes")
-    index = {c: i for i, c in enumerate(classes)}
-    cl = stats.get("clusters")
-    no_cluster = {"cluster_note": "no clustered interval for this metric"}
-
-    def macro_boot(name, counts, k):
-        return _paired_table_interval(
-            name, counts.reshape(-1), alpha=alpha, n_resamples=n_resamples, seed=seed, classes=k
-        )
-
-    def clustered(result, sums, pair):
-        r = _clustered_from_sums(*sums, alpha, correction, pair)
-        return _as_result(r, pair), {**_cluster_fields(r), **_iid_fields(result, pair)}
-
-    report = {}
-    for m in models:
-        cm = np.zeros((len(classes), len(classes)), dtype=np.int64)
-        for yv, pv, count in cm_rows[m]:
-            cm[index[int(yv)], index[int(pv)]] += int(count)
-        metrics = {}
-        result, note = _guarded(rate_interval, int(np.trace(cm)), int(cm.sum()), alpha)
-        extra = {}
-        if result is not None and cl is not None:
-            right = cl[("right", m)]
-            try:
-                result, extra = clustered(result, (right, right, cl["sizes"], True), False)
-            except ValueError as exc:
-                extra = {"cluster_note": str(exc)}
-        metrics["accuracy"] = metric_entry(result, note or "", **extra)
-        for which in ("precision", "recall", "specificity", "f1"):
-            result, note = _guarded(macro_interval, cm, which, alpha, "logit")
-            metrics[which] = (
-                metric_entry(None, note)
-                if result is None
-                else metric_entry(result, **(no_cluster if cl is not None else {}))
-            )
-        report[m] = {"kind": "labels", "kind_source": stats["kind_source"][m]}
-        warning = label_warning_of_summary(predicted[m], n, y_classes)
-        if warning:
-            report[m]["warning"] = f"model {m!r}: {warning}"
-        report[m]["metrics"] = metrics
-    pairs = []
-    for i, a in enumerate(models):
-        for b in models[i + 1 :]:
-            rows = stats["triples"][(a, b)]
-            present = sorted({int(v) for r in rows for v in r[:3]})
-            pos = {c: j for j, c in enumerate(present)}
-            k = len(present)
-            counts = np.zeros((k, k, k), dtype=np.int64)
-            for yv, av, bv, count in rows:
-                counts[pos[int(yv)], pos[int(av)], pos[int(bv)]] += int(count)
-            a_only = sum(int(c) for yv, av, bv, c in rows if av == yv and bv != yv)
-            b_only = sum(int(c) for yv, av, bv, c in rows if bv == yv and av != yv)
-            result, note = _guarded(_mcnemar_counts, a_only, b_only, n, alpha)
-            extra = {}
-            if result is not None and cl is not None:
-                cells = cl[("pair", a, b)]  # (A right, B right): 00, 01, 10, 11
-                sums = cells[:, 2] - cells[:, 1]
-                try:
-                    result, extra = clustered(
-                        result, (sums, cells[:, 2] + cells[:, 1], cl["sizes"], False), True
-                    )
-                except ValueError as exc:
-                    extra = {"cluster_note": str(exc)}
-            metrics = {"accuracy": pair_entry(result, note or "", **extra)}
-            for which in ("precision", "recall", "specificity", "f1"):
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    result, note = _guarded(macro_boot, f"macro_{which}", counts, k)
-                metrics[which] = (
-                    pair_entry(None, note)
-                    if result is None
-                    else pair_entry(result, **(no_cluster if cl is not None else {}))
-                )
-            pairs.append({"a": a, "b": b, "metrics": metrics})
-    _adjust_pairs(pairs, adjust)
-    out = {
-        "n": n,
-        "alpha": alpha,
-        "level": 1.0 - alpha,
-        "classes": classes,
-        "models": report,
-        "pairs": pairs,
-        "adjust": adjust,
-    }
-    if len(models) > 1:
-        out["best"] = _best_sets({**stats, "delong": None}, models, [], 0, alpha, seed, best_draws)
-    if cl is not None:
-        out["clusters"] = int(cl["sizes"].size)
-    return out
-
-
 # --------------------------------------------------------------------------- Dask
 def _dask_statistics(files, fmt, label, models, kinds, threshold, cluster=None, strata=None):
     import dask
@@ -1192,410 +953,6 @@ def _delong_dask(ddf, label, scored, stats):
     return _delong_result(means, covs, n1, n0)
 
 
-# --------------------------------------------------------------------------- report
-def _report(
-    stats, models, alpha, n_resamples, seed, adjust="holm", best_draws=10_000, correction="CR1"
-) -> dict:
-    from heldout.metrics.auc import _difference, _interval
-    from heldout.metrics.bootstrap import _cluster_table_interval, _paired_table_interval
-    from heldout.metrics.evaluate import (
-        _NOT_PROBABILITIES,
-        AUC_MIN_CLASS,
-        SCORE_MIN_CLASS,
-        _adjust_pairs,
-        _cluster_fields,
-        _num,
-        metric_entry,
-        pair_entry,
-    )
-    from heldout.metrics.fscore import f1_interval
-    from heldout.metrics.rates import rate_interval
-    from heldout.metrics.scores import (
-        PAIRED_T_MIN_CLASS,
-        _difference_of_moments,
-        _interval_of_moments,
-    )
-
-    n, n1 = stats["n"], stats["n_positive"]
-    minority = min(n1, n - n1)
-    kinds = stats["kinds"]
-    scored = [m for m in models if kinds[m] != "labels"]
-    d = stats["delong"]
-    cl = stats.get("clusters")
-
-    def rate(k, m, what):
-        if m == 0:
-            raise ValueError(f"undefined: no {what}")
-        return rate_interval(int(k), int(m), alpha)
-
-    def f1(fp, fn, tp):
-        if tp + fp + fn == 0:
-            raise ValueError("undefined: no positives and none predicted")
-        return f1_interval(int(tp), int(fp), int(fn), alpha, "exact")
-
-    def auc_single(i):
-        _need(d)
-        return _interval(d.auc[i], d.cov[i, i], d.n_positive, d.n_negative, alpha, "auto")
-
-    def auc_pair(i, j):
-        _need(d)
-        return _difference(d, i, j, alpha, "mover")
-
-    def boot(name, t):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return _paired_table_interval(name, t, alpha=alpha, n_resamples=n_resamples, seed=seed)
-
-    def score_warning(which, pair):
-        need = PAIRED_T_MIN_CLASS[which] if pair else SCORE_MIN_CLASS
-        what = "the paired t-interval" if pair else "the interval"
-        if minority < need:
-            return (
-                f"{minority} items in the rarer class, fewer than {need}: {what} of the "
-                f"{which.replace('_', ' ')} undercovers in the book's simulations"
-            )
-        return None
-
-    auc_note = None
-    if minority < AUC_MIN_CLASS:
-        auc_note = (
-            f"{minority} items in the smaller class, fewer than {AUC_MIN_CLASS}: only the "
-            "wide max-variance interval holds its level here"
-        )
-
-    def cluster_boot(name, tables, iid, pair):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            r = _cluster_table_interval(
-                name, tables, alpha=alpha, n_resamples=n_resamples, seed=seed
-            )
-        extra = {"se_cluster": r.se, "clusters": int(cl["sizes"].size)}
-        return r, extra if pair else {"se_iid": _num(iid.se), **extra}
-
-    def entry(result_note, warning=None, pair=False, sums=None, boot_tables=None):
-        """evaluate's entry; with clusters, the clustered interval from per-cluster ``sums``
-        (a mean) or the cluster bootstrap from per-cluster tables (``boot_tables``)."""
-        result, note = result_note
-        make = pair_entry if pair else metric_entry
-        if result is None:
-            return make(None, note)
-        extra = {}
-        if cl is not None:
-            try:
-                if sums is not None:
-                    r = _clustered_from_sums(*sums(), alpha, correction, pair)
-                    clustered, fields = _as_result(r, pair), _cluster_fields(r)
-                elif boot_tables is not None:
-                    clustered, fields = cluster_boot(*boot_tables(), result, pair)
-                else:
-                    clustered, fields = None, {"cluster_note": _NO_CLUSTER_BOOTSTRAP}
-            except ValueError as exc:
-                clustered, fields = None, {"cluster_note": str(exc)}
-            extra.update(fields)
-            if clustered is not None:
-                extra.update(_iid_fields(result, pair))
-                result = clustered
-        if warning:
-            extra["warning"] = warning
-        return make(result, **extra)
-
-    report = {}
-    for m in models:
-        tn, fp, fn, tp = (int(v) for v in stats["cells"][m])
-        c = None if cl is None else cl[("cells", m)]  # per cluster: tn, fp, fn, tp
-
-        def rate_sums(hit, mask, c=c):
-            return lambda: _rate_sums(c, hit, mask)
-
-        metrics = {
-            "accuracy": entry(
-                _guarded(rate, tp + tn, n, "items"), sums=rate_sums((0, 3), (0, 1, 2, 3))
-            ),
-            "precision": entry(
-                _guarded(rate, tp, tp + fp, "predicted positives"), sums=rate_sums((3,), (1, 3))
-            ),
-            "recall": entry(
-                _guarded(rate, tp, tp + fn, "actual positives"), sums=rate_sums((3,), (2, 3))
-            ),
-            "specificity": entry(
-                _guarded(rate, tn, tn + fp, "actual negatives"), sums=rate_sums((0,), (0, 1))
-            ),
-            "npv": entry(
-                _guarded(rate, tn, tn + fn, "predicted negatives"), sums=rate_sums((0,), (0, 2))
-            ),
-            "f1": entry(
-                _guarded(f1, fp, fn, tp), boot_tables=None if c is None else lambda c=c: ("f1", [c])
-            ),
-        }
-        if m in scored:
-            metrics["auc"] = entry(_guarded(auc_single, scored.index(m)), auc_note)
-            for which in _PROPER:
-                if kinds[m] == "scores":
-                    metrics[which] = metric_entry(None, _NOT_PROBABILITIES)
-                    continue
-                mean, sd = stats["moments"][(which, m)]
-                metrics[which] = entry(
-                    _guarded(_interval_of_moments, mean, sd, n, which, alpha, "gamma"),
-                    score_warning(which, False),
-                    sums=None if cl is None else _loss_sums(cl, (which, m)),
-                )
-        report[m] = {"kind": kinds[m], "kind_source": stats["kind_source"][m], "metrics": metrics}
-    pairs = []
-    for i, a in enumerate(models):
-        for b in models[i + 1 :]:
-            t = stats["tables"][(a, b)]
-            tc = None if cl is None else cl[("tables", a, b)]
-
-            def diff_sums(values_a, values_b, mask, tc=tc):
-                return lambda: _difference_sums(tc, values_a, values_b, mask)
-
-            metrics = {
-                "accuracy": entry(
-                    _guarded(_mcnemar, t, n, alpha),
-                    pair=True,
-                    sums=diff_sums(*_PAIR_ITEMS["accuracy"]),
-                )
-            }
-            for name in ("precision", "recall", "specificity", "npv", "f1"):
-                shared = _PAIR_ITEMS.get(name)
-                metrics[name] = entry(
-                    _guarded(boot, name, t),
-                    pair=True,
-                    sums=None if shared is None else diff_sums(*shared),
-                    boot_tables=None if tc is None else _pair_tables(name, tc),
-                )
-            if a in scored and b in scored:
-                metrics["auc"] = entry(
-                    _guarded(auc_pair, scored.index(a), scored.index(b)), auc_note, pair=True
-                )
-                for which in _PROPER:
-                    if "scores" in (kinds[a], kinds[b]):
-                        metrics[which] = pair_entry(None, _NOT_PROBABILITIES)
-                        continue
-                    mean, sd = stats["moments"][(which, a, b)]
-                    metrics[which] = entry(
-                        _guarded(_difference_of_moments, mean, sd, n, which, alpha),
-                        score_warning(which, True),
-                        pair=True,
-                        sums=None if cl is None else _loss_sums(cl, (which, a, b)),
-                    )
-            pairs.append({"a": a, "b": b, "metrics": metrics})
-    _adjust_pairs(pairs, adjust)
-    out = {
-        "n": n,
-        "alpha": alpha,
-        "level": 1.0 - alpha,
-        "classes": [0, 1],
-        "models": report,
-        "pairs": pairs,
-        "adjust": adjust,
-    }
-    if len(models) > 1:
-        out["best"] = _best_sets(stats, models, scored, minority, alpha, seed, best_draws)
-    if cl is not None:
-        out["clusters"] = int(cl["sizes"].size)
-    return out
-
-
-#: The note of the AUC, whose clustered interval in ``evaluate`` is a cluster bootstrap of
-#: the items' scores (not a function of per-cluster sums).
-_NO_CLUSTER_BOOTSTRAP = (
-    "the engine does not compute the cluster bootstrap of the AUC: this interval treats "
-    "the items as independent; heldout evaluate without --engine gives the clustered one"
-)
-
-# Per-cluster sums of a rate: which of the cells (tn, fp, fn, tp) are hits, which are its items.
-# Paired differences on shared items, over the eight cells (y, a, b), cell = 4 y + 2 a + b:
-# each model's per-item value (a function of y and its prediction) and the items averaged.
-_PAIR_ITEMS = {
-    "accuracy": (lambda y, p: p == y, lambda y, p: p == y, lambda y, a, b: True),
-    "recall": (lambda y, p: p == 1, lambda y, p: p == 1, lambda y, a, b: y == 1),
-    "specificity": (lambda y, p: p == 0, lambda y, p: p == 0, lambda y, a, b: y == 0),
-}
-
-
-def _pair_tables(name, tc):
-    """Per-cluster confusion tables of the two models of a pair, from the eight cells."""
-
-    def tables():
-        t = tc.reshape(-1, 2, 2, 2)  # (cluster, y, a, b)
-        return name, [t.sum(axis=3), t.sum(axis=2)]
-
-    return tables
-
-
-def _rate_sums(c, hit, mask):
-    sizes = c[:, list(mask)].sum(axis=1)
-    sums = c[:, list(hit)].sum(axis=1)
-    return sums, sums, sizes, True  # 0/1 values: the sum of squares is the sum
-
-
-def _difference_sums(tc, value_a, value_b, mask):
-    sums = np.zeros(tc.shape[0])
-    sumsq = np.zeros(tc.shape[0])
-    sizes = np.zeros(tc.shape[0])
-    for cell in range(8):
-        y, a, b = cell >> 2, (cell >> 1) & 1, cell & 1
-        if not mask(y, a, b):
-            continue
-        diff = float(value_a(y, a)) - float(value_b(y, b))
-        sizes += tc[:, cell]
-        sums += diff * tc[:, cell]
-        sumsq += diff * diff * tc[:, cell]
-    return sums, sumsq, sizes, False
-
-
-def _loss_sums(cl, key):
-    sums, sumsq, nonbinary = cl[("loss", *key)]
-    return lambda: (sums, sumsq, cl["sizes"], nonbinary == 0)
-
-
-def _clustered_from_sums(sums, sumsq, sizes, binary, alpha, correction, pair):
-    """:func:`heldout.dependent.clustered.clustered_mean` (or ``clustered_difference``) from
-    per-cluster sums, sums of squares and sizes (the clusters with no item dropped)."""
-    from heldout.dependent.clustered import (
-        ClusteredMean,
-        _interval,
-        _moments,
-        _or_none,
-        _too_few_clusters,
-    )
-
-    keep = sizes > 0
-    sums, sumsq, sizes = sums[keep], sumsq[keep], sizes[keep].astype(float)
-    g = int(sizes.size)
-    if g < 2:
-        raise _too_few_clusters(g)
-    method = "t" if pair or not binary else "wilson"
-    mean, var_iid, var_cr, rho = (float(v) for v in _moments(sums, sumsq, sizes, correction))
-    n = int(round(sizes.sum()))
-    low, high = _interval(mean, var_iid, var_cr, n, g, alpha, method)
-    deff = var_cr / var_iid if var_iid > 0 else float("nan")
-    return ClusteredMean(
-        estimate=mean,
-        low=float(low),
-        high=float(high),
-        se_iid=float(np.sqrt(var_iid)),
-        se_cluster=float(np.sqrt(var_cr)),
-        design_effect=_or_none(deff),
-        icc=_or_none(rho),
-        effective_n=_or_none(n / deff) if np.isfinite(deff) and deff > 0 else None,
-        n=n,
-        clusters=g,
-        df=g - 1,
-        alpha=alpha,
-        method=method,
-        correction=correction,
-    )
-
-
-def _iid_fields(iid, pair):
-    """The independent-item interval that ``evaluate`` keeps beside a clustered one."""
-    from heldout.metrics.evaluate import _num
-
-    extra = {"iid_low": _num(iid.low), "iid_high": _num(iid.high)}
-    if pair:
-        extra["iid_p_value"] = _num(iid.p_value)
-    extra["iid_method"] = iid.method
-    return extra
-
-
-def _as_result(r, pair):
-    """The clustered interval as the ``Estimate`` or ``Difference`` that ``evaluate`` reports."""
-    from heldout import _dist
-    from heldout.metrics.estimate import Estimate
-
-    method = f"clustered-{r.method} ({r.correction}, {r.clusters} clusters)"
-    if not pair:
-        return Estimate(
-            r.estimate, r.low, r.high, method=method, se=r.se_cluster, n=r.n, alpha=r.alpha
-        )
-    t = r.estimate / r.se_cluster if r.se_cluster > 0 else math.copysign(math.inf, r.estimate)
-    if r.se_cluster == 0 and r.estimate == 0:
-        t, p = 0.0, 1.0
-    else:
-        p = float(2 * _dist.t_sf(abs(t), r.df))
-    return Difference(
-        r.estimate,
-        r.low,
-        r.high,
-        p_value=p,
-        method=method,
-        se=r.se_cluster,
-        statistic=t,
-        n=r.n,
-        alpha=r.alpha,
-    )
-
-
-def _best_sets(stats, models, scored, minority, alpha, seed, draws):
-    """evaluate's best sets: the accuracy's from the pattern counts, the AUC's from DeLong."""
-    from heldout.comparison.best import _MAX_PATTERNS, _best_set_batch
-    from heldout.config import rng as make_rng
-    from heldout.metrics.evaluate import auc_best_set
-
-    seed = 0 if seed is None else seed
-    out = {}
-    if stats["patterns"] is None:
-        out["accuracy"] = {
-            "note": f"more than {_MAX_MODELS_BEST} models: the engine does not count their "
-            "right/wrong patterns"
-        }
-    else:
-        codes, counts = stats["patterns"]
-        k = len(models)
-        patterns = ((codes[:, None] >> np.arange(k)) & 1).astype(bool)
-        method = "gaussian" if counts.size > _MAX_PATTERNS else "signflip"
-        p, _ = _best_set_batch(patterns, counts[None, :], alpha, draws, make_rng(seed), method)
-        p = p[0]
-        out["accuracy"] = {
-            "models": [m for m, q in zip(models, p, strict=True) if q > alpha],
-            "p_values": {m: float(q) for m, q in zip(models, p, strict=True)},
-            "method": "best set: paired sign-flip step-down",
-        }
-    d = stats["delong"]
-    if len(scored) > 1 and minority > 0 and d is not None:
-        in_set, p = auc_best_set(d.auc, d.cov, alpha, draws=draws, seed=seed)
-        out["auc"] = {
-            "models": [m for m, keep in zip(scored, in_set, strict=True) if keep],
-            "p_values": {m: float(q) for m, q in zip(scored, p, strict=True)},
-            "method": "best set: DeLong step-down",
-        }
-    return out
-
-
-def _need(d):
-    if d is None:
-        raise ValueError("undefined: the labels hold a single class")
-    return True
-
-
-def _mcnemar(t, n: int, alpha: float) -> Difference:
-    """:func:`heldout.metrics.rates.accuracy_difference` from the eight cell counts."""
-    t = np.asarray(t).reshape(2, 2, 2)  # (y, a, b)
-    return _mcnemar_counts(int(t[1, 1, 0] + t[0, 0, 1]), int(t[1, 0, 1] + t[0, 1, 0]), n, alpha)
-
-
-def _mcnemar_counts(right_a_only: int, right_b_only: int, n: int, alpha: float) -> Difference:
-    """McNemar's exact test and Agresti and Min's interval from the discordant counts."""
-    from heldout.comparison.paired import mcnemar_exact
-    from heldout.metrics.rates import _agresti_min
-
-    low, high = _agresti_min(
-        np.asarray(right_a_only), np.asarray(right_b_only), np.asarray(n), alpha
-    )
-    p = float(mcnemar_exact(right_a_only, right_b_only, alternative="two-sided"))
-    return Difference(
-        (right_a_only - right_b_only) / n,
-        float(low),
-        float(high),
-        p_value=p,
-        method="agresti-min, mcnemar-exact",
-        n=n,
-        alpha=alpha,
-    )
-
-
 def evaluate_files(
     source: str | os.PathLike,
     label: str = "label",
@@ -1745,8 +1102,7 @@ def evaluate_files(
     if strata is not None:
         _check_strata(stats["strata"], shares)  # as evaluate checks them before any metric
     names = list(stats["kinds"])
-    make = _multi_report if stats.get("multi") else _report
-    out = make(stats, names, a_, int(n_resamples), seed, adjust, best_draws, correction)
+    out = build_report(stats, names, a_, int(n_resamples), seed, adjust, best_draws, correction)
     if strata is not None:
         _add_stratified(out, stats, names, shares, a_)
     return {"engine": engine, "files": len(files), **out}

@@ -51,47 +51,65 @@ turned into labels at ``threshold`` for the label metrics.
 
 With several models the pairs' p-values are adjusted within each metric's family of
 pairs (``adjust``, Holm by default) and the best sets for the accuracy and the AUC are
-reported (:func:`auc_best_set`).
+reported (:func:`heldout.metrics.report.auc_best_set`).
 
-The metrics are entries of :data:`METRICS`, each a :class:`MetricSpec` with a
-function for one model and one for a pair; :func:`evaluate` calls them in turn,
-and :func:`metric_entry` / :func:`pair_entry` turn their results into the printed
-dictionaries, to which a spec may add fields (``extra``, ``warning``).
+The report is built once, from statistics: :func:`evaluate` reduces the columns to the
+mergeable statistics the out-of-core engine computes (``_statistics``,
+``_multi_statistics``: cell counts, pair tables, loss moments, DeLong's placement
+values, right/wrong patterns, per-cluster sums) and
+:func:`heldout.metrics.report.build_report` turns them into the report, as it does for
+:func:`heldout.metrics.engine.evaluate_files`; what needs every item (the AUC's
+cluster bootstrap, ...) is listed in :mod:`heldout.metrics.report`.
+:func:`heldout.metrics.report.metric_entry` / :func:`heldout.metrics.report.pair_entry`
+turn results into the printed dictionaries.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from heldout._deprecate import level_to_alpha, renamed
-from heldout.metrics.estimate import Difference, Estimate
+from heldout.metrics.report import (  # the report's entries, defined with its builder
+    _MAX_MODELS_BEST,
+    _PROPER,
+    AUC_MIN_CLASS,
+    MAX_CLASSES,
+    SCORE_MIN_CLASS,
+    _rounded,
+    _stratified_fields,
+    auc_best_set,
+    metric_entry,
+    pair_entry,
+)
 
 __all__ = [
     "AUC_MIN_CLASS",
-    "METRICS",
     "MAX_CLASSES",
     "SCORE_MIN_CLASS",
-    "Context",
     "auc_best_set",
-    "MetricSpec",
+    "metric_entry",
+    "pair_entry",
+    "Context",
     "detect_kind",
     "evaluate",
     "forest_plot",
-    "metric_entry",
-    "pair_entry",
 ]
 
-#: Most classes ``evaluate`` accepts in the label column.
-MAX_CLASSES = 100
-#: Fewer items than this in the smaller class: only the max-variance AUC interval holds.
-AUC_MIN_CLASS = 10
-#: Fewer items than this in the rarer class: the proper scores' intervals are not trusted.
-SCORE_MIN_CLASS = 10
+#: The metrics of the report, in output order.
+_METRIC_ORDER = (
+    "accuracy",
+    "precision",
+    "recall",
+    "specificity",
+    "npv",
+    "f1",
+    "auc",
+    "brier",
+    "log_loss",
+)
 
 
 @dataclass
@@ -310,53 +328,6 @@ def _loss_moments(pos: np.ndarray, scores: dict, ranges: dict | None = None) -> 
     return out
 
 
-@dataclass(frozen=True)
-class MetricSpec:
-    """One metric of the report.
-
-    Attributes
-    ----------
-    name : str
-        Key in the output.
-    needs_scores : bool
-        Computed only for models given as scores.
-    single : callable
-        ``single(ctx, model) -> Estimate`` (``ValueError`` when undefined).
-    pair : callable
-        ``pair(ctx, a, b) -> Difference``.
-    binary_only : bool
-        Only for two classes.
-    extra : callable, optional
-        ``extra(ctx, model_or_pair, result) -> dict`` of additional fields.
-    items : callable, optional
-        ``items(ctx, model) -> (values, mask)``: for a metric that is a mean, its
-        per-item values and the items it averages over (for clustered intervals).
-    shared_items : bool
-        The two models of a pair average over the same items (so a paired
-        clustered difference of means applies).
-    cluster_metric : str, optional
-        Name for :func:`heldout.metrics.bootstrap.cluster_bootstrap_interval`.
-    warning : callable, optional
-        ``warning(ctx, model_or_pair) -> str or None``.
-
-    Examples
-    --------
-    >>> [spec.name for spec in METRICS][:3]
-    ['accuracy', 'precision', 'recall']
-    """
-
-    name: str
-    needs_scores: bool
-    single: Callable
-    pair: Callable
-    binary_only: bool = False
-    extra: Callable | None = None
-    items: Callable | None = None
-    shared_items: bool = True
-    cluster_metric: str | None = None
-    warning: Callable | None = None
-
-
 # --------------------------------------------------------------------------- singles
 _RATES = {  # numerator (true, predicted) cell, denominator subset, its name
     "precision": ((1, 1), ("pred", 1), "predicted positives"),
@@ -364,25 +335,6 @@ _RATES = {  # numerator (true, predicted) cell, denominator subset, its name
     "specificity": ((0, 0), ("true", 0), "actual negatives"),
     "npv": ((0, 0), ("pred", 0), "predicted negatives"),
 }
-
-
-def _rate(which: str):
-    def single(ctx: Context, model: str) -> Estimate:
-        from heldout.metrics.fscore import macro_interval
-        from heldout.metrics.rates import rate_interval
-
-        cm = ctx.confusion(model)
-        if which == "accuracy":
-            return rate_interval(int(np.trace(cm)), int(cm.sum()), ctx.alpha)
-        if not ctx.binary:
-            return macro_interval(cm, which, ctx.alpha, "logit")
-        (ti, pi), (axis, value), what = _RATES[which]
-        m = int(cm[:, value].sum() if axis == "pred" else cm[value, :].sum())
-        if m == 0:
-            raise ValueError(f"undefined: no {what}")
-        return rate_interval(int(cm[ti, pi]), m, ctx.alpha)
-
-    return single
 
 
 def _rate_items(which: str):
@@ -400,59 +352,6 @@ def _rate_items(which: str):
     return items
 
 
-def _f1(ctx: Context, model: str) -> Estimate:
-    from heldout.metrics.fscore import f1_interval, macro_interval
-
-    cm = ctx.confusion(model)
-    if not ctx.binary:
-        return macro_interval(cm, "f1", ctx.alpha, "logit")
-    fp, fn, tp = cm[0, 1], cm[1, 0], cm[1, 1]
-    if tp + fp + fn == 0:
-        raise ValueError("undefined: no positives and none predicted")
-    return f1_interval(int(tp), int(fp), int(fn), ctx.alpha, "exact")
-
-
-def _auc(ctx: Context, model: str) -> Estimate:
-    from heldout.metrics.auc import _interval
-
-    scored = tuple(ctx.scores)  # one DeLong computation serves every model and pair
-    d = ctx.delong(scored)
-    i = scored.index(model)
-    return _interval(d.auc[i], d.cov[i, i], d.n_positive, d.n_negative, ctx.alpha, "auto")
-
-
-def _auc_warning(ctx: Context, model_or_pair) -> str | None:
-    from heldout.metrics.auc import SHORTFALL_MIN, shortfall
-
-    if ctx.minority < AUC_MIN_CLASS:
-        return (
-            f"{ctx.minority} items in the smaller class, fewer than {AUC_MIN_CLASS}: only the "
-            "wide max-variance interval holds its level here"
-        )
-    if ctx.clusters is None:
-        return None
-    scored = tuple(ctx.scores)
-    d = ctx.delong(scored)
-    names = model_or_pair if isinstance(model_or_pair, tuple) else (model_or_pair,)
-    short = min(float(shortfall(d.auc[scored.index(m)], d.n_positive, d.n_negative)) for m in names)
-    if short < SHORTFALL_MIN:
-        return (
-            f"about {short:.1f} items' worth of misranked pairs, fewer than {SHORTFALL_MIN:g}: "
-            "the cluster bootstrap, like every bootstrap, undercovers with so few"
-        )
-    return None
-
-
-def _score(which: str):
-    def single(ctx: Context, model: str) -> Estimate:
-        from heldout.metrics.scores import _interval_of_moments
-
-        # score_interval(y, p, which, alpha, "gamma") from the losses' moments
-        return _interval_of_moments(*ctx.moments(which, model), which, ctx.alpha, "gamma")
-
-    return single
-
-
 def _score_items(which: str):
     def items(ctx: Context, model: str):
         return ctx.losses(which, model), np.ones(ctx.y.size, dtype=bool)
@@ -460,209 +359,10 @@ def _score_items(which: str):
     return items
 
 
-def _score_warning(which: str):
-    def warning(ctx: Context, model_or_pair) -> str | None:
-        from heldout.metrics.scores import PAIRED_T_MIN_CLASS
-
-        if isinstance(model_or_pair, tuple):
-            need, what = PAIRED_T_MIN_CLASS[which], "the paired t-interval"
-        else:
-            need, what = SCORE_MIN_CLASS, "the interval"
-        if ctx.minority < need:
-            return (
-                f"{ctx.minority} items in the rarer class, fewer than {need}: {what} of the "
-                f"{which.replace('_', ' ')} undercovers in the book's simulations"
-            )
-        return None
-
-    return warning
-
-
 # --------------------------------------------------------------------------- pairs
-def _counts_bootstrap(metric: str, counts: np.ndarray, ctx: Context) -> Difference:
-    """``bootstrap_interval(metric, y, a, b)`` of two-class labels from their eight counts.
-
-    The resampling of a label metric sees the items only through the counts of the
-    eight (label, prediction a, prediction b) cells, so the engine of
-    :func:`heldout.metrics.bootstrap.bootstrap_interval` is built from them (as
-    :func:`heldout.metrics.bootstrap._paired_table_interval` does) and run as
-    ``bootstrap_interval`` runs it -- the same draws, interval, p-value and small-sample
-    warning -- without five passes over the items, one per metric.
-    """
-    from heldout.config import rng as make_rng
-    from heldout.metrics import bootstrap as bs
-
-    eng = bs._Counts.__new__(bs._Counts)
-    eng.name, eng.paired, eng.multi, eng.k, eng.shape = metric, True, False, 2, (2, 2, 2)
-    eng.counts = counts
-    eng.n = int(counts.sum())
-    rng = make_rng(ctx.seed)
-    theta = eng.estimate()
-    if not math.isfinite(theta):
-        raise ValueError(f"{metric} is undefined on this sample (a zero denominator)")
-    boot = eng.resample(rng, int(ctx.n_resamples))
-    jack, weights = eng.jackknife()
-    low, high, z0, acc = bs.bca_interval(theta, boot, jack, ctx.alpha, weights, "bca")
-    bs._warn_if_small(metric, eng.minority(), int(np.count_nonzero(~np.isfinite(boot))), boot.size)
-    p = bs._bca_p_value(boot, z0, acc, "bca")
-    return Difference(theta, low, high, p_value=p, method="bootstrap-bca", n=eng.n, alpha=ctx.alpha)
-
-
-def _boot_pair(name_binary: str, name_multi: str):
-    def pair(ctx: Context, a: str, b: str) -> Difference:
-        from heldout.metrics.bootstrap import bootstrap_interval
-
-        metric = name_binary if ctx.binary else name_multi
-        # a small-sample warning is passed on to the caller (the command line prints it)
-        if ctx.binary and isinstance(ctx.seed, int | None):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                return _counts_bootstrap(metric, ctx.pair_counts(a, b), ctx)
-        if ctx.binary:  # booleans: the bootstrap need not check the 0/1 columns again
-            y, pa, pb = ctx.positive, ctx.predicted_positive(a), ctx.predicted_positive(b)
-        else:
-            y, pa, pb = ctx.y, ctx.labels[a], ctx.labels[b]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            return bootstrap_interval(
-                metric,
-                y,
-                pa,
-                pb,
-                alpha=ctx.alpha,
-                n_resamples=ctx.n_resamples,
-                seed=ctx.seed,
-            )
-
-    return pair
-
-
-def _accuracy_pair(ctx: Context, a: str, b: str) -> Difference:
-    from heldout.metrics.rates import accuracy_difference
-
-    if not ctx.binary:
-        return accuracy_difference(ctx.y, ctx.labels[a], ctx.labels[b], ctx.alpha)
-    # accuracy_difference from its two discordant counts, counted on booleans
-    from heldout.comparison.paired import mcnemar_exact
-    from heldout.metrics.rates import _agresti_min
-
-    y, pa, pb = ctx.positive, ctx.predicted_positive(a), ctx.predicted_positive(b)
-    n = int(y.size)
-    # a right and b wrong: they differ (pa != pb) and a agrees with y; and the reverse
-    differ = pa != pb
-    only_a = int(np.count_nonzero(differ & (pa == y)))
-    only_b = int(np.count_nonzero(differ)) - only_a
-    low, high = _agresti_min(np.asarray(only_a), np.asarray(only_b), np.asarray(n), ctx.alpha)
-    return Difference(
-        (only_a - only_b) / n,
-        float(low),
-        float(high),
-        p_value=float(mcnemar_exact(only_a, only_b, alternative="two-sided")),
-        method="agresti-min, mcnemar-exact",
-        n=n,
-        alpha=ctx.alpha,
-    )
-
-
-def _auc_pair(ctx: Context, a: str, b: str) -> Difference:
-    from heldout.metrics.auc import _difference
-
-    scored = tuple(ctx.scores)
-    return _difference(ctx.delong(scored), scored.index(a), scored.index(b), ctx.alpha, "mover")
-
-
-def _score_pair(which: str):
-    def pair(ctx: Context, a: str, b: str) -> Difference:
-        from heldout.metrics.scores import _difference_of_moments
-
-        # score_difference(y, p_a, p_b, which, alpha) from the differences' moments
-        return _difference_of_moments(*ctx.moments(which, a, b), which, ctx.alpha)
-
-    return pair
-
-
-#: The metrics of the report, in output order.
-METRICS: tuple[MetricSpec, ...] = (
-    MetricSpec("accuracy", False, _rate("accuracy"), _accuracy_pair, items=_rate_items("accuracy")),
-    MetricSpec(
-        "precision",
-        False,
-        _rate("precision"),
-        _boot_pair("precision", "macro_precision"),
-        items=_rate_items("precision"),
-        shared_items=False,
-        cluster_metric="precision",
-    ),
-    MetricSpec(
-        "recall",
-        False,
-        _rate("recall"),
-        _boot_pair("recall", "macro_recall"),
-        items=_rate_items("recall"),
-    ),
-    MetricSpec(
-        "specificity",
-        False,
-        _rate("specificity"),
-        _boot_pair("specificity", "macro_specificity"),
-        items=_rate_items("specificity"),
-    ),
-    MetricSpec(
-        "npv",
-        False,
-        _rate("npv"),
-        _boot_pair("npv", "npv"),
-        binary_only=True,
-        items=_rate_items("npv"),
-        shared_items=False,
-        cluster_metric="npv",
-    ),
-    MetricSpec("f1", False, _f1, _boot_pair("f1", "macro_f1"), cluster_metric="f1"),
-    MetricSpec(
-        "auc",
-        True,
-        _auc,
-        _auc_pair,
-        binary_only=True,
-        cluster_metric="auc",
-        warning=_auc_warning,
-    ),
-    MetricSpec(
-        "brier",
-        True,
-        _score("brier"),
-        _score_pair("brier"),
-        binary_only=True,
-        items=_score_items("brier"),
-        warning=_score_warning("brier"),
-    ),
-    MetricSpec(
-        "log_loss",
-        True,
-        _score("log_loss"),
-        _score_pair("log_loss"),
-        binary_only=True,
-        items=_score_items("log_loss"),
-        warning=_score_warning("log_loss"),
-    ),
-)
 
 
 # --------------------------------------------------------------------------- clustered items
-def _rounded(x):
-    return None if x is None else float(x)
-
-
-def _cluster_fields(r) -> dict:
-    """The clustered fields of a :class:`heldout.dependent.clustered.ClusteredMean`."""
-    return {
-        "se_iid": float(r.se_iid),
-        "se_cluster": float(r.se_cluster),
-        "design_effect": _rounded(r.design_effect),
-        "icc": _rounded(r.icc),
-        "effective_n": _rounded(r.effective_n),
-        "clusters": int(r.clusters),
-    }
 
 
 def _stratified(ctx: Context, values: np.ndarray, mask: np.ndarray) -> dict:
@@ -678,224 +378,11 @@ def _stratified(ctx: Context, values: np.ndarray, mask: np.ndarray) -> dict:
     return _stratified_fields(s)
 
 
-def _stratified_fields(s) -> dict:
-    """The report's ``stratified`` field of a :class:`heldout.dependent.strata.Stratified`
-    (here and in the out-of-core engine)."""
-    return {
-        "value": s.estimate,
-        "low": s.low,
-        "high": s.high,
-        "se": s.se,
-        "method": f"stratified-{s.method}",
-        "strata": {
-            str(k): {"n": int(n), "mean": float(m), "share": float(w)}
-            for k, n, m, w in zip(s.strata, s.sizes, s.means, s.shares, strict=True)
-        },
-    }
-
-
-def _clustered_single(ctx: Context, spec: MetricSpec, model: str, iid: Estimate):
-    """The clustered result of one model's metric: (Estimate, extra fields) or None."""
-    extra: dict = {}
-    if spec.items is not None and (ctx.binary or spec.name == "accuracy"):
-        values, mask = spec.items(ctx, model)
-        if ctx.strata is not None:
-            extra["stratified"] = _stratified(ctx, values, mask)
-        if ctx.clusters is None:
-            return None, extra
-        from heldout.dependent.clustered import clustered_mean
-
-        r = clustered_mean(
-            values[mask], ctx.clusters[mask], alpha=ctx.alpha, correction=ctx.correction
-        )
-        est = Estimate(
-            r.estimate,
-            r.low,
-            r.high,
-            method=f"clustered-{r.method} ({r.correction}, {r.clusters} clusters)",
-            se=r.se_cluster,
-            n=int(mask.sum()),
-            alpha=ctx.alpha,
-        )
-        return est, {**_cluster_fields(r), **extra}
-    if ctx.clusters is None:
-        return None, extra
-    if spec.cluster_metric is None or not ctx.binary:
-        return None, {"cluster_note": "no clustered interval for this metric"}
-    from heldout.metrics.bootstrap import cluster_bootstrap_interval
-
-    pred = ctx.scores[model] if spec.name == "auc" else ctx.labels[model]
-    est = cluster_bootstrap_interval(
-        spec.cluster_metric,
-        ctx.y,
-        pred,
-        clusters=ctx.clusters,
-        alpha=ctx.alpha,
-        n_resamples=ctx.n_resamples,
-        seed=ctx.seed,
-    )
-    return est, {"se_iid": _rounded(iid.se), "se_cluster": est.se, "clusters": _n_clusters(ctx)}
-
-
 def _n_clusters(ctx: Context) -> int:
     return int(np.unique(ctx.clusters).size)
 
 
-def _clustered_pair(ctx: Context, spec: MetricSpec, a: str, b: str):
-    """The clustered paired difference: (Difference, extra fields) or (None, note)."""
-    from heldout import _dist
-
-    if spec.items is not None and spec.shared_items and (ctx.binary or spec.name == "accuracy"):
-        from heldout.dependent.clustered import clustered_difference
-
-        va, mask = spec.items(ctx, a)
-        vb, _ = spec.items(ctx, b)
-        r = clustered_difference(
-            va[mask], vb[mask], ctx.clusters[mask], alpha=ctx.alpha, correction=ctx.correction
-        )
-        t = r.estimate / r.se_cluster if r.se_cluster > 0 else math.copysign(math.inf, r.estimate)
-        if r.se_cluster == 0 and r.estimate == 0:
-            t, p = 0.0, 1.0
-        else:
-            p = float(2 * _dist.t_sf(abs(t), r.df))
-        d = Difference(
-            r.estimate,
-            r.low,
-            r.high,
-            p_value=p,
-            method=f"clustered-{r.method} ({r.correction}, {r.clusters} clusters)",
-            se=r.se_cluster,
-            statistic=t,
-            n=int(mask.sum()),
-            alpha=ctx.alpha,
-        )
-        return d, _cluster_fields(r)
-    if spec.cluster_metric is None or not ctx.binary:
-        return None, {"cluster_note": "no clustered interval for this metric"}
-    from heldout.metrics.bootstrap import cluster_bootstrap_interval
-
-    pa, pb = (
-        (ctx.scores if spec.name == "auc" else ctx.labels)[a],
-        (ctx.scores if spec.name == "auc" else ctx.labels)[b],
-    )
-    d = cluster_bootstrap_interval(
-        spec.cluster_metric,
-        ctx.y,
-        pa,
-        pb,
-        clusters=ctx.clusters,
-        alpha=ctx.alpha,
-        n_resamples=ctx.n_resamples,
-        seed=ctx.seed,
-    )
-    return d, {"se_cluster": d.se, "clusters": _n_clusters(ctx)}
-
-
 # --------------------------------------------------------------------------- entries
-def _num(x) -> float | None:
-    x = float(x)
-    return x if math.isfinite(x) else None
-
-
-def metric_entry(result: Estimate | None, note: str = "", **extra) -> dict:
-    """The printed form of one metric of one model: ``value``, ``low``, ``high``, ``method``.
-
-    Examples
-    --------
-    >>> metric_entry(Estimate(0.8, 0.7, 0.9, method="wilson", n=100))
-    {'value': 0.8, 'low': 0.7, 'high': 0.9, 'method': 'wilson', 'n': 100}
-    >>> metric_entry(None, "no positives")["method"]
-    'no positives'
-    """
-    if not isinstance(note, str):
-        raise ValueError(f"note must be a text, got {note!r}")
-    if result is None:
-        return {"value": None, "low": None, "high": None, "method": note, **extra}
-    if not isinstance(result, Estimate):
-        raise ValueError(f"result must be an Estimate or None, got {result!r}")
-    out = {
-        "value": _num(result.value),
-        "low": _num(result.low),
-        "high": _num(result.high),
-        "method": result.method,
-        "n": int(result.n),
-    }
-    out.update(extra)
-    return out
-
-
-def pair_entry(result: Difference | None, note: str = "", **extra) -> dict:
-    """The printed form of a paired difference: ``value`` (A - B), ``low``, ``high``, ``p_value``, ``method``.
-
-    Examples
-    --------
-    >>> pair_entry(None, "needs scores")
-    {'value': None, 'low': None, 'high': None, 'p_value': None, 'method': 'needs scores'}
-    """
-    if not isinstance(note, str):
-        raise ValueError(f"note must be a text, got {note!r}")
-    if result is None:
-        return {"value": None, "low": None, "high": None, "p_value": None, "method": note, **extra}
-    if not isinstance(result, Difference):
-        raise ValueError(f"result must be a Difference or None, got {result!r}")
-    out = {
-        "value": _num(result.value),
-        "low": _num(result.low),
-        "high": _num(result.high),
-        "p_value": _num(result.p_value),
-        "method": result.method,
-    }
-    out.update(extra)
-    return out
-
-
-def _single_entry(ctx: Context, spec: MetricSpec, name: str) -> dict:
-    try:
-        result = spec.single(ctx, name)
-    except ValueError as exc:
-        return metric_entry(None, str(exc))
-    extra = spec.extra(ctx, name, result) if spec.extra else {}
-    if ctx.clusters is not None or ctx.strata is not None:
-        try:
-            clustered, fields = _clustered_single(ctx, spec, name, result)
-        except ValueError as exc:
-            clustered, fields = None, {"cluster_note": str(exc)}
-        extra.update(fields)
-        if clustered is not None:
-            extra.update(
-                iid_low=_num(result.low), iid_high=_num(result.high), iid_method=result.method
-            )
-            result = clustered
-    note = spec.warning(ctx, name) if spec.warning else None
-    if note:
-        extra["warning"] = note
-    return metric_entry(result, **extra)
-
-
-def _pair_entry(ctx: Context, spec: MetricSpec, a: str, b: str) -> dict:
-    try:
-        result = spec.pair(ctx, a, b)
-    except ValueError as exc:
-        return pair_entry(None, str(exc))
-    extra = spec.extra(ctx, (a, b), result) if spec.extra else {}
-    if ctx.clusters is not None:
-        try:
-            clustered, fields = _clustered_pair(ctx, spec, a, b)
-        except ValueError as exc:
-            clustered, fields = None, {"cluster_note": str(exc)}
-        extra.update(fields)
-        if clustered is not None:
-            extra.update(
-                iid_low=_num(result.low),
-                iid_high=_num(result.high),
-                iid_p_value=_num(result.p_value),
-                iid_method=result.method,
-            )
-            result = clustered
-    note = spec.warning(ctx, (a, b)) if spec.warning else None
-    if note:
-        extra["warning"] = note
-    return pair_entry(result, **extra)
 
 
 # --------------------------------------------------------------------------- kinds
@@ -967,6 +454,247 @@ def _groups(values, name: str, n: int) -> np.ndarray | None:
     return arr
 
 
+# --------------------------------------------------------------------------- statistics
+class _Items:
+    """What only the items in memory give :func:`heldout.metrics.report.build_report`:
+    the AUC's cluster bootstrap, the stratified estimates from the items, the accuracy's
+    best set beyond 62 models, and the bootstrap's small-sample warnings."""
+
+    warn_small = True  # the paired bootstrap's SmallSampleWarning is passed on
+
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+        self.strata = ctx.strata is not None
+
+    def auc_cluster(self, names: tuple, iid):
+        """The cluster bootstrap of the AUC of one model, or of a pair's difference."""
+        from heldout.metrics.bootstrap import cluster_bootstrap_interval
+
+        ctx = self.ctx
+        r = cluster_bootstrap_interval(
+            "auc",
+            ctx.y,
+            *(ctx.scores[m] for m in names),
+            clusters=ctx.clusters,
+            alpha=ctx.alpha,
+            n_resamples=ctx.n_resamples,
+            seed=ctx.seed,
+        )
+        fields = {"se_cluster": r.se, "clusters": _n_clusters(ctx)}
+        return r, fields if len(names) > 1 else {"se_iid": _rounded(iid.se), **fields}
+
+    def stratified(self, which: str, model: str) -> dict:
+        """The ``stratified`` field of a mean, by :func:`heldout.dependent.strata.stratified_mean`."""
+        items = _score_items(which) if which in _PROPER else _rate_items(which)
+        return _stratified(self.ctx, *items(self.ctx, model))
+
+    def best_accuracy(self, names: list, draws: int, seed) -> dict:
+        """The accuracy's best set from the whole right/wrong table (more than 62 models)."""
+        from heldout.comparison.best import best_set
+
+        ctx = self.ctx
+        correct = np.column_stack([ctx.labels[m] == ctx.y for m in names])
+        chosen = best_set(correct, ctx.alpha, draws=draws, seed=seed)
+        return {
+            "models": [names[int(j)] for j in chosen.models],
+            "p_values": {m: float(chosen.p_values[j]) for j, m in enumerate(names)},
+            "method": "best set: paired sign-flip step-down",
+        }
+
+
+def _statistics(ctx: Context, names: list, report: dict) -> dict:
+    """The statistics of :mod:`heldout.metrics.report` for two classes, from the columns.
+
+    Each model's four cells and each pair's eight (label, a, b) counts (counted on
+    booleans), the loss moments (block by block, :func:`_loss_moments`), DeLong's
+    AUCs and covariance, the right/wrong patterns and, with clusters, the per-cluster
+    sums (:func:`_cluster_sums`).
+    """
+    kinds = {m: report[m]["kind"] for m in names}
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    proper = [m for m in names if kinds[m] == "probabilities"]
+    keys = [(w, m) for m in proper for w in _PROPER]
+    keys += [(w, a, b) for i, a in enumerate(proper) for b in proper[i + 1 :] for w in _PROPER]
+    scored = tuple(m for m in names if m in ctx.scores)
+    stats = {
+        "n": int(ctx.y.size),
+        "n_positive": int(np.count_nonzero(ctx.positive)),
+        "kinds": kinds,
+        "kind_source": {m: report[m]["kind_source"] for m in names},
+        "warnings": {m: report[m].get("warning") for m in names},
+        "cells": {m: ctx.confusion(m).ravel() for m in names},
+        "tables": {p: ctx.pair_counts(*p) for p in pairs},
+        "moments": {key: ctx.moments(*key) for key in keys},
+        "delong": ctx.delong(scored) if scored else None,
+        "patterns": _pattern_counts(ctx, names) if 1 < len(names) <= _MAX_MODELS_BEST else None,
+        "items": _Items(ctx),
+    }
+    if ctx.clusters is not None:
+        stats["clusters"] = _cluster_sums(ctx, names, pairs, keys)
+    return stats
+
+
+def _multi_statistics(ctx: Context, names: list, report: dict) -> dict:
+    """The several-class statistics of :mod:`heldout.metrics.report`, from the columns.
+
+    Each model's (label, prediction) counts and each pair's (label, a, b) counts as
+    ``(classes..., count)`` rows (the engine's ``GROUP BY`` rows), the right/wrong
+    patterns and, with clusters, per-cluster items, right answers and (a right, b right)
+    cells.
+    """
+    classes = ctx.classes
+    k = classes.size
+    index = {m: np.searchsorted(classes, ctx.labels[m]) for m in names}
+    iy = np.searchsorted(classes, ctx.y)
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+
+    def rows(*codes):
+        code = codes[0].astype(np.int64)
+        for c in codes[1:]:
+            code = code * k + c
+        counts = np.bincount(code, minlength=k ** len(codes))
+        keys = np.flatnonzero(counts)
+        digits = [(keys // k**j) % k for j in reversed(range(len(codes)))]
+        return [
+            (*(int(classes[d[i]]) for d in digits), int(counts[key])) for i, key in enumerate(keys)
+        ]
+
+    stats = {
+        "n": int(ctx.y.size),
+        "multi": True,
+        "kinds": {m: report[m]["kind"] for m in names},
+        "kind_source": {m: report[m]["kind_source"] for m in names},
+        "warnings": {m: report[m].get("warning") for m in names},
+        "cm": {m: rows(iy, index[m]) for m in names},
+        "triples": {(a, b): rows(iy, index[a], index[b]) for a, b in pairs},
+        "patterns": _pattern_counts(ctx, names) if 1 < len(names) <= _MAX_MODELS_BEST else None,
+        "items": _Items(ctx),
+    }
+    if ctx.clusters is not None:
+        from heldout.dependent.clustered import cluster_codes
+
+        codes, g = cluster_codes(ctx.clusters, ctx.y.size)
+        right = {m: ctx.labels[m] == ctx.y for m in names}
+        cl = {"sizes": np.bincount(codes, minlength=g).astype(float)}
+        for m in names:
+            cl["right", m] = np.bincount(codes, weights=right[m], minlength=g)
+        for a, b in pairs:
+            cell = codes * 4 + 2 * right[a] + right[b]
+            cl["pair", a, b] = np.bincount(cell, minlength=4 * g).reshape(g, 4).astype(float)
+        stats["clusters"] = cl
+    return stats
+
+
+def _cluster_sums(ctx: Context, names: list, pairs: list, loss_keys: list) -> dict:
+    """Per-cluster sizes, cells, pair tables and loss sums (clusters in sorted order).
+
+    The sums :func:`heldout.dependent.clustered.clustered_mean` forms from the items
+    (``np.bincount`` by cluster of the values and their squares), here of every mean of
+    the report at once: the cells give the rates' sums (0/1 values), the losses'
+    sums and sums of squares come from the per-item losses.
+    """
+    from heldout.dependent.clustered import cluster_codes
+
+    codes, g = cluster_codes(ctx.clusters, ctx.y.size)
+    pos = ctx.positive.astype(np.int64)
+    out = {"sizes": np.bincount(codes, minlength=g).astype(float)}
+    for m in names:
+        cell = codes * 4 + 2 * pos + ctx.predicted_positive(m)
+        out["cells", m] = np.bincount(cell, minlength=4 * g).reshape(g, 4).astype(float)
+    for a, b in pairs:
+        cell = codes * 8 + 4 * pos + 2 * ctx.predicted_positive(a) + ctx.predicted_positive(b)
+        out["tables", a, b] = np.bincount(cell, minlength=8 * g).reshape(g, 8).astype(float)
+    for key in loss_keys:
+        v = ctx.losses(key[0], key[1])
+        if len(key) == 3:
+            v = v - ctx.losses(key[0], key[2])
+        out["loss", *key] = (
+            np.bincount(codes, weights=v, minlength=g),
+            np.bincount(codes, weights=v * v, minlength=g),
+            int(np.count_nonzero((v != 0) & (v != 1))),
+        )
+    return out
+
+
+def _distinct_patterns(ctx: Context, names: list):
+    """``(codes, counts)`` of the right/wrong patterns of 21 to 62 models (int64 codes)."""
+    keys, counts = [], []
+    for i in range(0, ctx.y.size, _BLOCK):
+        y = ctx.y[i : i + _BLOCK]
+        code = np.zeros(y.size, dtype=np.int64)
+        for j, m in enumerate(names):
+            code |= (ctx.labels[m][i : i + _BLOCK] == y).astype(np.int64) << j
+        block_keys, block_counts = np.unique(code, return_counts=True)
+        keys.append(block_keys)
+        counts.append(block_counts)
+    distinct, inverse = np.unique(np.concatenate(keys), return_inverse=True)
+    total = np.bincount(inverse.reshape(-1), weights=np.concatenate(counts))
+    return distinct, total.astype(np.int64)
+
+
+def _pattern_counts(ctx: Context, names: list):
+    """``(codes, counts)`` of the right/wrong patterns present (bit ``j``: model ``j`` right).
+
+    Counted block by block, so no (items x models) table is built
+    (:func:`heldout.comparison.predictions.pattern_counts` orders them the same way):
+    up to 20 models by a count per possible pattern, beyond by the distinct codes.
+    """
+    k = len(names)
+    if k > 20:
+        return _distinct_patterns(ctx, names)
+    counts = np.zeros(1 << k, dtype=np.int64)
+    small = k <= 8  # the pattern in one byte
+    for i in range(0, ctx.y.size, _BLOCK):
+        y = ctx.y[i : i + _BLOCK]
+        code = np.zeros(y.size, dtype=np.uint8 if small else np.int32)
+        for j, m in enumerate(names):
+            right = ctx.labels[m][i : i + _BLOCK] == y
+            if small:
+                right = right.view(np.uint8)
+                right <<= j
+                code |= right
+            else:
+                code |= right.astype(np.int32) << j
+        if k <= 3:  # up to 8 patterns: a comparison each beats bincount's int64 copy
+            for v in range(1 << k):
+                counts[v] += np.count_nonzero(code == v)
+        else:
+            counts += np.bincount(code, minlength=1 << k)
+    keys = np.flatnonzero(counts)
+    return keys, counts[keys]
+
+
+def _read_models(predictions: dict, kinds, classes: np.ndarray, n: int, th: float):
+    """``(labels, scores, ranges, report)`` of the model columns: each checked, its kind
+    named (:func:`_column_kind`), labels narrowed, scores thresholded at ``th``."""
+    from heldout import _inputs
+
+    labels, scores, report = {}, {}, {}
+    ranges = {}
+    for name, column in predictions.items():
+        low_high: list = []
+        col = _inputs.scores(column, f"model {name!r}", n, low_high=low_high)
+        lo, hi = low_high
+        kind, given, note = _column_kind(name, col, kinds, classes, (lo, hi))
+        if kind == "labels":
+            if max(-lo, hi) >= _inputs.MAX_LABEL:
+                _inputs.label_range(col, f"model {name!r}")  # its message names the value
+            labels[name] = col.astype(_narrow(np.array([lo, hi], dtype=np.int64)))
+        else:
+            if classes.size > 2 or not set(classes.tolist()) <= {0, 1}:
+                raise ValueError(
+                    f"model {name!r} holds {kind}, which need labels 0 and 1; "
+                    f"the label column holds {classes.size} classes"
+                )
+            scores[name] = col
+            ranges[name] = (lo, hi)
+            labels[name] = (col >= th).view(np.int8)  # 0 and 1, one byte each
+        report[name] = {"kind": kind, "kind_source": "given" if given else "detected"}
+        if note:
+            report[name]["warning"] = f"model {name!r}: {note}"
+    return labels, scores, ranges, report
+
+
 @renamed(level=("alpha", level_to_alpha))
 def evaluate(
     y,
@@ -990,7 +718,7 @@ def evaluate(
     family of pairs (``adjust``, Holm's step-down by default :cite:`holm1979`; the method
     is named in the output), and the models that cannot be ruled out as the best are
     reported for the accuracy (:func:`heldout.comparison.best.best_set`, sign flips of the
-    paired right/wrong patterns) and for the AUC (:func:`auc_best_set`, the same
+    paired right/wrong patterns) and for the AUC (:func:`heldout.metrics.report.auc_best_set`, the same
     step-down with normal multipliers drawn with DeLong's covariance).
 
     Parameters
@@ -1095,31 +823,9 @@ def evaluate(
 
         cluster_codes(cl, yy.size)  # at least two clusters, no missing ids
     y_int = yy.astype(_narrow(classes))
-    labels, scores, report = {}, {}, {}
     _check_adjust(adjust)
     best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99))
-    ranges = {}
-    for name, column in predictions.items():
-        low_high: list = []
-        col = _inputs.scores(column, f"model {name!r}", yy.size, low_high=low_high)
-        lo, hi = low_high
-        kind, given, note = _column_kind(name, col, kinds, classes, (lo, hi))
-        if kind == "labels":
-            if max(-lo, hi) >= _inputs.MAX_LABEL:
-                _inputs.label_range(col, f"model {name!r}")  # its message names the value
-            labels[name] = col.astype(_narrow(np.array([lo, hi], dtype=np.int64)))
-        else:
-            if classes.size > 2 or not set(classes.tolist()) <= {0, 1}:
-                raise ValueError(
-                    f"model {name!r} holds {kind}, which need labels 0 and 1; "
-                    f"the label column holds {classes.size} classes"
-                )
-            scores[name] = col
-            ranges[name] = (lo, hi)
-            labels[name] = (col >= th).view(np.int8)  # 0 and 1, one byte each
-        report[name] = {"kind": kind, "kind_source": "given" if given else "detected"}
-        if note:
-            report[name]["warning"] = f"model {name!r}: {note}"
+    labels, scores, ranges, report = _read_models(predictions, kinds, classes, yy.size, th)
     all_classes = np.union1d(classes, np.concatenate([_distinct(v) for v in labels.values()]))
     if all_classes.size > MAX_CLASSES:
         raise ValueError(f"the labels and predictions hold more than {MAX_CLASSES} classes")
@@ -1138,53 +844,17 @@ def evaluate(
         correction=correction,
         ranges=ranges,
     )
-    for name in predictions:
-        metrics = {}
-        for spec in METRICS:
-            if (spec.needs_scores and name not in scores) or (spec.binary_only and not ctx.binary):
-                continue
-            if spec.name in _PROPER and report[name]["kind"] == "scores":
-                metrics[spec.name] = metric_entry(None, _NOT_PROBABILITIES)
-                continue
-            metrics[spec.name] = _single_entry(ctx, spec, name)
-        report[name]["metrics"] = metrics
-    pairs = []
     names = list(predictions)
-    for i, a in enumerate(names):
-        for b in names[i + 1 :]:
-            metrics = {}
-            for spec in METRICS:
-                if spec.binary_only and not ctx.binary:
-                    continue
-                if spec.needs_scores and not (a in scores and b in scores):
-                    continue
-                if spec.name in _PROPER and "scores" in (report[a]["kind"], report[b]["kind"]):
-                    metrics[spec.name] = pair_entry(None, _NOT_PROBABILITIES)
-                    continue
-                metrics[spec.name] = _pair_entry(ctx, spec, a, b)
-            pairs.append({"a": a, "b": b, "metrics": metrics})
-    _adjust_pairs(pairs, adjust)
-    out = {
-        "n": int(yy.size),
-        "alpha": a_,
-        "level": 1.0 - a_,
-        "classes": [int(c) for c in ctx.classes],
-        "models": report,
-        "pairs": pairs,
-        "adjust": adjust,
-    }
-    if len(names) > 1:
-        out["best"] = _best_sets(ctx, names, best_draws)
-    if cl is not None:
-        out["clusters"] = _n_clusters(ctx)
-    return out
+    from heldout.metrics.report import build_report
+
+    if len(names) > 1 and best_draws > 10_000_000:  # best_set's stated limit
+        raise ValueError(f"draws must be at most 10,000,000, got {best_draws:,}")
+    make = _statistics if ctx.binary else _multi_statistics
+    stats = make(ctx, names, report)
+    return build_report(stats, names, a_, n_resamples, seed, adjust, best_draws, correction)
 
 
 # --------------------------------------------------------------------------- kinds, families
-_PROPER = ("brier", "log_loss")
-_NOT_PROBABILITIES = (
-    "needs probabilities in [0, 1]; the column holds scores (the AUC uses their order)"
-)
 
 
 def _column_kind(name, col, kinds, classes, low_high=None):
@@ -1211,168 +881,6 @@ def _check_adjust(adjust: str) -> None:
         raise ValueError(f"adjust must be one of {', '.join(_METHODS)}, got {adjust!r}")
 
 
-def _adjust_pairs(pairs: list, method: str) -> None:
-    """Add ``p_adjusted`` to every pair's entry, adjusted within each metric's family."""
-    from heldout.comparison.multiple import adjust
-
-    metrics = {m for pair in pairs for m in pair["metrics"]}
-    for metric in metrics:
-        entries = [
-            pair["metrics"][metric]
-            for pair in pairs
-            if metric in pair["metrics"] and pair["metrics"][metric].get("p_value") is not None
-        ]
-        if not entries:
-            continue
-        p = adjust(np.array([e["p_value"] for e in entries]), method)
-        for e, q in zip(entries, p, strict=True):
-            e["p_adjusted"] = float(q)
-            e["adjust"] = method
-
-
-def auc_best_set(auc, cov, alpha: float = 0.05, *, draws: int = 10_000, seed=None):
-    """Models that cannot be ruled out as having the highest AUC (step-down, DeLong).
-
-    The step-down best set of :func:`heldout.comparison.best.best_set` with DeLong's
-    estimates (:cite:`delong1988`): rival ``j``'s lead over model ``i`` is
-    ``T_ji = (A_j - A_i) / sqrt(V_jj + V_ii - 2 V_ij)``, the evidence against model ``i``
-    being a best one is ``S_i = max_j T_ji``, and the null distribution of the maxima
-    comes from normal multipliers ``Z ~ N(0, V)`` (:cite:`romano2005`); models are removed
-    in order of ``S_i`` while their monotone adjusted p-value is at most ``alpha``.  Like
-    DeLong's test it is asymptotic; it inherits its trouble with few items in the smaller
-    class.
-
-    Parameters
-    ----------
-    auc : array_like
-        The models' AUCs (two or more, in [0, 1]; NaN is refused).
-    cov : array_like
-        Their DeLong covariance matrix (finite, symmetric, non-negative diagonal).
-    alpha : float
-        Level in (0, 1).
-    draws : int
-        Normal multipliers, 99 to 10,000,000.
-    seed : int, Generator or None
-        For the multipliers.
-
-    Returns
-    -------
-    tuple
-        ``(in_set, p_values)``: booleans and adjusted p-values per model.
-
-    Examples
-    --------
-    >>> in_set, p = auc_best_set([0.9, 0.8, 0.88], np.diag([1e-4, 1e-4, 1e-4]), seed=1)
-    >>> in_set.tolist()
-    [True, False, True]
-    """
-    from heldout._checks import as_count, as_floats, as_probability
-    from heldout.config import rng as make_rng
-
-    a = as_probability(auc, "auc", closed=True)
-    if a.ndim != 1 or a.size < 2:
-        raise ValueError(f"auc must hold one AUC per model, two or more, got shape {a.shape}")
-    k = a.size
-    v = as_floats(cov, "cov")
-    if v.shape != (k, k) or not np.all(np.isfinite(v)):
-        raise ValueError(f"cov must be a finite {k} x {k} covariance matrix, got shape {v.shape}")
-    if np.any(np.diag(v) < 0) or not np.allclose(v, v.T, rtol=1e-9, atol=1e-15):
-        raise ValueError("cov must be symmetric with a non-negative diagonal (a covariance)")
-    alpha = as_probability(alpha, "alpha", scalar=True)
-    draws = as_count(draws, "draws", minimum=99, maximum=10_000_000, scalar=True)
-    var = np.diag(v)[:, None] + np.diag(v)[None, :] - 2 * v
-    se = np.sqrt(np.maximum(var, 0.0))
-    se = np.where(se > 1e-12, se, np.inf)
-    off = ~np.eye(k, dtype=bool)
-
-    def lead(x):  # x (..., k) -> (..., k): max over rivals j of (x_j - x_i) / se_ji
-        t = (x[..., :, None] - x[..., None, :]) / se
-        return np.where(off, t, -np.inf).max(axis=-2)
-
-    stat = lead(a)
-    order = np.argsort(-stat, kind="stable")
-    vals, vecs = np.linalg.eigh(v)
-    root = vecs * np.sqrt(np.maximum(vals, 0.0))
-    z = make_rng(seed).standard_normal((int(draws), k)) @ root.T
-    boot = lead(z)[:, order]
-    tail = np.maximum.accumulate(boot[:, ::-1], axis=1)[:, ::-1]
-    exceed = np.sum(tail >= stat[order] - 1e-12, axis=0)
-    p_sorted = np.maximum.accumulate((1.0 + exceed) / (draws + 1.0))
-    p = np.empty(k)
-    p[order] = np.minimum(p_sorted, 1.0)
-    return p > alpha, p
-
-
-def _best_set_of_patterns(ctx: Context, names: list, draws: int, seed):
-    """``best_set(correct, ...)`` from the counts of the right/wrong patterns.
-
-    The step-down sees only the distinct rows of the (items x models) right/wrong table
-    and their counts (:func:`heldout.comparison.predictions.pattern_counts`); they are
-    counted here block by block (bit ``j`` for model ``j``, the same order of patterns),
-    so no (items x models) table is built.
-    """
-    from heldout.comparison.best import _MAX_PATTERNS, BestSet, _best_set_batch
-    from heldout.config import rng as make_rng
-
-    if draws > 10_000_000:  # best_set's stated limit
-        raise ValueError(f"draws must be at most 10,000,000, got {draws:,}")
-    k = len(names)
-    counts = np.zeros(1 << k, dtype=np.int64)
-    small = k <= 8  # the pattern in one byte
-    for i in range(0, ctx.y.size, _BLOCK):
-        y = ctx.y[i : i + _BLOCK]
-        code = np.zeros(y.size, dtype=np.uint8 if small else np.int32)
-        for j, m in enumerate(names):
-            right = ctx.labels[m][i : i + _BLOCK] == y
-            if small:
-                right = right.view(np.uint8)
-                right <<= j
-                code |= right
-            else:
-                code |= right.astype(np.int32) << j
-        if k <= 3:  # up to 8 patterns: a comparison each beats bincount's int64 copy
-            for v in range(1 << k):
-                counts[v] += np.count_nonzero(code == v)
-        else:
-            counts += np.bincount(code, minlength=1 << k)
-    keys = np.flatnonzero(counts)
-    patterns = ((keys[:, None] >> np.arange(k)) & 1).astype(bool)
-    method = "gaussian" if keys.size > _MAX_PATTERNS else "signflip"
-    p, stat = _best_set_batch(
-        patterns, counts[keys][None, :], ctx.alpha, draws, make_rng(seed), method
-    )
-    keep = p[0] > ctx.alpha
-    return BestSet(np.flatnonzero(keep), p[0], keep, stat[0], ctx.alpha)
-
-
-def _best_sets(ctx: Context, names: list, draws: int) -> dict:
-    """The best sets for the accuracy and (scored models) the AUC."""
-    from heldout.comparison.best import best_set
-
-    seed = 0 if ctx.seed is None else ctx.seed
-    out = {}
-    if len(names) <= 20:
-        chosen = _best_set_of_patterns(ctx, names, draws, seed)
-    else:
-        correct = np.column_stack([ctx.labels[m] == ctx.y for m in names])
-        chosen = best_set(correct, ctx.alpha, draws=draws, seed=seed)
-    out["accuracy"] = {
-        "models": [names[int(j)] for j in chosen.models],
-        "p_values": {m: float(chosen.p_values[j]) for j, m in enumerate(names)},
-        "method": "best set: paired sign-flip step-down",
-    }
-    scored = tuple(m for m in names if m in ctx.scores)
-    if ctx.binary and len(scored) > 1 and 0 < ctx.minority:
-        d = ctx.delong(scored)
-        in_set, p = auc_best_set(d.auc, d.cov, ctx.alpha, draws=draws, seed=seed)
-        out["auc"] = {
-            "models": [m for m, keep in zip(scored, in_set, strict=True) if keep],
-            "p_values": {m: float(q) for m, q in zip(scored, p, strict=True)},
-            "method": "best set: DeLong step-down",
-        }
-    return out
-
-
 # --------------------------------------------------------------------------- plot
 def forest_plot(report: dict, path=None):
     """A forest plot of every metric of every model with its interval.
@@ -1395,7 +903,7 @@ def forest_plot(report: dict, path=None):
 
     models = list(report["models"])
     rows = []
-    for name in (spec.name for spec in METRICS):
+    for name in _METRIC_ORDER:
         if any(name in report["models"][m]["metrics"] for m in models):
             rows.append(name)
     height = 1.0 + 0.45 * len(rows) * max(1, len(models)) ** 0.5
