@@ -118,6 +118,63 @@ def _population_ce(pi, mu, gamma, n_bins) -> tuple[float, float]:
     return ce, float(a)
 
 
+def _operating_truth(check, pi, mu, grid, at, band, gamma, n_bins):
+    """The true value :func:`operating_coverage` checks, and the true curve on ``grid``."""
+    true_curve = None
+    if check.startswith("sensitivity"):
+        truth = float(stats.norm.sf(stats.norm.ppf(at) - mu))
+    elif check.startswith("partial"):
+        truth = _true_pauc(mu, *band)
+    elif check == "roc-band":
+        true_curve = stats.norm.sf(stats.norm.ppf(1 - grid) - mu)
+        truth = float("nan")
+    elif check == "slope":
+        truth = 1 / gamma
+    elif check in ("ece", "intercept"):
+        ce, icpt = _population_ce(pi, mu, gamma, int(n_bins))
+        truth = ce if check == "ece" else icpt
+    else:
+        truth = 0.0
+    return truth, true_curve
+
+
+def _operating_once(
+    check, y, s, truth, true_curve, grid, a, gen, *, pi, mu, at, band, gamma, n_bins, n_resamples
+):
+    """``(hit, width)`` of one simulated test set's interval (width NaN for the test)."""
+    from heldout.metrics.calibration import calibration_error, calibration_slope, spiegelhalter_z
+    from heldout.metrics.operating import sensitivity_at_specificity
+    from heldout.metrics.partial_area import partial_auc
+    from heldout.metrics.simultaneous_band import roc_band
+
+    if check.startswith("sensitivity"):
+        method = "bootstrap" if check.endswith("bootstrap") else "fixed-threshold"
+        e = sensitivity_at_specificity(y, s, at, a, method, max(n_resamples, 100), gen)
+        lo, hi = e.low, e.high
+    elif check.startswith("partial"):
+        method = check.removeprefix("partial-auc-")
+        e = partial_auc(y, s, band, a, method, max(n_resamples, 100), gen)
+        lo, hi = e.low, e.high
+    elif check == "roc-band":
+        b = roc_band(y, s, a, grid, max(n_resamples, 100), gen)
+        return bool(np.all((b.low <= true_curve) & (true_curve <= b.high))), 2 * b.half_width
+    else:
+        p = special.expit(gamma * _true_logit(s, pi, mu))
+        if check == "spiegelhalter":
+            return bool(spiegelhalter_z(y, p).p_value < a), float("nan")
+        if check == "ece":
+            e = calibration_error(y, p, n_bins, a, max(n_resamples, 100), gen)
+            lo, hi = e.low, e.high
+        else:
+            c = calibration_slope(y, p, a)
+            lo, hi = (
+                (c.slope_low, c.slope_high)
+                if check == "slope"
+                else (c.intercept_low, c.intercept_high)
+            )
+    return bool(lo <= truth <= hi), hi - lo
+
+
 def operating_coverage(
     check: str,
     n: int,
@@ -169,11 +226,6 @@ def operating_coverage(
     >>> r.reps, bool(0.8 <= r.coverage <= 1)
     (50, True)
     """
-    from heldout.metrics.calibration import calibration_error, calibration_slope, spiegelhalter_z
-    from heldout.metrics.operating import sensitivity_at_specificity
-    from heldout.metrics.partial_area import partial_auc
-    from heldout.metrics.simultaneous_band import roc_band
-
     check = as_choice(check, "check", COVERAGE_CHECKS)
     n = int(as_count(n, "n", minimum=20))
     if n > _MAX_N:
@@ -194,52 +246,13 @@ def operating_coverage(
     hits = np.zeros(r, dtype=bool)
     widths = np.full(r, np.nan)
     grid = np.linspace(0.05, 0.95, 19)
-    if check.startswith("sensitivity"):
-        truth = float(stats.norm.sf(stats.norm.ppf(at) - mu))
-    elif check.startswith("partial"):
-        truth = _true_pauc(mu, *band)
-    elif check == "roc-band":
-        true_curve = stats.norm.sf(stats.norm.ppf(1 - grid) - mu)
-        truth = float("nan")
-    elif check == "slope":
-        truth = 1 / gamma
-    elif check in ("ece", "intercept"):
-        ce, icpt = _population_ce(pi, mu, gamma, int(n_bins))
-        truth = ce if check == "ece" else icpt
-    else:
-        truth = 0.0
+    truth, true_curve = _operating_truth(check, pi, mu, grid, at, band, gamma, n_bins)
     for i in range(r):
         y, s = _draw(gen, n, pi, mu)
-        if check.startswith("sensitivity"):
-            method = "bootstrap" if check.endswith("bootstrap") else "fixed-threshold"
-            e = sensitivity_at_specificity(y, s, at, a, method, max(n_resamples, 100), gen)
-            lo, hi = e.low, e.high
-        elif check.startswith("partial"):
-            method = check.removeprefix("partial-auc-")
-            e = partial_auc(y, s, band, a, method, max(n_resamples, 100), gen)
-            lo, hi = e.low, e.high
-        elif check == "roc-band":
-            b = roc_band(y, s, a, grid, max(n_resamples, 100), gen)
-            hits[i] = np.all((b.low <= true_curve) & (true_curve <= b.high))
-            widths[i] = 2 * b.half_width
-            continue
-        else:
-            p = special.expit(gamma * _true_logit(s, pi, mu))
-            if check == "spiegelhalter":
-                hits[i] = spiegelhalter_z(y, p).p_value < a
-                continue
-            if check == "ece":
-                e = calibration_error(y, p, n_bins, a, max(n_resamples, 100), gen)
-                lo, hi = e.low, e.high
-            else:
-                c = calibration_slope(y, p, a)
-                lo, hi = (
-                    (c.slope_low, c.slope_high)
-                    if check == "slope"
-                    else (c.intercept_low, c.intercept_high)
-                )
-        hits[i] = lo <= truth <= hi
-        widths[i] = hi - lo
+        hits[i], widths[i] = _operating_once(
+            check, y, s, truth, true_curve, grid, a, gen,
+            pi=pi, mu=mu, at=at, band=band, gamma=gamma, n_bins=n_bins, n_resamples=n_resamples,
+        )  # fmt: skip
     return Coverage(
         float(hits.mean()), r, math.sqrt(a * (1 - a) / r),
         float(np.nanmean(widths)) if np.isfinite(widths).any() else float("nan"), float(truth),
