@@ -205,6 +205,30 @@ def _test_p_values(by, sa, sb, right, kfold_fraction, resampled_fraction):
     }
 
 
+def _true_gaps(gaps, reps):
+    """Each test's mean true gap over the data sets (that of its design) and its standard error."""
+    gap_design = {key: TESTS[key][1] for key in TESTS}
+    true_gap = {key: float(np.mean(gaps[d])) for key, d in gap_design.items()}
+    true_gap_se = {
+        key: float(np.std(gaps[d], ddof=1) / np.sqrt(len(gaps[d]))) if reps > 1 else 0.0
+        for key, d in gap_design.items()
+    }
+    return true_gap, true_gap_se
+
+
+def _simulation_sizes(n, reps, k, resamples, resample_fraction, alpha):
+    """The checked ``(n, reps, k, resamples, alpha)`` of :func:`simulate_tests`."""
+    n = whole(n, "n", minimum=10)
+    reps = whole(reps, "reps", minimum=1)
+    check_work(n, 10**7, "n (rows per data set)")
+    check_work(reps, 10**6, "reps (simulated data sets)")
+    k = whole(k, "k", minimum=2)
+    resamples = whole(resamples, "resamples", minimum=2)
+    check_work(reps * resamples * n, 10**10, "reps times resamples times n")
+    as_probability(number(resample_fraction, "resample_fraction"), "resample_fraction")
+    return n, reps, k, resamples, float(as_probability(number(alpha, "alpha"), "alpha"))
+
+
 def simulate_tests(
     problem: TwoViews,
     learner_a,
@@ -253,15 +277,9 @@ def simulate_tests(
     """
     if not isinstance(problem, TwoViews):
         raise ValueError(f"problem must be a TwoViews instance, got {type(problem).__name__}")
-    n = whole(n, "n", minimum=10)
-    reps = whole(reps, "reps", minimum=1)
-    check_work(n, 10**7, "n (rows per data set)")
-    check_work(reps, 10**6, "reps (simulated data sets)")
-    k = whole(k, "k", minimum=2)
-    resamples = whole(resamples, "resamples", minimum=2)
-    check_work(reps * resamples * n, 10**10, "reps times resamples times n")
-    as_probability(number(resample_fraction, "resample_fraction"), "resample_fraction")
-    alpha = float(as_probability(number(alpha, "alpha"), "alpha"))
+    n, reps, k, resamples, alpha = _simulation_sizes(
+        n, reps, k, resamples, resample_fraction, alpha
+    )
     gen = make_rng(seed)
     ca, cb = problem.columns_a, problem.columns_b
     p = {key: np.empty(reps) for key in TESTS}
@@ -296,14 +314,7 @@ def simulate_tests(
             five_d[r] = (sa[i] - sb[i]).reshape(5, 2)
     rejection = {key: float(np.mean(v <= alpha)) for key, v in p.items()}
     se = {key: float(np.sqrt(r * (1 - r) / reps)) for key, r in rejection.items()}
-    gap_design = {key: TESTS[key][1] for key in TESTS}
-    true_gap = true_gap_se = None
-    if track_truth:
-        true_gap = {key: float(np.mean(gaps[d])) for key, d in gap_design.items()}
-        true_gap_se = {
-            key: float(np.std(gaps[d], ddof=1) / np.sqrt(len(gaps[d]))) if reps > 1 else 0.0
-            for key, d in gap_design.items()
-        }
+    true_gap, true_gap_se = _true_gaps(gaps, reps) if track_truth else (None, None)
     return TestSimulation(
         rejection,
         se,
