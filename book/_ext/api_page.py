@@ -41,6 +41,7 @@ TITLES = {
     "heldout.accuracy.split": "The variational split",
     "heldout.book.chapter": "Chapter plumbing",
     "heldout.book.ledger": "The reproduction ledger",
+    "heldout.book.ledger_checks": "The reproduction ledger's checks",
     "heldout.book.metric_coverage": "Coverage of the metric intervals",
     "heldout.book.mnist.data": "MNIST data",
     "heldout.book.mnist.digit_pool": "Coverage on real digits",
