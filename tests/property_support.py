@@ -341,3 +341,52 @@ def sweep(spec: Spec, data, label: str) -> list[str]:
             if found:
                 problems.append(found)
     return problems
+
+
+def check_random_input(spec: Spec, name: str) -> None:
+    """Hypothesis draws ``spec.examples`` (scaled) calls of valid and sometimes bad input.
+
+    The text of ``inner`` and its decorators is hypothesis's key to the examples it draws
+    (``derandomize``): it is kept as test_properties_modules.py wrote it, so that its draws
+    are the same as before the two test files shared it.
+    """
+    from hypothesis import HealthCheck, given, settings
+
+    scaled = examples
+
+    @settings(
+        max_examples=scaled(spec.examples),
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.filter_too_much,
+            HealthCheck.data_too_large,
+        ],
+    )
+    @given(data=st.data())
+    def inner(data):
+        exercise(spec, data, name)
+
+    inner()
+
+
+def check_every_bad_value(spec: Spec, name: str) -> None:
+    """Each argument of one valid call replaced, in turn, by each bad value of the sweep.
+
+    ``inner`` reads as both test files wrote it (hypothesis keys its draws on that text).
+    """
+    from hypothesis import HealthCheck, given, settings
+
+    @settings(
+        max_examples=1,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(data=st.data())
+    def inner(data):
+        problems = sweep(spec, data, name)
+        assert not problems, "\n".join(problems)
+
+    inner()

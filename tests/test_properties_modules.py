@@ -27,15 +27,16 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from property_support import (
     A,
     Spec,
     alpha,
+    check_every_bad_value,
+    check_random_input,
     count0,
     count1,
-    exercise,
     in01,
     ordered_pair,
     pos,
@@ -47,11 +48,7 @@ from property_support import (
     reals,
     seed,
     small1,
-    sweep,
     zero_ones,
-)
-from property_support import (
-    examples as scaled,
 )
 
 from heldout import config
@@ -1202,23 +1199,7 @@ for _name in (
 
 @pytest.mark.parametrize("name", list(SPECS))
 def test_random_valid_and_invalid_input(name):
-    spec = SPECS[name]
-
-    @settings(
-        max_examples=scaled(spec.examples),
-        deadline=None,
-        derandomize=True,
-        suppress_health_check=[
-            HealthCheck.too_slow,
-            HealthCheck.filter_too_much,
-            HealthCheck.data_too_large,
-        ],
-    )
-    @given(data=st.data())
-    def inner(data):
-        exercise(spec, data, name)
-
-    inner()
+    check_random_input(SPECS[name], name)
 
 
 @pytest.mark.parametrize("name", list(SPECS))
@@ -1229,20 +1210,7 @@ def test_every_argument_refuses_every_kind_of_bad_value(name):
     work sizes of 10**12: each is refused with a ValueError naming the argument, or (where
     the argument's kind allows it) answered with finite numbers within the time limit.
     """
-    spec = SPECS[name]
-
-    @settings(
-        max_examples=1,
-        deadline=None,
-        derandomize=True,
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(data=st.data())
-    def inner(data):
-        problems = sweep(spec, data, name)
-        assert not problems, "\n".join(problems)
-
-    inner()
+    check_every_bad_value(SPECS[name], name)
 
 
 # ----------------------------------------------------------------- monotone where the maths says so

@@ -46,6 +46,9 @@ COVERAGE_CHECKS = (
 )
 
 
+# Not heldout.book.metric_coverage.Coverage: this one unpacks as (coverage, reps, mc_se, width,
+# truth), has no undefined test sets and states its Monte Carlo error at the promised level
+# alone, which the lesson's tables print; one class for both would change what either returns.
 @dataclass(frozen=True)
 class Coverage(Result):
     """Share of simulated test sets whose interval held the truth (or whose test rejected).
