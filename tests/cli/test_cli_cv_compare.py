@@ -149,10 +149,7 @@ def test_subprocess_json():
     out = subprocess.run(
         [
             sys.executable,
-            "-m",
-            "heldout",
-            "cv-compare",
-            "--scores-a",
+            *"-m heldout cv-compare --scores-a".split(),
             _csv(A),
             "--scores-b",
             _csv(B),
@@ -180,10 +177,7 @@ def test_rope_gives_baycomp_s_correlated_t_probabilities(capsys):
         ",".join(map(str, a)),
         "--scores-b",
         ",".join(map(str, b)),
-        "--test-fraction",
-        "0.2",
-        "--rope",
-        "0.01",
+        *"--test-fraction 0.2 --rope 0.01".split(),
     )
     ref = baycomp.CorrelatedTTest.probs(np.array(a), np.array(b), rope=0.01)
     assert (res["p_a_better"], res["p_equivalent"], res["p_b_better"]) == pytest.approx(ref)
