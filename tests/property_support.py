@@ -374,6 +374,10 @@ def check_random_input(spec: Spec, name: str) -> None:
 def check_every_bad_value(spec: Spec, name: str) -> None:
     """Each argument of one valid call replaced, in turn, by each bad value of the sweep.
 
+    Python ints of 10**400, booleans, complex numbers, NaN, infinities, negatives and work
+    sizes of 10**12: each is refused with a ValueError naming the argument, or (where the
+    argument's kind allows it) answered with finite numbers within the time limit.
+
     ``inner`` reads as both test files wrote it (hypothesis keys its draws on that text).
     """
     from hypothesis import HealthCheck, given, settings
