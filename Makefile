@@ -20,7 +20,8 @@ export HELDOUT_CACHE_DIR ?= $(CURDIR)/_build/.heldout-cache
 JB_STRICT := build . -W -n --keep-going
 
 .PHONY: help venv book test lint unit quickbook browser bench clean distclean lab
-.PHONY: pdf quickpdf tex rerun rref course
+.PHONY: pdf quickpdf tex rerun rref course dist student quickstudent links
+.PHONY: slides course-materials instructor
 
 help:
 	@echo "make book   build the whole book (full experiments) into _build/html"
@@ -34,7 +35,12 @@ help:
 	@echo "make lab    open the notebooks in JupyterLab"
 	@echo "make course the light student install (core + book extra, no TensorFlow/XGBoost) in .venv-course,"
 	@echo "            then the notebooks in JupyterLab"
-	@echo "make book SOLUTIONS=hide   the student edition, without the exercises' solutions"
+	@echo "make student the student edition: no solutions, no source downloads, student notebooks"
+	@echo "            (make book SOLUTIONS=hide builds the same pages into _build/html)"
+	@echo "make dist   the sdist and the wheel in dist/ (python -m build)"
+	@echo "make slides a Beamer deck (PDF) for every lesson into _build/slides (installs TeX if missing)"
+	@echo "make instructor   the instructor's edition apart from the book: keys, rubrics, the exam,"
+	@echo "            grading (_build/instructor/_build/html), and the slides"
 	@echo "make clean  remove build outputs (keeps .venv and the execution cache: make distclean for all)"
 
 venv: $(STAMP)
@@ -61,7 +67,7 @@ book: $(STAMP)
 	else echo "PDF: no TeX here; make pdf installs Debian's TeX packages and writes $(CURDIR)/_build/latex/heldout.pdf"; fi
 
 # quickbook runs before unit: the rerun tests read the unchanged chapters' values from its cache.
-test: $(STAMP) lint quickbook unit browser quickpdf
+test: $(STAMP) lint quickbook unit browser quickpdf quickstudent links slides course-materials
 	@echo "make test: all checks passed"
 
 lint: $(STAMP)
@@ -129,12 +135,70 @@ tex:
 pdf: $(STAMP) tex
 	$(BIN)/jupyter-book $(JB_STRICT) --builder pdflatex
 	@echo "PDF: $(CURDIR)/_build/latex/heldout.pdf"
+	# beside the HTML, where every page's footer links it by a relative path
+	mkdir -p _build/html && cp _build/latex/heldout.pdf _build/html/heldout.pdf
 	@if [ -f _build/html/index.html ]; then $(PDF_CHECK) --pdf _build/latex/heldout.pdf --html _build/html; fi
 
 quickpdf: $(STAMP) tex quickbook
 	HELDOUT_QUICK=1 $(BIN)/jupyter-book $(JB_STRICT) --builder pdflatex --path-output _build/quick
 	@echo "Quick PDF: $(CURDIR)/_build/quick/_build/latex/heldout.pdf"
+	cp _build/quick/_build/latex/heldout.pdf _build/quick/_build/html/heldout.pdf
 	$(PDF_CHECK) --pdf _build/quick/_build/latex/heldout.pdf --html _build/quick/_build/html
+
+# The student edition: the same pages without any solution (book/_ext/heldout_course.py),
+# no source downloads, the launch buttons on the student branch, and the student notebooks
+# (solutions and cells tagged `solution` removed) in its HTML folder's student-notebooks/.
+# It executes nothing: the notebooks are those of `make book` (or of quickbook), whose
+# execution cache it reads (a link to it), so it costs rendering time only.
+STUDENT_OUT := _build/student
+student: $(STAMP)
+	mkdir -p $(STUDENT_OUT)/_build
+	test -e $(STUDENT_OUT)/_build/.jupyter_cache || ln -s $(CURDIR)/_build/.jupyter_cache $(STUDENT_OUT)/_build/.jupyter_cache
+	HELDOUT_SOLUTIONS=hide $(BIN)/jupyter-book $(JB_STRICT) --path-output $(STUDENT_OUT)
+	@echo "Student edition: $(CURDIR)/$(STUDENT_OUT)/_build/html/index.html"
+	@echo "Student notebooks: $(CURDIR)/$(STUDENT_OUT)/_build/html/student-notebooks/ (book/teaching.md: publishing them)"
+	$(BIN)/python tests/browser/check_links.py --html $(STUDENT_OUT)/_build/html --student
+
+# make test: the quick profile's student edition, from quickbook's cache, checked for solution
+# text against the notebooks (tests/browser/check_links.py --student --solutions-from notebooks).
+quickstudent: $(STAMP) quickbook
+	mkdir -p _build/quick-student/_build
+	test -e _build/quick-student/_build/.jupyter_cache || ln -s $(CURDIR)/_build/quick/_build/.jupyter_cache _build/quick-student/_build/.jupyter_cache
+	HELDOUT_QUICK=1 HELDOUT_SOLUTIONS=hide $(BIN)/jupyter-book $(JB_STRICT) --path-output _build/quick-student
+	$(BIN)/python tests/browser/check_links.py --html _build/quick-student/_build/html --student
+
+# Every internal and relative link, image and download of the quick build resolves, and
+# every link to the book's own repository is derived from _config.yml's repository setting.
+# quickpdf first: it puts heldout.pdf beside the HTML, where every page's footer links it.
+links: $(STAMP) quickbook quickpdf
+	$(BIN)/python tests/browser/check_links.py --html _build/quick/_build/html --pdf
+
+# The sdist and the wheel of the package (python -m build; `build` is in the test extra).
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+	@ls dist
+
+# Slides: a Beamer deck for every lesson of Part I (_toc.yml), generated from the lesson's
+# executed notebook (its card, figures, glued numbers, rule and a Concept exercise), so it
+# agrees with the page; XeLaTeX runs TEST_JOBS at a time and every deck is checked (8-15
+# frames, every figure present, no unresolved reference, one page per frame).  From the
+# quick build by default; after `make book`: make slides SLIDES_FROM=_build/jupyter_execute/notebooks
+SLIDES_FROM ?= _build/quick/_build/jupyter_execute/notebooks
+
+slides: $(STAMP) tex $(if $(filter _build/quick/%,$(SLIDES_FROM)),quickbook)
+	$(BIN)/python -m heldout.book.course.slides --executed $(SLIDES_FROM) --out _build/slides --jobs $(TEST_JOBS)
+
+# The instructor's edition (keys with rubrics, quiz keys, the sample exam and its key, grading),
+# every answer computed now by heldout, built as a small site of its own: never part of the
+# book nor of its student edition.
+course-materials: $(STAMP)
+	rm -rf _build/instructor
+	$(BIN)/python -m heldout.book.course.render --instructor _build/instructor/src
+	$(BIN)/jupyter-book build _build/instructor/src -W -n --keep-going --path-output _build/instructor
+	@echo "Instructor's edition: $(CURDIR)/_build/instructor/_build/html/index.html"
+
+instructor: course-materials slides
 
 # Rerun one chapter with other values for the inputs of its `parameters` cell, headless:
 # the executed notebook goes to _build/rerun/, the values its text would show are printed.
@@ -160,7 +224,8 @@ course:
 
 clean:
 	rm -rf _build/html _build/quick/_build/html _build/screenshots .pytest_cache .ruff_cache
-	rm -rf _build/latex _build/quick/_build/latex _build/rerun
+	rm -rf _build/latex _build/quick/_build/latex _build/rerun _build/student/_build/html
+	rm -rf _build/quick-student/_build/html dist
 	find . -name __pycache__ -not -path './.venv/*' -prune -exec rm -rf {} +
 
 distclean: clean

@@ -23,12 +23,15 @@ RANK = {
     "comparison": 2,
     "dependent": 2,
     "sequential": 2,
+    "judged": 2.5,  # scores graded by a model: above comparison/dependent/sequential
     "metrics": 3,
     "resampling": 3,
     "book": 4,
     "cli": 5,
 }
-CLI_MAY_IMPORT_BOOK = {"heldout.cli.rerun", "heldout.cli.mnist"}
+CLI_MAY_IMPORT_BOOK = {"heldout.cli.rerun", "heldout.cli.mnist", "heldout.cli.check"}
+#: Wings that only the book and the command line may import (not metrics or resampling).
+LEAF_WINGS = {"judged"}
 
 
 def _module_name(path: pathlib.Path) -> str:
@@ -91,6 +94,8 @@ def test_imports_point_down(name):
             bad.append(f"{target} (a deprecated 0.1 path)")
         elif there != here and RANK[there] >= RANK[here]:
             bad.append(f"{target} ({there} is not below {here})")
+        elif there in LEAF_WINGS and here != there and here not in ("book", "cli"):
+            bad.append(f"{target} (only the book and the command line import {there})")
         elif here == "cli" and there == "book" and name not in CLI_MAY_IMPORT_BOOK:
             bad.append(f"{target} (the command line uses the book only in rerun and mnist)")
     assert not bad, f"{name} imports " + "; ".join(bad)
@@ -140,7 +145,18 @@ def test_a_planted_cycle_is_found(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "face", ["accuracy", "comparison", "dependent", "metrics", "resampling", "book", "book.mnist"]
+    "face",
+    [
+        "accuracy",
+        "comparison",
+        "dependent",
+        "judged",
+        "metrics",
+        "resampling",
+        "book",
+        "book.mnist",
+        "book.course",
+    ],
 )
 def test_each_wing_names_its_public_functions(face):
     """Every name of a wing's face resolves to what its module defines, and no name hides a module."""

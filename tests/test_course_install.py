@@ -56,7 +56,7 @@ HEAVY = {"tensorflow", "tensorflow-cpu", "xgboost", "xgboost-cpu", "keras", "mni
 LESSONS = (
     "test_set_bound beta_posterior hoeffding_sizing acceptance_testing variational_split "
     "two_models many_models beyond_accuracy auc operating_points regression_metrics "
-    "not_independent label_until_sure cross_validation test_set_reuse own_data_lab"
+    "not_independent judged_scores benchmarks label_until_sure cross_validation test_set_reuse own_data_lab"
 ).split()
 
 #: Lessons that read the MNIST digits or the case study's models without a stand-in, and why.
@@ -230,7 +230,7 @@ def test_the_gate_check_sees_an_ungated_reader(tmp_path):
 
 def test_readme_says_how_to_install_for_a_course():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert 'pip install "heldout[book]"' in readme and "make course" in readme
+    assert 'pip install ".[book]"' in readme and "make course" in readme
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert re.search(r'^course:\n(\t.*\n)*\t.*pip install .*"\.\[book\]"', makefile, re.M)
 

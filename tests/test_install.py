@@ -92,7 +92,9 @@ def test_cli_works_without_extras(core_env):
     assert sys.executable  # the test ran under the project interpreter
 
 
-LIBRARY_WINGS = ("accuracy", "comparison", "dependent", "sequential", "metrics", "resampling")
+LIBRARY_WINGS = (
+    "accuracy", "comparison", "dependent", "sequential", "judged", "metrics", "resampling",
+)  # fmt: skip
 
 
 def test_every_library_wing_imports_with_the_core_alone(core_env):

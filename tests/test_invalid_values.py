@@ -55,3 +55,29 @@ def test_t_quantile_stays_finite_in_the_far_tail():
     ids = np.repeat(np.arange(10), 4)
     r = clustered_difference(RNG.random(40), RNG.random(40), ids, alpha=1e-300)
     assert np.isfinite(r.low) and np.isfinite(r.high) and r.low < r.estimate < r.high
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: _mse(draws=2.5), "draws"),  # method "clt": never read before
+        (lambda: _mse(seed="x"), "seed"),
+        (lambda: _splits(test_fraction=2.0), "test_fraction"),  # k-fold: never read before
+        (lambda: _splits(design="5x2", repeats=-1), "repeats"),
+    ],
+)
+def test_arguments_a_method_does_not_use_are_still_checked(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+def _mse(**kw):
+    from heldout.metrics.regression import mse_interval
+
+    return mse_interval(np.ones(10), np.zeros(10), **kw)
+
+
+def _splits(**kw):
+    from heldout.resampling.cv_scores import splits
+
+    return splits(20, kw.pop("design", "kfold"), k=5, **kw)

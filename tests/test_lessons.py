@@ -118,6 +118,12 @@ def test_lesson_opens_with_its_question_card(stem):
     missing = [f for f in _FIELDS if f not in card["body"]]
     assert not missing, f"{stem}: the card lacks {missing}"
     assert re.search(r"\*\*Reading time:\*\* about \d+ minutes", card["body"]), stem
+    # each field is a paragraph of its own, so that the card renders as a list of fields
+    glued = [f for f in _FIELDS[1:] if not re.search(rf"\n\n{re.escape(f)}", card["body"])]
+    assert not glued, f"{stem}: card fields {glued} run into the line above (no blank line)"
+    # nothing of the opening question is left over after the card
+    after = first[card.end() :].lstrip("\n").split("\n\n")[0]
+    assert not re.search(r"\?\*\s*$", after), f"{stem}: stray text after the card: {after!r}"
 
 
 @pytest.mark.parametrize("stem", _lesson_params())
@@ -317,3 +323,249 @@ def test_folds_are_counted_by_capital_k():
     assert all(_K_AS_FOLDS.search(s) for s in bites)
     passes = ["K-fold", "$K$-fold", "$K$ folds", "kfold", "10k folds", r"$\sqrt k$"]
     assert not any(_K_AS_FOLDS.search(s) for s in passes)
+
+
+# --------------------------------------------------- one meaning per symbol (issue 36's slips)
+#: Phrases that give a symbol of book/notation.md a second meaning (k errors among n items,
+#: K folds, m models, C classes, R repetitions), each with an example it must catch.
+_SECOND_MEANINGS = {
+    r"\$n\$ counts errors": "in this book $n$ counts errors",
+    r"(?:errors|mistakes) \$K\$|\$K\$ (?:errors|mistakes|classes|models)": "test errors $K$ in",
+    r"\$k\$ (?:models|classes|submissions|queries|fitted|parameters)": "With $k$ models, $C_j$",
+    r"\$k \\ll n\$ submissions": r"For $k \ll n$ submissions",
+    r"(?:in|of) \$m\$ (?:rows|test items|items)|\$m\$ (?:test )?(?:rows|items)\b": "in $m$ rows",
+    r"\bm_\\text\{(?:train|test)\}": r"$m_\text{train}$",
+    r"\{2m\}|-2m\(|/2m\}|\$M\$ (?:independent )?draws|/M\}": r"\sqrt{\frac{\ln(1/\delta)}{2m}}",
+    r"\$k ?- ?1\$ degrees|\\chi\^2_\{k-1\}": "about chi-square with $k-1$ degrees of freedom",
+}
+
+
+def _joined(entry: str) -> str:
+    return " ".join(" ".join(_markdown(entry)).split())
+
+
+@pytest.mark.parametrize("stem", lessons())
+def test_lesson_gives_no_symbol_a_second_meaning(stem):
+    text = _joined(f"notebooks/{stem}")
+    found = [m.group(0) for pat in _SECOND_MEANINGS for m in re.finditer(pat, text)]
+    assert not found, f"{stem}: symbols used against book/notation.md: {found[:4]}"
+
+
+@pytest.mark.parametrize("page", ["book/intro", "book/guide", "book/glossary", "book/rules"])
+def test_start_and_reference_pages_give_no_symbol_a_second_meaning(page):
+    text = _joined(page)
+    found = [m.group(0) for pat in _SECOND_MEANINGS for m in re.finditer(pat, text)]
+    assert not found, f"{page}: symbols used against book/notation.md: {found[:4]}"
+
+
+def test_second_meaning_patterns_bite():
+    for pat, example in _SECOND_MEANINGS.items():
+        assert re.search(pat, " ".join(example.split())), (pat, example)
+    fine = "$k$ errors among $n$ items, $K$ folds, $m$ models, $n_\\text{train}$ rows, $C$ classes"
+    assert not any(re.search(pat, fine) for pat in _SECOND_MEANINGS)
+
+
+def test_notation_page_keeps_no_second_glossary():
+    text = (ROOT / "book" / "notation.md").read_text(encoding="utf-8")
+    assert not re.search(r"^#+ .*[Gg]lossary", text, re.M), "notation.md has a glossary section"
+    definitions = re.findall(r"^: \S", text, re.M)
+    assert not definitions, (
+        f"notation.md defines terms ({len(definitions)}): they live in glossary.md"
+    )
+    assert "{doc}`glossary`" in text, "notation.md points to the glossary"
+    rows = dict(re.findall(r"^\| (\$[^$]+\$) \| (.+) \|$", text, re.M))
+    for symbol in ("$K$", "$m$", "$C$", "$R$"):
+        assert symbol in rows, f"notation.md gives {symbol} its one meaning"
+
+
+# ----------------------------------------------------- the start pages point to the lessons
+def _doc_links(entry: str) -> set[str]:
+    text = "\n".join(_markdown(entry))
+    return {Path(m).name for m in re.findall(r"\{doc\}`(?:[^`<]*<)?([^`<>]+?)>?`", text)}
+
+
+def test_guide_links_every_lesson():
+    missing = [s for s in lessons() if s not in _doc_links("book/guide")]
+    assert not missing, f"book/guide.md links no chapter for the lessons {missing}"
+
+
+def test_intro_sends_each_question_to_its_lesson():
+    linked = _doc_links("book/intro")
+    newer = ("two_models", "many_models", "auc", "operating_points", "own_data_lab")
+    assert not [s for s in newer if s not in linked], "book/intro.md's table of questions"
+    text = _joined("book/intro")
+    assert "first chapters" not in text, "the lessons come first, the articles' audits in Part III"
+
+
+# ------------------------------------------------- terms a lesson names and the glossary holds
+#: Names the lessons use that the glossary must define (issue 36), with the lesson that
+#: teaches each; the lesson links the term with {term}.
+NAMED_TERMS = {
+    "bonferroni correction": "notebooks/beyond_accuracy",
+    "hommel's method": "notebooks/many_models",
+    "newcombe's score interval": "notebooks/auc",
+    "agresti-caffo interval": "notebooks/beyond_accuracy",
+    "fisher's exact test": "notebooks/two_models",
+    "cr1": "notebooks/not_independent",
+    "e-process": "notebooks/label_until_sure",
+    "mover": "notebooks/auc",
+    "bca": "notebooks/beyond_accuracy",
+}
+
+
+def test_named_methods_are_in_the_glossary_and_linked_by_their_lesson():
+    terms = glossary()
+    for term, lesson in NAMED_TERMS.items():
+        assert term in terms, f"book/glossary.md lacks {term!r}"
+        assert terms[term] == lesson, f"glossary: {term!r} names {terms[term]}, not {lesson}"
+        used = {t for _, page, t in _uses() if page == lesson}
+        assert term in used, f"{lesson} does not link {{term}}`{term}`"
+
+
+def _first_mention(pattern: str) -> str | None:
+    for entry in book_pages():
+        if entry.startswith("notebooks/") and re.search(pattern, _joined(entry)):
+            return entry
+    return None
+
+
+def test_mover_and_bca_are_spelled_out_where_they_appear_first():
+    """A lesson that names MOVER before auc defines it spells it out; so does one naming BCa."""
+    pages = book_pages()
+    first = _first_mention(r"\bMOVER\b")
+    assert first is not None
+    if pages.index(first) < pages.index("notebooks/auc"):
+        assert "method of variance estimates recovery" in _joined(first), first
+    for stem in lessons():
+        text = _joined(f"notebooks/{stem}")
+        if "{term}`BCa`" in text:
+            spelled = re.search(r"bias-corrected and accelerated\W+\(\{term\}`BCa`\)", text)
+            assert spelled, f"{stem}: BCa spelled out where it is linked"
+
+
+# ------------------------------------------------------------------- exercises (issue 36)
+_DATA_SET = re.compile(r"\bfile\b|\.csv|\bFILE\b|data set|parameters cell|MNIST|digits", re.I)
+
+
+def _exercises(stem: str) -> dict[str, tuple[str, str]]:
+    """label -> (title, statement) of every exercise of a lesson."""
+    text = "\n".join(_markdown(f"notebooks/{stem}"))
+    found = {}
+    for m in re.finditer(
+        r"^```\{exercise\}([^\n]*)\n:label: ([\w-]+)\n(.*?)^```$", text, re.M | re.S
+    ):
+        found[m[2]] = (m[1].strip(), m[3])
+    return found
+
+
+def _solution(stem: str, label: str) -> str:
+    text = "\n".join(_markdown(f"notebooks/{stem}"))
+    m = re.search(rf"^```\{{solution\}} {re.escape(label)}\n(.*?)^```$", text, re.M | re.S)
+    return m[1] if m else ""
+
+
+@pytest.mark.parametrize("stem", lessons())
+def test_data_exercises_use_a_data_set(stem):
+    wrong = [
+        label
+        for label, (title, body) in _exercises(stem).items()
+        if title.startswith("Data") and not _DATA_SET.search(body)
+    ]
+    assert not wrong, f"{stem}: 'Data' exercises {wrong} name no data set (file, MNIST, ...)"
+
+
+def test_no_broken_formula_in_a_lesson():
+    broken = re.compile(r"\\sqrt\{[^{}]*/\}|\$\\sqrt\{[^$]*\}\$\{glue")
+    assert broken.search(r"about $\sqrt{2000/}${glue:text}`x`")
+    problems = [s for s in lessons() if broken.search("\n".join(_markdown(f"notebooks/{s}")))]
+    assert not problems, f"a square root cut short before a glued number in {problems}"
+
+
+def test_luck_exercise_teaches_the_simulation_error():
+    title, body = _exercises("many_models")["many-ex1"]
+    solution = _solution("many_models", "many-ex1")
+    assert "standard error" in body and "standard error" in solution
+    assert re.search(r"\{glue:text\}`ex_lucky_se`", solution), "the solution quotes the error"
+
+
+def test_beyond_accuracy_keeps_its_coverage_grids_in_an_appendix():
+    """The lesson fits its reading time; its simulations' grids live on a reference page."""
+    appendix = "notebooks/beyond_accuracy_coverage"
+    assert appendix in book_pages() and Path(appendix).name not in lessons()
+    lesson = "\n".join(_markdown("notebooks/beyond_accuracy"))
+    assert "beyond_accuracy_coverage" in lesson, "the lesson links its appendix"
+    for heading in ("## Coverage by simulation", "## Coverage on real digits"):
+        assert heading not in lesson and heading in "\n".join(_markdown(appendix)), heading
+
+
+# ------------------------------------------------------- code a student learns from (issue 36)
+#: The share of a lesson's code on the page that is shown: cells folded away (``hide-input``)
+#: count as not shown; cells removed from the page (exercise answers, checks) are not on it.
+#: Plotting, table assembly and glue stay folded; the computations the prose quotes are shown.
+MIN_VISIBLE_SHARE = 0.28  # all lessons: 30.1 % at issue 36's close (21 % of all code before)
+MIN_VISIBLE_LESSON = 0.15  # every lesson
+_FOLDED = ("hide-input", "hide-cell")
+_REMOVED = ("remove-cell", "remove-input")
+_PLUMBING = re.compile(
+    r"\bpublish\(|\bglue\(|\bplt\.|\.plot\(|\bax(?:es)?\b(?:\[[^\]]*\])?\.|\bfig\b|\bplot_\w+\("
+)
+
+
+def _code_lines(text: str) -> int:
+    return sum(1 for line in text.splitlines() if line.strip() and not line.strip().startswith("#"))
+
+
+def code_on_page(stem: str) -> tuple[int, int]:
+    """(shown, folded) lines of code of a lesson's page."""
+    shown = folded = 0
+    for cell in json.loads(_path(f"notebooks/{stem}").read_text(encoding="utf-8"))["cells"]:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell["cell_type"] != "code" or any(t in tags for t in _REMOVED):
+            continue
+        n = _code_lines("".join(cell["source"]))
+        if any(t in tags for t in _FOLDED):
+            folded += n
+        else:
+            shown += n
+    return shown, folded
+
+
+def test_lessons_show_the_code_that_computes():
+    counts = {stem: code_on_page(stem) for stem in lessons()}
+    shown = sum(s for s, _ in counts.values())
+    total = sum(s + f for s, f in counts.values())
+    assert shown >= MIN_VISIBLE_SHARE * total, f"{shown / total:.0%} of the lessons' code is shown"
+    thin = {
+        s: f"{v / (v + f):.0%}" for s, (v, f) in counts.items() if v < MIN_VISIBLE_LESSON * (v + f)
+    }
+    assert not thin, f"lessons showing less than {MIN_VISIBLE_LESSON:.0%} of their code: {thin}"
+
+
+@pytest.mark.parametrize("stem", lessons())
+def test_shown_cells_hold_no_glue_or_plotting(stem):
+    problems = []
+    for cell in json.loads(_path(f"notebooks/{stem}").read_text(encoding="utf-8"))["cells"]:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell["cell_type"] != "code" or any(t in tags for t in _FOLDED + _REMOVED):
+            continue
+        problems += [
+            line for line in "".join(cell["source"]).splitlines() if _PLUMBING.search(line)
+        ]
+    assert not problems, f"{stem}: shown cells carry glue or plotting: {problems[:3]}"
+
+
+def test_plumbing_pattern_bites():
+    for line in (
+        'publish("k", k)',
+        "fig, ax = plt.subplots()",
+        "axes[0].set_xlabel('n')",
+        "ax.plot(x, y)",
+    ):
+        assert _PLUMBING.search(line), line
+    for line in (
+        "exact = hb.exact_upper(k, n, delta)",
+        "axis = 0",
+        "max_fail",
+        "relax.plot_free = 1",
+    ):
+        assert not _PLUMBING.search(line), line

@@ -499,6 +499,39 @@ SCORES = _write(
 )
 OUTCOMES = _write("outcomes.csv", _csv([[v] for v in (_gen.random(60) < 0.9).astype(int)]))
 files = st.sampled_from([PREDICTIONS, ONE_MODEL, NOT_CSV, "/nonexistent/file.csv", _files])
+# graded answers of two models, three samples each, questions in clusters, some gold grades
+GRADED = _write(
+    "graded.csv",
+    _csv(
+        [["model", "question", "sample", "judge", "gold", "cluster"]]
+        + [
+            [
+                m,
+                f"q{q}",
+                s,
+                int(_gen.random() < 0.6),
+                "" if _gen.random() < 0.8 else int(_gen.random() < 0.6),
+                q // 3,
+            ]
+            for m in ("a", "b")
+            for q in range(12)
+            for s in range(3)
+        ]
+    ),
+)
+ANSWER_TEXTS = [
+    '{"1c": 0.0119, "2a": [0.0125, 0.0415], "3a": 124}',
+    '{"1": 0.03, "2": "b", "3": [1, 2], "4": {"x": 1}, "5": null}',
+    '{"1a": 1e400, "2a": "x", "3a": 10000000000000000000000000000000000000000000}',
+    '{"9z": 1}',
+    "[1, 2]",
+    "{1,",
+    '{"1c": NaN, "2b": Infinity}',
+]
+answer_files = st.sampled_from(
+    [_write(f"answers{i}.json", t) for i, t in enumerate(ANSWER_TEXTS)]
+    + ["/nonexistent/a.json", _files]
+)
 score_lists = st.sampled_from(["0.8,0.82,0.79,0.85,0.81", "0.7,0.71", "x,y", "nan,1", "0.9"])
 
 
@@ -681,7 +714,42 @@ COMMANDS = {
             "--method": st.sampled_from(["betting", "mixture", "x"]),
         },
     ),
+    "judged": (
+        ["judged"],
+        {
+            "--right-passed": small_number,
+            "--right-failed": small_number,
+            "--wrong-passed": small_number,
+            "--wrong-failed": small_number,
+            "--judge-passed": small_number,
+            "--judge-items": small_number,
+            "--alpha": small_number,
+        },
+    ),
+    "size gold": (
+        ["size", "gold"],
+        {
+            "--half-width": small_number,
+            "--rate": small_number,
+            "--sensitivity": small_number,
+            "--specificity": small_number,
+            "--judge-items": small_number,
+            "--alpha": small_number,
+        },
+    ),
+    "bench-eval": (
+        ["bench-eval", GRADED],
+        {
+            "--k": st.sampled_from(["1", "1,3", "0", "5", "x"]),
+            "--method": st.sampled_from(["auto", "exact", "wilson", "t", "x"]),
+            "--alpha": small_number,
+            "--power": small_number,
+            "--plan-questions": small_number,
+            "--plan-difference": small_number,
+        },
+    ),
     "rerun": (["rerun"], {"--quick": None}),
+    "check": (["check"], {}),
     "mnist": (["mnist"], {"--dir": st.sampled_from(["/nonexistent", _files])}),
 }
 
@@ -709,6 +777,9 @@ def test_commands_answer_or_refuse_in_one_line(command):
             argv.append(
                 data.draw(st.sampled_from(["k=", "=3", "k", "k=1 2"]), label="bad assignment")
             )
+        if command == "check":  # an assessment and a file of answers, good or bad
+            argv.append(data.draw(st.sampled_from(["ps1", "quiz3", "exam", "ps9"]), label="name"))
+            argv.append(data.draw(answer_files, label="answers"))
         if command == "mnist":
             argv.append(data.draw(st.sampled_from(["check", "nope"]), label="action"))
         for option, strategy in options.items():

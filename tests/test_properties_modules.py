@@ -1054,6 +1054,120 @@ SPECS["dependent.clustered.simulate_coverage"] = replace(
     SPECS["dependent.clustered.simulate_coverage"],
     check=lambda r, v: 0 <= r.naive <= 1 and 0 <= r.clustered_t <= 1,
 )
+
+# ------------------------------------------------------------------ judged scores (issue 38)
+from heldout.book import judge_coverage  # noqa: E402
+from heldout.judged import judge_sizing, misclassification  # noqa: E402
+from heldout.judged import ppi as judged_ppi  # noqa: E402
+
+_GOLD = {
+    "gold": A(zero_ones(2, 40), "array"),
+    "judge_gold": A(zero_ones(2, 40), "array"),
+    "judge_rest": A(zero_ones(2, 60), "array"),
+}
+_WEIGHT = A(st.one_of(st.just("tuned"), prob_c), "prob", accepts=("tuned",))
+_PAIR = {
+    "gold_a": A(zero_ones(2, 30), "array"),
+    "gold_b": A(zero_ones(2, 30), "array"),
+    "judge_gold_a": A(zero_ones(2, 30), "array"),
+    "judge_gold_b": A(zero_ones(2, 30), "array"),
+    "judge_rest_a": A(zero_ones(2, 40), "array"),
+    "judge_rest_b": A(zero_ones(2, 40), "array"),
+}
+_SIZING = {
+    "rate": A(st.floats(0.01, 0.99), "prob"),
+    "sensitivity": A(st.floats(0.5, 1.0), "prob"),
+    "specificity": A(st.floats(0.5, 1.0), "prob", accepts=(None,)),
+}
+SPECS.update({
+    "judged.ppi.ppi_mean": Spec(
+        judged_ppi.ppi_mean, {**_GOLD, "alpha": AL, "weight": _WEIGHT}, ordered_pair,
+        keyword=("alpha", "weight"), prepare=_same_length("gold", "judge_gold"),
+    ),
+    "judged.ppi.power_tuned_weight": Spec(
+        judged_ppi.power_tuned_weight, _GOLD, in01, prepare=_same_length("gold", "judge_gold"),
+    ),
+    "judged.ppi.classical_mean": Spec(
+        judged_ppi.classical_mean, {"gold": A(zero_ones(2, 40), "array"), "alpha": AL,
+                                    "method": _choice(["auto", "exact", "wilson", "normal"])},
+        ordered_pair, keyword=("alpha", "method"), allow_nan=True,
+    ),
+    "judged.ppi.judge_only_mean": Spec(
+        judged_ppi.judge_only_mean, {"judge": A(zero_ones(2, 40), "array"), "alpha": AL}, ordered_pair,
+        keyword=("alpha",), allow_nan=True,
+    ),
+    "judged.ppi.ppi_difference": Spec(
+        judged_ppi.ppi_difference, {**_PAIR, "alpha": AL, "weight": _WEIGHT}, ordered_pair,
+        keyword=("alpha", "weight"),
+        prepare=_same_length("gold_a", "gold_b", "judge_gold_a", "judge_gold_b",
+                             "judge_rest_a", "judge_rest_b", source="gold_a"),
+    ),
+    "judged.ppi.stratified_ppi_mean": Spec(
+        judged_ppi.stratified_ppi_mean,
+        {**_GOLD, "strata_gold": A(st.lists(st.integers(0, 1), min_size=2, max_size=40), "array"),
+         "strata_rest": A(st.lists(st.integers(0, 1), min_size=2, max_size=60), "array"),
+         "alpha": AL, "weight": _WEIGHT},
+        ordered_pair, keyword=("alpha", "weight"),
+        prepare=lambda v: _same_length("judge_rest", "strata_rest")(
+            _same_length("gold", "judge_gold", "strata_gold")(v)
+        ),
+    ),
+    "judged.ppi.ppi_from_counts": Spec(
+        judged_ppi.ppi_from_counts,
+        {"table": A(st.lists(st.lists(st.integers(0, 60), min_size=2, max_size=2), min_size=2, max_size=2), "array"),
+         "judge_passed": A(st.integers(0, 50), "count"), "judge_items": A(st.integers(50, 500), "count"),
+         "alpha": AL, "weight": _WEIGHT},
+        ordered_pair, keyword=("alpha", "weight"),
+    ),
+    "judged.misclassification.rogan_gladen_from_counts": Spec(
+        misclassification.rogan_gladen_from_counts,
+        {"table": A(st.lists(st.lists(st.integers(0, 60), min_size=2, max_size=2), min_size=2, max_size=2), "array"),
+         "judge_passed": A(st.integers(0, 50), "count"), "judge_items": A(st.integers(50, 500), "count"),
+         "alpha": AL},
+        ordered_pair, keyword=("alpha",),
+    ),
+    "judged.misclassification.rogan_gladen": Spec(
+        misclassification.rogan_gladen, {**_GOLD, "alpha": AL}, ordered_pair, keyword=("alpha",),
+        prepare=_same_length("gold", "judge_gold"),
+    ),
+    "judged.judge_sizing.half_width_for_gold": Spec(
+        judge_sizing.half_width_for_gold,
+        {"gold_items": A(st.integers(2, 10**6), "pos"), **_SIZING,
+         "judge_items": A(st.integers(2, 10**7), "pos", accepts=(None,)), "alpha": AL, "weight": _WEIGHT},
+        keyword=("judge_items", "alpha", "weight"),
+    ),
+    "judged.judge_sizing.gold_for_half_width": Spec(
+        judge_sizing.gold_for_half_width,
+        {"half_width": A(st.floats(0.005, 0.3), "pos"), **_SIZING,
+         "judge_items": A(st.integers(10**3, 10**7), "pos", accepts=(None,)), "alpha": AL},
+        keyword=("judge_items", "alpha"), allow_inf=True,
+    ),
+    "book.judge_coverage.judge_coverage": Spec(
+        judge_coverage.judge_coverage,
+        {"rate": A(prob, "prob"), "sensitivity": A(prob_c, "prob"), "specificity": A(prob_c, "prob"),
+         "gold_items": A(st.integers(2, 500), "count"), "judge_items": A(st.integers(2, 5000), "count")},
+        kwargs={"reps": 50, "seed": 1}, allow_nan=True, examples=8,
+    ),
+    "book.judge_coverage.coverage_grid": Spec(
+        judge_coverage.coverage_grid,
+        {"rates": A(st.lists(prob, min_size=1, max_size=2), "array"),
+         "judges": A(st.just({"fair": (0.9, 0.9)}), "fixed"),
+         "gold_sizes": A(st.lists(st.integers(2, 300), min_size=1, max_size=2), "array"),
+         "judge_items": A(st.integers(2, 3000), "count")},
+        kwargs={"reps": 20, "seed": 1}, allow_nan=True, examples=5,
+    ),
+    "book.judge_coverage.pool_judge_coverage": Spec(
+        judge_coverage.pool_judge_coverage,
+        {"truth": A(zero_ones(2, 60), "array"), "judge": A(zero_ones(2, 60), "array"),
+         "gold_items": A(st.integers(2, 100), "count"), "judge_items": A(st.integers(2, 500), "count")},
+        kwargs={"reps": 20, "seed": 1}, prepare=_same_length("truth", "judge"), allow_nan=True, examples=8,
+    ),
+    "book.judge_coverage.pool_judge_grades": Spec(
+        judge_coverage.pool_judge_grades,
+        {"pool": A(st.just(_synthetic_pool(200)), "fixed"), "model": A(st.just("random_forest"), "fixed"),
+         "judge": A(st.just("logistic"), "fixed")}, examples=2,
+    ),
+})  # fmt: skip
 SPECS["metrics.evaluate.evaluate"] = replace(
     SPECS["metrics.evaluate.evaluate"], aliases=("label column", "labels", "model")
 )
@@ -1148,13 +1262,102 @@ SPECS.update({
         lambda r, v: 0 <= r[0] < r[1] <= 1, corrupt=False, aliases=("partial AUC band",)),
 })  # fmt: skip
 
+# ----------------------------------------------------------------- judged: benchmarks (llmbench)
+from heldout.judged import benchmark as _bm  # noqa: E402
+from heldout.judged import passk as _pk  # noqa: E402
+
+
+def _answers(min_q=2, max_q=8, max_k=4):
+    """Questions x samples of 0/1 grades."""
+    return st.integers(1, max_k).flatmap(
+        lambda m: st.lists(
+            st.lists(st.sampled_from([0, 1]), min_size=m, max_size=m),
+            min_size=min_q,
+            max_size=max_q,
+        )
+    )
+
+
+_LONG = st.lists(st.sampled_from([0, 1]), min_size=8, max_size=8)
+_QIDS = st.lists(st.integers(0, 3), min_size=8, max_size=8)
+SPECS.update({
+    "judged.benchmark.benchmark_score": Spec(
+        _bm.benchmark_score, {"scores": A(_answers(), "array"), "alpha": AL,
+                              "method": _choice(["auto", "exact", "wilson", "t"])},
+        lambda r, v: r.low <= r.estimate <= r.high, keyword=("alpha", "method")),
+    "judged.benchmark.majority_of_k": Spec(
+        _bm.majority_of_k, {"scores": A(_answers(), "array"), "k": A(st.integers(1, 4), "count", accepts=(None,)), "alpha": AL},
+        lambda r, v: 0 <= r.low <= r.estimate <= r.high <= 1, keyword=("k", "alpha")),
+    "judged.benchmark.benchmark_difference": Spec(
+        _bm.benchmark_difference, {"scores_a": A(_LONG, "array"), "questions_a": A(_QIDS, "array"),
+                                   "scores_b": A(_LONG, "array"), "questions_b": A(_QIDS, "array"), "alpha": AL},
+        lambda r, v: r.low <= r.estimate <= r.high and 0 <= r.p_value <= 1, keyword=("alpha",)),
+    "judged.benchmark.minimum_detectable_difference": Spec(
+        _bm.minimum_detectable_difference, {"questions": A(st.integers(2, 10**6), "count"), "disagreement": A(st.floats(0.01, 1), "prob"),
+                                            "samples": A(st.integers(1, 50), "count"), "within": A(st.floats(0, 0.01), "pos0"),
+                                            "alpha": AL, "power": A(st.floats(0.5, 0.99), "prob")},
+        lambda r, v: 0 < r.difference <= 1, keyword=("samples", "within", "alpha", "power")),
+    "judged.benchmark.questions_for_difference": Spec(
+        _bm.questions_for_difference, {"difference": A(st.floats(0.01, 0.1), "prob"), "disagreement": A(st.floats(0.02, 1), "prob"),
+                                       "samples": A(st.integers(1, 50), "count"), "within": A(st.floats(0, 0.01), "pos0"),
+                                       "alpha": AL, "power": A(st.floats(0.5, 0.99), "prob")},
+        lambda r, v: r.questions >= 2, keyword=("samples", "within", "alpha", "power")),
+    "judged.benchmark.simulate_benchmark": Spec(
+        _bm.simulate_benchmark, {"mean": A(st.floats(0.01, 0.99), "prob"), "spread": A(st.floats(0, 3), "pos0"),
+                                 "questions": A(st.integers(2, 40), "count"), "samples": A(st.integers(1, 5), "count"),
+                                 "reps": A(st.integers(1, 20), "count")},
+        lambda r, v: np.all((r.coverage >= 0) & (r.coverage <= 1)), keyword=("reps",),
+        kwargs={"n_resamples": 20, "seed": 1}, examples=8),
+    "judged.passk.pass_at_k_per_question": Spec(
+        _pk.pass_at_k_per_question, {"samples": A(st.integers(1, 200), "count"), "correct": A(st.integers(0, 200), "count"),
+                                     "k": A(st.integers(1, 200), "count")},
+        lambda r, v: 0 <= r <= 1),
+    "judged.passk.pass_at_k": Spec(
+        _pk.pass_at_k, {"scores": A(_answers(), "array"), "k": A(st.integers(1, 4), "count"), "alpha": AL},
+        lambda r, v: 0 <= r.low <= r.estimate <= r.high <= 1, keyword=("k", "alpha")),
+})  # fmt: skip
+
 #: Public callables this file does not call with random input, with the reason and where
 #: they are exercised instead (the surface test requires one or the other).
 DRIVEN_ELSEWHERE = {
+    **{
+        f"heldout.book.course.{name}": "the course's fixed content and its pages: every answer against an "
+        "independent computation, right and wrong answers, the pages (tests/book/test_course_assessments.py)"
+        for name in (
+            "catalogue.everything",
+            "data.examples_dir",
+            "data.items",
+            "data.outcomes",
+            "data.predictions",
+            "data.scores",
+            "grading.assessment",
+            "items.Assessment",
+            "items.Mistake",
+            "items.Part",
+            "items.Problem",
+            "render.key_page",
+            "render.student_page",
+            "render.write_instructor",
+            "render.write_student",
+        )
+    },
+    **{
+        f"heldout.book.course.slides.{name}": "decks from a synthetic notebook and from every lesson "
+        "of the quick build, refusals, one compiled deck (tests/book/test_course_slides.py)"
+        for name in ("DeckCheck", "build_deck", "check_deck", "lesson_names", "tex_text")
+    },
+    "heldout.book.course.grading.check": "random answer files through the command (test_properties: "
+    "check), right and wrong answers (tests/book/test_course_assessments.py)",
+    "heldout.book.course.grading.load_answers": "random answer files through the command "
+    "(test_properties: check)",
     "heldout.book.mnist.schedule.Job": "synthetic job sets with bad fields (test_schedule: test_plan_of_a_run_and_bad_input, test_thread_choices_are_respected)",
     "heldout.book.mnist.schedule.plan": "random synthetic job sets against a brute-force optimum, idle cores, memory and precedence (test_schedule)",
     "heldout.book.mnist.schedule.list_schedule": "random synthetic job sets against a brute-force optimum (test_schedule)",
     "heldout.book.mnist.schedule.plan_of": "plans of measured runs and bad input (test_schedule: test_plan_of_a_run_and_bad_input)",
+    "heldout.judged.logs.read_graded": "file reader: real inspect_ai logs, lm-eval JSONL, tables, limits and malformed files (tests/judged/test_logs.py; the bench-eval command in test_properties)",
+    "heldout.judged.logs.read_graded_table": "file reader: CSV and Parquet, bad tables and limits (tests/judged/test_logs.py)",
+    "heldout.judged.logs.read_inspect_log": "file reader through inspect_ai's read_eval_log: real logs and a corrupt one (tests/judged/test_logs.py)",
+    "heldout.judged.logs.read_lm_eval_samples": "file reader: lm-eval's documented JSONL format, filters, long lines, bad JSON (tests/judged/test_logs.py)",
     "heldout.cli.calculator": "command-line plumbing: every command goes through it (test_properties, command part)",
     "heldout.cli.alpha_option": "command-line plumbing: every --alpha goes through it (test_properties, command part)",
     "heldout.cli.build_parser": "command-line plumbing: builds every command (test_properties, command part)",
@@ -1191,6 +1394,9 @@ for _name in (
     "split",
     "auc",
     "evaluate",
+    "judged",
+    "bench_eval",
+    "check",
 ):
     DRIVEN_ELSEWHERE[f"heldout.cli.{_name}.register"] = (
         "adds a command: driven through that command (test_properties)"

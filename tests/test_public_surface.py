@@ -34,7 +34,7 @@ NO_EXAMPLE = {
     "are in its --help and the README"
     for name in (
         "accept", "auc", "bound", "clustered", "compare", "cv_compare", "evaluate", "label",
-        "lost", "mnist", "rerun", "sizing", "split",
+        "lost", "mnist", "rerun", "sizing", "split", "judged", "bench_eval", "check",
     )
 }  # fmt: skip
 

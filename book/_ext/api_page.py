@@ -23,10 +23,12 @@ WINGS = [
     ("comparison", "Several models on one test set"),
     ("dependent", "Items that are not independent"),
     ("sequential", "Label until sure"),
+    ("judged", "Scores graded by a model"),
     ("metrics", "Beyond accuracy"),
     ("resampling", "No fresh test set"),
     ("book", "What only the book runs"),
     ("book.mnist", "The MNIST case study"),
+    ("book.course", "The course: problem sets, quizzes, an exam and their checks"),
 ]
 
 TITLES = {
@@ -43,7 +45,14 @@ TITLES = {
     "heldout.book.ledger": "The reproduction ledger",
     "heldout.book.ledger_checks": "The reproduction ledger's checks",
     "heldout.book.metric_coverage": "Coverage of the metric intervals",
+    "heldout.book.judge_coverage": "Coverage of the judged-score intervals",
+    "heldout.judged.ppi": "Prediction-powered inference",
+    "heldout.judged.misclassification": "The Rogan-Gladen correction",
+    "heldout.judged.judge_sizing": "Gold labels to collect",
     "heldout.book.mnist.data": "MNIST data",
+    "heldout.book.course.problem_sets": "The six weekly problem sets",
+    "heldout.book.course.quizzes": "The six weekly quizzes",
+    "heldout.book.course.grading": "Checks a student runs, and the instructor grades with",
     "heldout.book.mnist.digit_pool": "Coverage on real digits",
     "heldout.book.mnist.kernels": "Kernel matrices for SVMs",
     "heldout.book.mnist.mnist_costs": "The MNIST jobs' costs on this machine",

@@ -67,9 +67,7 @@ class PartsFromCaptions(SphinxPostTransform):
     def run(self, **kwargs) -> None:
         if self.document.get("docname") != self.config.root_doc:
             return  # only the assembled book, where the toctrees are inlined
-        starts = {
-            sof["docname"]: sof for sof in self.document.findall(addnodes.start_of_file)
-        }
+        starts = {sof["docname"]: sof for sof in self.document.findall(addnodes.start_of_file)}
         for caption, first in toc_parts(self.env):
             if first in starts:
                 sof = starts[first]

@@ -15,6 +15,9 @@ auc_interval``); modules inside a wing are small and named for what they compute
     ``repeated``, ``strata``
 ``heldout.sequential``
     label until sure: confidence sequences, sequential acceptance, the SPRT, peeking
+``heldout.judged``
+    scores graded by a model (an LLM judge) and corrected by a few gold labels: ``ppi``,
+    ``misclassification``, ``judge_sizing``; benchmarks of language models with structure
 ``heldout.metrics``
     beyond accuracy, from a predictions file: ``rates``, ``fscore``, ``auc``, ``scores``,
     ``multinomial``, ``bootstrap``, ``regression``, ``estimate``, ``prediction_files``,
@@ -33,7 +36,8 @@ auc_interval``); modules inside a wing are small and named for what they compute
     the core every wing builds on: input checks, result objects, guarded numerics, seeds
 
 Imports point one way: the core imports nothing above it; ``accuracy`` only the core;
-``comparison``, ``dependent`` and ``sequential`` the core and ``accuracy``; ``metrics``
+``comparison``, ``dependent`` and ``sequential`` the core and ``accuracy``; ``judged``
+those, and only the book and the command line import it; ``metrics``
 and ``resampling`` the wings below them; no library wing imports ``heldout.book``.
 ``import heldout`` and ``import heldout.<wing>`` are instant: each module is imported the
 first time it is used.  The flat paths of version 0.1 (``heldout.bounds``,

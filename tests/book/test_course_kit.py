@@ -9,6 +9,7 @@ book build is not needed to see what a chapter page carries.
 
 from __future__ import annotations
 
+import html
 import importlib.util
 import json
 import re
@@ -20,12 +21,14 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-REPO = "https://github.com/heldout-book/heldout"
+REPO = CONFIG["repository"]["url"]  # the one setting for where the book lives
+BRANCH = CONFIG["repository"]["branch"]
 
 
 def _load(name: str, path: Path):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, module)  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -41,8 +44,8 @@ def _toc_notebooks() -> list[str]:
 
 # ---------------------------------------------------------------- configuration
 def test_config_has_launch_buttons_and_repository():
-    assert CONFIG["repository"]["url"] == REPO
-    assert CONFIG["repository"]["branch"] == "main"
+    assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+", REPO)
+    assert BRANCH == "main"
     buttons = CONFIG["launch_buttons"]
     assert buttons["binderhub_url"] == "https://mybinder.org"
     assert buttons["colab_url"] == "https://colab.research.google.com"
@@ -58,7 +61,7 @@ def test_jupyter_book_passes_them_to_the_theme():
     theme = sphinx_config["html_theme_options"]
     assert theme["repository_url"] == REPO and theme["repository_branch"] == "main"
     assert theme["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
-    assert sphinx_config["heldout_pdf_url"].endswith("/heldout.pdf")
+    assert sphinx_config["heldout_student_branch"] == "student"
 
 
 def test_full_environment_installs_the_package():
@@ -135,12 +138,12 @@ def test_install_cell_is_a_no_op_where_heldout_is_installed():
 
 
 def test_install_cell_installs_from_the_repository_where_heldout_is_missing():
-    calls = _run_cell(installer.install_source(REPO), importable=False)
-    assert calls == [("pip", f'install --quiet "heldout[book] @ git+{REPO}"')]
+    calls = _run_cell(installer.install_source(REPO, BRANCH), importable=False)
+    assert calls == [("pip", f'install --quiet "heldout[book] @ git+{REPO}@{BRANCH}"')]
 
 
 def test_install_cell_is_removed_from_the_pages_and_found_by_the_script(tmp_path):
-    cell = installer.install_cell(installer.repository_url())
+    cell = installer.install_cell(installer.repository_url(), BRANCH)
     assert "remove-cell" in cell["metadata"]["tags"]
     nb = {"cells": [{"id": "a", "cell_type": "markdown", "metadata": {}, "source": ["# T"]}],
           "metadata": {}, "nbformat": 4, "nbformat_minor": 5}  # fmt: skip
@@ -163,7 +166,7 @@ def test_script_check_mode(tmp_path):
 @pytest.mark.parametrize("doc", _toc_notebooks())
 def test_every_chapter_starts_with_the_install_cell(doc):
     nb = json.loads((ROOT / f"{doc}.ipynb").read_text(encoding="utf-8"))
-    assert installer.has_cell(nb, installer.repository_url()), (
+    assert installer.has_cell(nb, installer.repository_url(), BRANCH), (
         f"{doc}: run python tests/tools/add_install_cell.py"
     )
 
@@ -196,7 +199,7 @@ def _notebook(path: Path, title: str, *, install: bool, extra: str = "") -> None
           "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
                                       "language": "python"}}}  # fmt: skip
     if install:
-        installer.add(nb, REPO)
+        installer.add(nb, REPO, BRANCH)
     path.write_text(json.dumps(nb), encoding="utf-8")
 
 
@@ -238,30 +241,22 @@ def test_chapter_html_carries_launch_links_pdf_link_and_no_install_cell(tmp_path
         tmp_path,
         "extensions = ['myst_nb', 'sphinx_book_theme', 'heldout_course']\n"
         "html_theme = 'sphinx_book_theme'\n"
-        f"html_theme_options = {sphinx_config['html_theme_options']!r}\n"
-        f"heldout_pdf_url = {sphinx_config['heldout_pdf_url']!r}\n",
+        f"html_theme_options = {sphinx_config['html_theme_options']!r}\n",
     )
+    loc = course.location(CONFIG)
     for stem in ("one", "two"):
         page = (out / "notebooks" / f"{stem}.html").read_text(encoding="utf-8")
-        binder = (
-            "https://mybinder.org/v2/gh/heldout-book/heldout/main"
-            f"?urlpath=lab/tree/notebooks/{stem}.ipynb"
-        )
-        colab = (
-            "https://colab.research.google.com/github/heldout-book/heldout/blob/main/"
-            f"notebooks/{stem}.ipynb"
-        )
+        binder = loc.binder(f"notebooks/{stem}.ipynb")
+        colab = loc.colab(f"notebooks/{stem}.ipynb")
         assert binder in page, f"{stem}: no Binder link"
         assert colab in page, f"{stem}: no Colab link"
         assert "%pip install" not in page and "heldout[book]" not in page  # removed cell
-        assert f'href="{sphinx_config["heldout_pdf_url"]}">{course.PDF_TEXT}' in page
+        # relative to the page: works in a local build and on the published site
+        assert f'href="../{course.PDF_NAME}">{course.PDF_TEXT}' in page
     index = (out / "index.html").read_text(encoding="utf-8")
-    assert course.PDF_TEXT in index  # every page, not only chapters
+    assert f'href="{course.PDF_NAME}">{course.PDF_TEXT}' in index  # every page
     guide = (out / "book" / "guide.html").read_text(encoding="utf-8")
-    assert (
-        "https://mybinder.org/v2/gh/heldout-book/heldout/main?urlpath=lab/tree/book/guide.md"
-        in guide
-    )
+    assert html.escape(loc.binder("book/guide.md")) in guide or loc.binder("book/guide.md") in guide
     # Colab opens only notebooks: no page may offer it a markdown file (or anything else)
     for page in out.rglob("*.html"):
         for link in _colab_links(page.read_text(encoding="utf-8")):
@@ -330,13 +325,12 @@ def test_workflow_publishes_the_pdf_beside_the_html():
     uploads = [
         i for i, s in enumerate(steps) if s.get("uses", "").startswith("actions/upload-pages")
     ]
-    pdf, copy = (
-        runs.index("make pdf"),
-        runs.index("cp _build/latex/heldout.pdf _build/html/heldout.pdf"),
-    )
-    assert runs.index("make book") < pdf < copy < uploads[0]
+    assert runs.index("make book") < runs.index("make pdf") < uploads[0]
     assert steps[uploads[0]]["with"]["path"] == "_build/html"
-    assert CONFIG["sphinx"]["config"]["heldout_pdf_url"].endswith("/heldout.pdf")
+    # make pdf itself puts the PDF beside the HTML, where every page's relative link points
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = re.search(r"^pdf:.*\n((?:\t.*\n)+)", makefile, re.M).group(1)
+    assert f"cp _build/latex/heldout.pdf _build/html/{course.PDF_NAME}" in recipe
     assert CONFIG["latex"]["latex_documents"]["targetname"] == "heldout.tex"
 
 
@@ -348,4 +342,4 @@ def test_make_book_says_where_the_pdf_goes():
 
 def test_intro_links_the_pdf():
     intro = (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
-    assert f"]({CONFIG['sphinx']['config']['heldout_pdf_url']})" in intro
+    assert "The whole book as one PDF, linked at the foot of every page" in intro

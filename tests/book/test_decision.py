@@ -29,7 +29,7 @@ LESSONS = {
     for name in (
         "test_set_bound beta_posterior hoeffding_sizing acceptance_testing variational_split "
         "two_models many_models beyond_accuracy auc operating_points regression_metrics "
-        "not_independent label_until_sure cross_validation test_set_reuse own_data_lab"
+        "not_independent judged_scores benchmarks label_until_sure cross_validation test_set_reuse own_data_lab"
     ).split()
 }
 

@@ -46,6 +46,9 @@ def test_links_resolve_to_files_and_anchors(site):
     assert ok(site, BASE, "https://example.org/elsewhere") is None  # external: not ours to check
     assert "broken anchor" in ok(site, BASE, BASE + "book/b.html#nowhere")
     assert "broken link" in ok(site, BASE, BASE + "book/c.html")
+    # the PDF beside the HTML appears with make pdf; before it, its link is not a fault here
+    assert ok(site, BASE, BASE + "heldout.pdf") is None
+    assert "broken link" in ok(site, BASE, BASE + "book/heldout.pdf")
 
 
 def test_pages_skip_assets_and_indices(site):

@@ -23,20 +23,23 @@ Evaluating a row (:func:`evaluate`) runs its check and gives it a status:
     the current profile, read from the MNIST chapter's prediction cache) with
     its uncertainty, and never trains a model itself.
 
-A row that ``differs`` or ``does not hold`` has a *severity*:
+A row that ``differs`` or ``does not hold`` has a *severity*, one level of the scale the
+data file states once (:func:`severities`), and records whether the conclusion the article
+draws from the claim ``stands`` or ``falls``.  Each level answers one question:
 
 ``typo``
-    a slip of the pen: the intended statement is evident and true, nothing
-    downstream uses the slip;
+    is the statement false only by a slip of the pen, its intended form evident and true?
 ``loose``
-    imprecise, rounded or stated more broadly than it holds, but the article's
-    conclusion stands;
+    is it true only roughly, or under a condition it does not state?
 ``wrong number``
-    a number (or a formula's value) that is wrong beyond rounding, although the
-    conclusion drawn from it stands;
+    is a value wrong beyond rounding, while the conclusion drawn from it stands?
+``wrong claim``
+    is the claim itself false (a quantity read as something it is not), while the
+    conclusion stands?
 ``wrong conclusion``
-    the claim, or what the article concludes from it, is false, or a quantity is
-    read as something it is not.
+    does the conclusion the article draws fall?
+
+Only a ``wrong conclusion`` row has a conclusion that falls; the tests hold every row to it.
 
 Examples
 --------
@@ -52,8 +55,8 @@ from __future__ import annotations
 
 import math
 import string
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -62,16 +65,21 @@ __all__ = [
     "DATA_FILE",
     "KINDS",
     "LINK_ROLE",
+    "SENTENCE_CLASSES",
     "SEVERITIES",
     "STATUSES",
+    "CONCLUSIONS",
     "Article",
     "Claim",
     "Evidence",
     "MnistUnavailable",
     "Row",
+    "Sentence",
+    "Severity",
     "article_value",
     "articles",
     "check_names",
+    "checked_rows",
     "claim",
     "claims",
     "counts",
@@ -81,6 +89,9 @@ __all__ = [
     "mnist_results",
     "needs_mnist",
     "parse_rule",
+    "sentence_coverage",
+    "sentences",
+    "severities",
     "status_counts",
     "table",
 ]
@@ -95,8 +106,12 @@ STATUSES = ("reproduced", "differs", "holds", "does not hold", "data-dependent")
 #: The statuses that need a severity.
 FAULTS = ("differs", "does not hold")
 
-#: How bad a difference is, mildest first.
-SEVERITIES = ("typo", "loose", "wrong number", "wrong conclusion")
+#: How bad a difference is, mildest first (the levels of the data file's scale, see
+#: :func:`severities`).
+SEVERITIES = ("typo", "loose", "wrong number", "wrong claim", "wrong conclusion")
+
+#: What a faulted row records about the article's conclusion.
+CONCLUSIONS = ("stands", "falls")
 
 #: Role of the link from a row to where it is checked: ``"ref"`` links the row's section (its
 #: label, which the chapter carries on the section's heading); ``"doc"`` links the chapter.
@@ -107,12 +122,19 @@ LINK_ROLE = "ref"
 # (read in heldout.book.claims, which heldout.book.mnist.models also reads without the ledger)
 from heldout.book.claims import (  # noqa: E402
     DATA_FILE,
+    SENTENCE_CLASSES,
     Article,
     Claim,
+    Sentence,
+    Severity,
     article_value,
     articles,
+    checked_rows,
     claim,
     claims,
+    sentence_coverage,
+    sentences,
+    severities,
 )
 
 
@@ -358,7 +380,9 @@ class Row:
 
     ``discrepancy`` is ``|book - article|`` in units of the row's tolerance for
     a number (at most 1 when reproduced), 0 or infinity for a formula or verbal
-    claim, and None for a data-dependent row.
+    claim, and None for a data-dependent row.  ``extra`` holds the other numbers the
+    check computed (the fields of the row's ``show`` template), so that a page can quote
+    them without computing them again.
     """
 
     id: str
@@ -380,6 +404,9 @@ class Row:
     label: str
     error: str = ""
     discrepancy: float | None = None
+    conclusion: str = ""
+    quote: bool = True
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def as_expected(self) -> bool:
@@ -440,11 +467,14 @@ def evaluate(key: str) -> Row:
         if value is None:
             text = "not run here"
         elif c.kind == "number":
-            gap = (float(c.value) - value) / ev.uncertainty
-            text = (
-                f"{chapter.pct(value, 2)} ± {chapter.num(100 * ev.uncertainty, 2)} "
-                f"(article {chapter.num(gap, 1) if gap < 0 else '+' + chapter.num(gap, 1)} sd)"
-            )
+            text = f"{chapter.pct(value, 2)} ± {chapter.num(100 * ev.uncertainty, 2)}"
+            if "gap" in ev.extra:
+                gap = ev.extra["gap"]
+                sign = "+" if gap >= 0 else "−"
+                text += (
+                    f" (ours − article: {sign}{chapter.num(abs(gap), 1)} standard errors of "
+                    "the difference)"
+                )
         else:
             text = f"{'holds' if value else 'does not hold'} in this build"
             if c.show:
@@ -478,6 +508,9 @@ def evaluate(key: str) -> Row:
         label=c.label,
         error=error,
         discrepancy=discrepancy,
+        conclusion=c.conclusion,
+        quote=c.quote,
+        extra=dict(ev.extra),
     )
 
 
@@ -554,10 +587,11 @@ def link(row: Row | Claim, role: str | None = None) -> str:
 def table(rows: Sequence[Row], *, role: str | None = None):
     """The rows as a Markdown table for the ledger page (``heldout.book.chapter.table``).
 
-    Columns: the claim (in the book's words, then the article's own words, where
-    they are, the row's identifier and kind), what the book computes, the verdict
-    (status, and severity for a fault) and the reason with a link to where it is
-    checked (see :func:`link`).
+    Columns: the claim (in the book's words, then the article's own words in quotation
+    marks, or a paraphrase marked as such, where they are, the row's identifier and kind),
+    what the book computes, the verdict (status, and for a fault its severity and whether
+    the article's conclusion stands) and the reason with a link to where it is checked (see
+    :func:`link`).
     """
     from heldout.book import chapter
 
@@ -566,10 +600,13 @@ def table(rows: Sequence[Row], *, role: str | None = None):
         why = r.reason
         if r.error:
             why = f"{why} ({r.error})" if why else r.error
-        verdict = f"**{r.status}**" + (f" ({r.severity})" if r.severity else "")
+        verdict = f"**{r.status}**"
+        if r.severity:
+            verdict += f" ({r.severity}; conclusion {r.conclusion})"
+        words = f"Article: “{r.printed}”" if r.quote else f"Article, in paraphrase: {r.printed}"
         body.append(
             [
-                f"{r.claim}. Article: “{r.printed}” ({r.where}; `{r.id}`, {r.kind})",
+                f"{r.claim}. {words} ({r.where}; `{r.id}`, {r.kind})",
                 r.book_text,
                 verdict,
                 f"{why} ({link(r, role)})",

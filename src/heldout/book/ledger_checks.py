@@ -938,13 +938,36 @@ def _lucky_models(models, n, accuracy, score):
     return _ev(expected >= 2, expected=expected)
 
 
+def _shared_sizes(accuracy, gap, rivals, shared, reps, seed):
+    """Sizes of one shared validation set on which the best model tops it with 95 %
+    (simulated with :func:`heldout.comparison.best.pick_best_size_paired`), per number of
+    rivals."""
+    from heldout.comparison.best import pick_best_size_paired
+
+    return [
+        pick_best_size_paired(accuracy, gap, int(r), shared=shared, reps=reps, seed=seed).n
+        for r in rivals
+    ]
+
+
 @_check("larger_test_set_fixes")
-def _larger_test_set_fixes(accuracy, gap, rivals):
-    """Growth of the size needed to pick the best of ``rivals`` models (95%), against one rival."""
+def _larger_test_set_fixes(accuracy, gap, rivals, shared=0.8, reps=2000, seed=41):
+    """Growth of the size needed to pick the best of ``rivals`` models (95%), against one
+    rival: with a separate test set per model (exact) and on one shared validation set, as in
+    the article (simulated; ``shared`` is the share of item difficulty the models have in
+    common)."""
     c = _compare()
     one = c.required_size_exact(accuracy, gap, 1, power=0.95)
     many = c.required_size_exact(accuracy, gap, int(rivals), power=0.95)
-    return _ev(many / one > rivals, one=one, many=many, ratio=many / one, rivals=rivals)
+    s_one, s_many = _shared_sizes(accuracy, gap, (1, rivals), shared, reps, seed)
+    return _ev(
+        many / one > rivals or s_many / s_one > rivals,
+        one=one,
+        many=many,
+        ratio=many / one,
+        rivals=rivals,
+        shared_ratio=s_many / s_one,
+    )
 
 
 @_check("best_event_union")
@@ -1026,12 +1049,18 @@ def _size_rule_pick(accuracy, gap, power):
 
 
 @_check("size_models_factor")
-def _size_models_factor(accuracy, gap, power, doublings):
-    """Growth of the exact required size per doubling of the number of rivals."""
+def _size_models_factor(accuracy, gap, power, doublings, shared=0.8, reps=2000, seed=41):
+    """Growth of the exact required size per doubling of the number of rivals (a separate
+    test set per model), and the same growth on one shared validation set for 1, 2 and 4
+    rivals (simulated, as :func:`_larger_test_set_fixes`)."""
     c = _compare()
     rivals = 2 ** np.arange(int(doublings) + 1)
     sizes = np.array([c.required_size_exact(accuracy, gap, int(r), power=power) for r in rivals])
-    return _ev(float(np.mean(sizes[1:] / sizes[:-1])))
+    shared_sizes = np.array(_shared_sizes(accuracy, gap, (1, 2, 4), shared, reps, seed))
+    return _ev(
+        float(np.mean(sizes[1:] / sizes[:-1])),
+        shared_factor=float(np.mean(shared_sizes[1:] / shared_sizes[:-1])),
+    )
 
 
 # --- 003: MNIST, the article's own arithmetic -------------------------------------------------
@@ -1094,10 +1123,13 @@ def _could_be_chance(accuracy_a, accuracy_b, n, alpha):
 
 @_check("odds_ratio")
 def _odds_ratio(accuracy_a, accuracy_b, n):
-    """The odds ratio of the 2x2 table (B's odds of a right answer over A's)."""
+    """The odds ratio of the 2x2 table, B's odds of a right answer over A's
+    (:func:`heldout.book.mnist.models.odds_ratio`, the case study's function)."""
+    from heldout.book.mnist.models import odds_ratio
+
     ka, kb = _count(accuracy_a, n), _count(accuracy_b, n)
     return _ev(
-        (kb / (n - kb)) / (ka / (n - ka)),
+        odds_ratio(kb, ka, n),
         inverse_p=1 / _fisher_less(accuracy_a, accuracy_b, n).value,
     )
 
@@ -1111,19 +1143,27 @@ def _gap_in_sd(accuracy_a, accuracy_b, n):
     return diff, float(sa), float(sb)
 
 
+def _difference_z(accuracy_a, accuracy_b, n):
+    """B minus A in standard errors of the difference (:func:`heldout.book.mnist.models.score_gap`)."""
+    from heldout.book.mnist.models import score_gap
+
+    diff, sa, sb = _gap_in_sd(accuracy_a, accuracy_b, n)
+    return score_gap(diff, sb, 0.0, sa)
+
+
 @_check("gap_in_sd")
 def _gap_in_sd_check(accuracy_a, accuracy_b, n):
     """Test-minus-validation gap in standard errors of the difference of two independent scores."""
-    diff, sa, sb = _gap_in_sd(accuracy_a, accuracy_b, n)
-    return _ev(diff / math.hypot(sa, sb), one_score=diff / sa)
+    diff, sa, _ = _gap_in_sd(accuracy_a, accuracy_b, n)
+    return _ev(_difference_z(accuracy_a, accuracy_b, n), one_score=diff / sa)
 
 
 @_check("gap_in_own_sd")
 def _gap_in_own_sd(accuracy_a, accuracy_b, n):
     """Test-minus-validation gap in the article's own error bar (one score's), and in the
     standard error of the difference of two independent scores."""
-    diff, sa, sb = _gap_in_sd(accuracy_a, accuracy_b, n)
-    return _ev(diff / sa, diff_sd=diff / math.hypot(sa, sb))
+    diff, sa, _ = _gap_in_sd(accuracy_a, accuracy_b, n)
+    return _ev(diff / sa, diff_sd=_difference_z(accuracy_a, accuracy_b, n))
 
 
 @_check("gap_significant")
@@ -1131,8 +1171,7 @@ def _gap_significant(accuracy_a, accuracy_b, n, alpha):
     """Two-sided p-value of the gap between two independent scores (normal approximation)."""
     from scipy import stats
 
-    diff, sa, sb = _gap_in_sd(accuracy_a, accuracy_b, n)
-    z = diff / math.hypot(sa, sb)
+    z = _difference_z(accuracy_a, accuracy_b, n)
     p = float(2 * stats.norm.sf(abs(z)))
     return _ev(p < alpha, p=p, z=z)
 
@@ -1609,6 +1648,140 @@ def _class_test_level(n_class, required, alpha):
     return _ev(level <= alpha, level=level)
 
 
+# --- claims that had no row (issue 41) ------------------------------------------------------
+@_check("memorize_labels")
+def _memorize_labels(points, dims, seed):
+    """Zhang et al.'s construction: a one-hidden-layer ReLU network with ``points`` hidden
+    units (``2 points + dims`` weights) that fits any labelling of ``points`` inputs.
+
+    Project the inputs on a random direction ``w`` (distinct projections ``z_i`` almost
+    surely), put a ReLU unit's threshold ``b_j`` just below each sorted ``z_(j)``; the
+    matrix ``max(0, z_(i) - b_j)`` is lower triangular with a positive diagonal, so output
+    weights that reproduce any labels exist and are found by one triangular solve.
+    """
+    from scipy.linalg import solve_triangular
+
+    gen = np.random.default_rng(seed)
+    x = gen.normal(size=(points, dims))
+    labels = gen.choice([-1.0, 1.0], size=points)  # an arbitrary (random) labelling
+    z = x @ gen.normal(size=dims)
+    order = np.argsort(z)
+    zs = z[order]
+    gaps = np.diff(zs)
+    b = np.concatenate([[zs[0] - 1.0], zs[:-1] + gaps / 2])  # b_1 < z_(1) < b_2 < z_(2) < ...
+    hidden = np.maximum(0.0, zs[:, None] - b[None, :])
+    v = solve_triangular(hidden, labels[order], lower=True)
+    out = np.maximum(0.0, z[:, None] - b[None, :]) @ v  # the network on the inputs as given
+    fitted = float(np.mean(np.sign(out) == labels))
+    return _ev(fitted == 1.0, fitted=fitted, points=points, weights=2 * points + dims)
+
+
+@_check("usual_split")
+def _usual_split(c_test, c_train, rows, test_share, tolerance):
+    """The 80/20 split under the article's own variational model: its expected squared
+    criticism against the best split's, and the training term against all the data's."""
+    sp = _split()
+    m_test = rows * test_share
+    usual = float(sp.expected_criticism(rows - m_test, m_test, c_train, c_test, 0.0))
+    share = float(sp.optimal_test_fraction(c_test, c_train))
+    best = float(sp.expected_criticism(rows * (1 - share), rows * share, c_train, c_test, 0.0))
+    return _ev(
+        usual / best - 1 <= tolerance,
+        ratio=usual / best,
+        train_ratio=1 / (1 - test_share),
+        share=share,
+    )
+
+
+@_check("mean_metric_recipe")
+def _mean_metric_recipe(n, prevalence, auc, reps, seed, alpha=0.05):
+    """The per-item recipe (a t-interval from the per-item standard deviation) for a metric
+    that is a mean (the Brier score) and for the AUC treated as a mean over the ``n`` items,
+    on the same simulated test sets' model, judged by the book's coverage rule."""
+    from heldout.book import chapter
+    from heldout.book import metric_coverage as mc
+
+    mean = mc.score_coverage("brier", "t", n, prevalence, auc, reps=reps, alpha=alpha, seed=seed)
+    auc_cov = mc.auc_coverage(
+        "binomial-total", n, prevalence, auc, reps=reps, alpha=alpha, seed=seed
+    )
+    mean_word = chapter.coverage_verdict(mean.coverage, mean.reps, alpha)
+    auc_word = chapter.coverage_verdict(auc_cov.coverage, auc_cov.reps, alpha)
+    return _ev(
+        mean_word == "holds" and auc_word == "undercovers",
+        mean=mean.coverage,
+        mean_word=mean_word,
+        auc=auc_cov.coverage,
+        auc_word=auc_word,
+    )
+
+
+def _pick_unequal(accuracies, n):
+    """Exact chance that model 0 tops ``n`` items of its own when every model has its own
+    independent test set of ``n`` items, ties at the top broken at random."""
+    from scipy import stats
+
+    k = np.arange(n + 1)
+    top = stats.binom.pmf(k, n, accuracies[0])
+    # polynomial in t: coefficient j = P(j rivals tie at k and the others are below k)
+    poly = np.ones((n + 1, 1))
+    for acc in accuracies[1:]:
+        below = stats.binom.cdf(k - 1, n, acc)
+        tie = stats.binom.pmf(k, n, acc)
+        nxt = np.zeros((n + 1, poly.shape[1] + 1))
+        nxt[:, :-1] += poly * below[:, None]
+        nxt[:, 1:] += poly * tie[:, None]
+        poly = nxt
+    return float(top @ (poly @ (1.0 / np.arange(1, poly.shape[1] + 1))))
+
+
+@_check("strict_threshold")
+def _strict_threshold(n, required, alpha, epsilon):
+    """Critical counts of the exact one-sided test for "accuracy above ``required``" and
+    for "accuracy at least ``required + epsilon``": the smallest count ``c`` whose tail
+    ``P(X >= c)`` at the boundary is at most ``alpha`` (the level is attained at the
+    boundary in both cases)."""
+    from scipy import stats
+
+    strict = int(stats.binom.isf(alpha, n, required)) + 1
+    minimum = int(stats.binom.isf(alpha, n, required + epsilon)) + 1
+    return _ev(strict == minimum, strict=strict, minimum=minimum)
+
+
+@_check("nm_one_spacing")
+def _nm_one_spacing(accuracy, gap, power, tolerance):
+    """Size at which the best model tops the test with probability ``power``: with a third
+    model as far below the second as the second is below the best, against two models."""
+    from heldout.comparison.paired import first_at_least
+
+    two = first_at_least(lambda n: _pick_unequal([accuracy, accuracy - gap], n), power)
+    spaced = [accuracy, accuracy - gap, accuracy - 2 * gap]
+    three = first_at_least(lambda n: _pick_unequal(spaced, n), power)
+    close = [accuracy, accuracy - gap, accuracy - gap]
+    crowded = first_at_least(lambda n: _pick_unequal(close, n), power)
+    return _ev(
+        three / two - 1 <= tolerance,
+        two=two,
+        three=three,
+        ratio=three / two,
+        crowded=crowded / two,
+    )
+
+
+@_check("failure_growth")
+def _failure_growth(best, rival, n, rivals):
+    """The probability that model 1 is *not* the best (exact, independent posteriors), with
+    ``rivals`` rivals of equal score against one: does it grow in proportion?"""
+    c = _compare()
+
+    def miss(m):
+        return 1.0 - float(c.prob_best(np.array([best] + [rival] * m), n)[0])
+
+    one, many = miss(1), miss(int(rivals))
+    ratio = many / one
+    return _ev(ratio >= rivals / 2, one=one, many=many, ratio=ratio, rivals=rivals)
+
+
 # --- 003: MNIST, our runs --------------------------------------------------------------------
 class MnistUnavailable(RuntimeError):
     """The MNIST experiment has not been run here (no digits, or no cached predictions)."""
@@ -1688,12 +1861,18 @@ def _dense_parameters(inputs, hidden, classes, rows, train_share):
 
 
 @_check("mnist_accuracy", mnist=True)
-def _mnist_accuracy(model, part):
-    """Our accuracy for one of the article's models, with its Beta posterior standard deviation."""
+def _mnist_accuracy(model, part, article=None, article_sd=None):
+    """Our accuracy for one of the article's models, with the article's error bar formula
+    (:func:`heldout.book.mnist.models.article_se`), and, given the article's printed
+    accuracy and error bar, the gap ours minus the article's in standard errors of the
+    difference (:func:`heldout.book.mnist.models.score_gap`, as the case study's table)."""
+    from heldout.book.mnist.models import article_se, score_gap
+
     k, n = _mnist_score(model, part)
-    post = _posterior()
-    a, b = post.beta_params(k, n - k)
-    return _ev(k / n, float(post.beta_sd(a, b)))
+    se = float(article_se(k / n, n))
+    if article is None or article_sd is None:
+        return _ev(k / n, se)
+    return _ev(k / n, se, gap=score_gap(k / n, se, article, article_sd))
 
 
 @_check("mnist_not_run", mnist=True)

@@ -338,7 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except ImportError as exc:
         _error(
-            f"{exc}; this command needs an optional extra, for example: pip install 'heldout[mnist]'"
+            f"{exc}; this command needs an optional extra, for example (in a clone): pip install '.[mnist]'"
         )
         return EXIT_USAGE
     except (ArithmeticError, TypeError, IndexError, MemoryError) as exc:  # a bug, not bad input

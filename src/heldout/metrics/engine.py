@@ -57,7 +57,7 @@ group or join outgrows ``memory_limit``) and Dask (a cluster; a local one in the
 tests).  Results equal the in-memory report on files that fit: the counts exactly,
 the means and variances up to the rounding of a different order of summation
 (relative differences near 1e-15; ``tests/metrics/test_engine.py``).  The engines
-need the ``large`` extra (``pip install heldout[large]``); this module imports them
+need the ``large`` extra (``pip install ".[large]"`` in a clone); this module imports them
 only when called.
 """
 
@@ -1731,7 +1731,7 @@ def evaluate_files(
             stats = _dask_statistics(files, fmt, label, models, kinds, th, clusters, strata)
     except ImportError as exc:
         raise ValueError(
-            f"engine {engine!r} needs the 'large' extra (pip install 'heldout[large]'): {exc}"
+            f"engine {engine!r} needs the 'large' extra (in a clone: pip install '.[large]'): {exc}"
         ) from None
     except ValueError:
         raise

@@ -39,6 +39,7 @@ from scipy import special
 from heldout._checks import (
     as_choice,
     as_count,
+    as_draws,
     as_positive,
     as_probability,
     as_real,
@@ -181,6 +182,9 @@ def mse_interval(
     (3.34, 2.921, 3.856)
     """
     as_choice(method, "method", METHODS)
+    # checked whatever the method, so that a bad value is never silently ignored
+    draws = as_draws(draws, "draws", minimum=10)
+    gen = _rng(seed)
     alpha = as_probability(alpha, "alpha", scalar=True)
     r = _residuals(y, yhat)
     n = r.shape[-1]
@@ -203,9 +207,8 @@ def mse_interval(
         with np.errstate(over="ignore", divide="ignore"):
             hi = n * m / (2.0 * special.gammaincinv(n / 2.0, alpha / 2))
     elif method == "bootstrap":
-        draws = as_count(draws, "draws", minimum=10, scalar=True)
         check_work(float(draws) * sq.size, 500_000_000, "draws times the residuals")
-        lo, hi = _bootstrap(sq, alpha, draws, _rng(seed))
+        lo, hi = _bootstrap(sq, alpha, draws, gen)
     else:
         raise ValueError(f"method must be one of {METHODS}, got {show(method)}")
 

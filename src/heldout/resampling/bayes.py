@@ -15,7 +15,7 @@ Both return :class:`heldout.comparison.rope.Rope`, the same three probabilities 
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from heldout._checks import as_count, as_positive, as_probability
 from heldout.comparison.rope import Rope, _rope_width
@@ -81,8 +81,9 @@ def correlated_t_rope(scores_a, scores_b, test_fraction: float, rope: float = 0.
             up = down = 0.5
         return Rope(up, 1.0 - up - down, down, r)
     scale = float(np.sqrt((1.0 / d.size + f / (1.0 - f)) * d.var(ddof=1)))
-    up = float(stats.t.sf(r, d.size - 1, loc=mean, scale=scale))
-    down = float(stats.t.cdf(-r, d.size - 1, loc=mean, scale=scale))
+    # the t tails in standard form, each from its own side (no frozen scipy.stats object)
+    up = float(special.stdtr(d.size - 1, (mean - r) / scale))
+    down = float(special.stdtr(d.size - 1, (-r - mean) / scale))
     return Rope(up, max(0.0, 1.0 - up - down), down, r)
 
 

