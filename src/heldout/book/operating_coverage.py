@@ -121,6 +121,23 @@ def _population_ce(pi, mu, gamma, n_bins) -> tuple[float, float]:
     return ce, float(a)
 
 
+def _simulation_args(n, prevalence, auc, reps, alpha):
+    """The checked ``(n, prevalence, mu, reps, alpha)`` of both simulations, within the limits."""
+    n = int(as_count(n, "n", minimum=20))
+    if n > _MAX_N:
+        raise ValueError(f"n must be at most {_MAX_N:,} items per simulated test set, got {n:,}")
+    pi = float(as_probability(prevalence, "prevalence", scalar=True))
+    mu = _mu(float(as_probability(auc, "auc", scalar=True)))
+    r = int(as_count(reps, "reps", minimum=1))
+    if r > _MAX_REPS or n * r > _MAX_WORK:
+        raise ValueError(
+            f"reps must be at most {_MAX_REPS:,} and n * reps at most {_MAX_WORK:,} "
+            f"(a simulation that cannot finish here), got reps={r:,} with n={n:,}"
+        )
+    a = float(as_probability(alpha, "alpha", scalar=True))
+    return n, pi, mu, r, a
+
+
 def _operating_truth(check, pi, mu, grid, at, band, gamma, n_bins):
     """The true value :func:`operating_coverage` checks, and the true curve on ``grid``."""
     true_curve = None
@@ -230,18 +247,7 @@ def operating_coverage(
     (50, True)
     """
     check = as_choice(check, "check", COVERAGE_CHECKS)
-    n = int(as_count(n, "n", minimum=20))
-    if n > _MAX_N:
-        raise ValueError(f"n must be at most {_MAX_N:,} items per simulated test set, got {n:,}")
-    pi = float(as_probability(prevalence, "prevalence", scalar=True))
-    mu = _mu(float(as_probability(auc, "auc", scalar=True)))
-    r = int(as_count(reps, "reps", minimum=1))
-    if r > _MAX_REPS or n * r > _MAX_WORK:
-        raise ValueError(
-            f"reps must be at most {_MAX_REPS:,} and n * reps at most {_MAX_WORK:,} "
-            f"(a simulation that cannot finish here), got reps={r:,} with n={n:,}"
-        )
-    a = float(as_probability(alpha, "alpha", scalar=True))
+    n, pi, mu, r, a = _simulation_args(n, prevalence, auc, reps, alpha)
     gamma = float(gamma)
     if not gamma > 0:
         raise ValueError(f"gamma must be positive, got {gamma}")
@@ -343,18 +349,7 @@ def threshold_simulation(
     from heldout.metrics import threshold_optimism as th
 
     metric = as_choice(metric, "metric", th.TUNED_METRICS)
-    n = int(as_count(n, "n", minimum=20))
-    if n > _MAX_N:
-        raise ValueError(f"n must be at most {_MAX_N:,} items per simulated test set, got {n:,}")
-    pi = float(as_probability(prevalence, "prevalence", scalar=True))
-    mu = _mu(float(as_probability(auc, "auc", scalar=True)))
-    r = int(as_count(reps, "reps", minimum=1))
-    if r > _MAX_REPS or n * r > _MAX_WORK:
-        raise ValueError(
-            f"reps must be at most {_MAX_REPS:,} and n * reps at most {_MAX_WORK:,} "
-            f"(a simulation that cannot finish here), got reps={r:,} with n={n:,}"
-        )
-    a = float(as_probability(alpha, "alpha", scalar=True))
+    n, pi, mu, r, a = _simulation_args(n, prevalence, auc, reps, alpha)
     gen = make_rng(seed)
     opt = np.empty(r)
     cover = np.zeros((3, r), dtype=bool)
