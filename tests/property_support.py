@@ -394,3 +394,23 @@ def check_every_bad_value(spec: Spec, name: str) -> None:
         assert not problems, "\n".join(problems)
 
     inner()
+
+
+def spec_tests(specs: dict):
+    """The two sweeps of a table of specs, as test functions parametrized by the specs' names.
+
+    A test file assigns them to its own names (``test_random_valid_and_invalid_input,
+    test_every_argument_refuses_every_kind_of_bad_value = spec_tests(SPECS)``).
+    """
+    import pytest
+
+    @pytest.mark.parametrize("name", list(specs))
+    def random_input(name):
+        check_random_input(specs[name], name)
+
+    @pytest.mark.parametrize("name", list(specs))
+    def every_bad_value(name):
+        """Issue 31: see :func:`check_every_bad_value`."""
+        check_every_bad_value(specs[name], name)
+
+    return random_input, every_bad_value

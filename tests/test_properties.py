@@ -37,8 +37,6 @@ from property_support import (
     A,
     Spec,
     alpha,
-    check_every_bad_value,
-    check_random_input,
     count0,
     count1,
     in01,
@@ -51,6 +49,7 @@ from property_support import (
     prob_c,
     real,
     small1,
+    spec_tests,
 )
 from property_support import (
     examples as scaled,
@@ -359,15 +358,10 @@ SPECS["metrics.regression.mse_coverage"] = Spec(
 )
 
 
-@pytest.mark.parametrize("name", list(SPECS))
-def test_random_valid_and_invalid_input(name):
-    check_random_input(SPECS[name], name)
-
-
-@pytest.mark.parametrize("name", list(SPECS))
-def test_every_argument_refuses_every_kind_of_bad_value(name):
-    """Issue 31, on the specs of this file: see ``property_support.check_every_bad_value``."""
-    check_every_bad_value(SPECS[name], name)
+# every spec above: random valid and bad input, then each bad value of SWEEP in each argument
+test_random_valid_and_invalid_input, test_every_argument_refuses_every_kind_of_bad_value = (
+    spec_tests(SPECS)
+)
 
 
 # ----------------------------------------------------------------- monotone where the maths says so
