@@ -119,21 +119,13 @@ def test_bad_input_is_one_stderr_line_and_exit_2(argv, word, capsys):
 
 
 def test_the_installed_command_in_a_subprocess():
+    lost = [sys.executable, "-m", "heldout", "lost", "--data-accuracy", "0.95"]
+    lost += ["--train-rows", "800", "--test-rows", "200", "--json"]
     ok = subprocess.run(
-        [sys.executable, "-m", "heldout", "lost", "--data-accuracy", "0.95"]
-        + ["--train-rows", "800", "--test-rows", "200", "--train-accuracy", "1", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
+        [*lost, "--train-accuracy", "1"], capture_output=True, text=True, timeout=120
     )
     assert ok.returncode == 0
     assert json.loads(ok.stdout)["test_accuracy"] == pytest.approx(0.75, abs=1e-12)
-    bad = subprocess.run(
-        [sys.executable, "-m", "heldout", "lost", "--data-accuracy", "0.95"]
-        + ["--train-rows", "800", "--test-rows", "200", "--rows", "5", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    bad = subprocess.run([*lost, "--rows", "5"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stdout == ""
     assert len(bad.stderr.strip().splitlines()) == 1 and "rows" in bad.stderr
