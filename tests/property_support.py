@@ -341,3 +341,76 @@ def sweep(spec: Spec, data, label: str) -> list[str]:
             if found:
                 problems.append(found)
     return problems
+
+
+def check_random_input(spec: Spec, name: str) -> None:
+    """Hypothesis draws ``spec.examples`` (scaled) calls of valid and sometimes bad input.
+
+    The text of ``inner`` and its decorators is hypothesis's key to the examples it draws
+    (``derandomize``): it is kept as test_properties_modules.py wrote it, so that its draws
+    are the same as before the two test files shared it.
+    """
+    from hypothesis import HealthCheck, given, settings
+
+    scaled = examples
+
+    @settings(
+        max_examples=scaled(spec.examples),
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.filter_too_much,
+            HealthCheck.data_too_large,
+        ],
+    )
+    @given(data=st.data())
+    def inner(data):
+        exercise(spec, data, name)
+
+    inner()
+
+
+def check_every_bad_value(spec: Spec, name: str) -> None:
+    """Each argument of one valid call replaced, in turn, by each bad value of the sweep.
+
+    Python ints of 10**400, booleans, complex numbers, NaN, infinities, negatives and work
+    sizes of 10**12: each is refused with a ValueError naming the argument, or (where the
+    argument's kind allows it) answered with finite numbers within the time limit.
+
+    ``inner`` reads as both test files wrote it (hypothesis keys its draws on that text).
+    """
+    from hypothesis import HealthCheck, given, settings
+
+    @settings(
+        max_examples=1,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(data=st.data())
+    def inner(data):
+        problems = sweep(spec, data, name)
+        assert not problems, "\n".join(problems)
+
+    inner()
+
+
+def spec_tests(specs: dict):
+    """The two sweeps of a table of specs, as test functions parametrized by the specs' names.
+
+    A test file assigns them to its own names (``test_random_valid_and_invalid_input,
+    test_every_argument_refuses_every_kind_of_bad_value = spec_tests(SPECS)``).
+    """
+    import pytest
+
+    @pytest.mark.parametrize("name", list(specs))
+    def random_input(name):
+        check_random_input(specs[name], name)
+
+    @pytest.mark.parametrize("name", list(specs))
+    def every_bad_value(name):
+        """Issue 31: see :func:`check_every_bad_value`."""
+        check_every_bad_value(specs[name], name)
+
+    return random_input, every_bad_value

@@ -24,6 +24,7 @@ from heldout._result import Result
 ELSEWHERE = {
     "heldout.book.ledger": "owned by the integration branch (finish): the reproduction ledger",
     "heldout.book.claims": "the reproduction ledger's data file (split out of heldout.book.ledger)",
+    "heldout.book.ledger_checks": "the reproduction ledger's checks (split out of heldout.book.ledger)",
     "heldout.book.mnist.models": "owned by the scheduling branch (sched): the MNIST model zoo",
     "heldout.book.mnist.kernels": "owned by the scheduling branch (sched): kernel matrices",
     "heldout.book.mnist.mnist_costs": "owned by the scheduling branch (sched)",

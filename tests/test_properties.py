@@ -39,7 +39,6 @@ from property_support import (
     alpha,
     count0,
     count1,
-    exercise,
     in01,
     numbers_ok,
     ordered_pair,
@@ -50,7 +49,7 @@ from property_support import (
     prob_c,
     real,
     small1,
-    sweep,
+    spec_tests,
 )
 from property_support import (
     examples as scaled,
@@ -359,53 +358,10 @@ SPECS["metrics.regression.mse_coverage"] = Spec(
 )
 
 
-def _settings(examples: int):
-    return settings(
-        max_examples=scaled(examples),
-        deadline=None,
-        derandomize=True,
-        suppress_health_check=[
-            HealthCheck.too_slow,
-            HealthCheck.filter_too_much,
-            HealthCheck.data_too_large,
-        ],
-    )
-
-
-@pytest.mark.parametrize("name", list(SPECS))
-def test_random_valid_and_invalid_input(name):
-    spec = SPECS[name]
-
-    @_settings(spec.examples)
-    @given(data=st.data())
-    def inner(data):
-        exercise(spec, data, name)
-
-    inner()
-
-
-@pytest.mark.parametrize("name", list(SPECS))
-def test_every_argument_refuses_every_kind_of_bad_value(name):
-    """Issue 31: each argument of one valid call replaced, in turn, by each value of SWEEP.
-
-    Python ints of 10**400, booleans, complex numbers, NaN, infinities, negatives and
-    work sizes of 10**12: each is refused with a ValueError naming the argument, or (where
-    the argument's kind allows it) answered with finite numbers within the time limit.
-    """
-    spec = SPECS[name]
-
-    @settings(
-        max_examples=1,
-        deadline=None,
-        derandomize=True,
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(data=st.data())
-    def inner(data):
-        problems = sweep(spec, data, name)
-        assert not problems, "\n".join(problems)
-
-    inner()
+# every spec above: random valid and bad input, then each bad value of SWEEP in each argument
+test_random_valid_and_invalid_input, test_every_argument_refuses_every_kind_of_bad_value = (
+    spec_tests(SPECS)
+)
 
 
 # ----------------------------------------------------------------- monotone where the maths says so

@@ -43,6 +43,7 @@ TITLES = {
     "heldout.accuracy.split": "The variational split",
     "heldout.book.chapter": "Chapter plumbing",
     "heldout.book.ledger": "The reproduction ledger",
+    "heldout.book.ledger_checks": "The reproduction ledger's checks",
     "heldout.book.metric_coverage": "Coverage of the metric intervals",
     "heldout.book.judge_coverage": "Coverage of the judged-score intervals",
     "heldout.judged.ppi": "Prediction-powered inference",

@@ -1,5 +1,9 @@
 """Lazy public faces for the wings: a name is imported from its module when first used.
 
+Each wing's ``__init__`` holds only its docstring and ``WHERE`` (public name -> the
+module of the wing that defines it), then ``__all__, __getattr__, __dir__ =
+face(__name__, WHERE)``: every public function and result class of the wing is
+importable from the wing, and ``import heldout.<wing>`` costs nothing.
 :func:`attach` returns the ``__getattr__`` and ``__dir__`` of a wing's ``__init__``
 (PEP 562), so that ``from heldout.metrics import auc_interval`` imports only
 ``heldout.metrics.auc`` and ``import heldout.metrics`` imports nothing at all.
@@ -11,6 +15,9 @@ Examples
 0.4668
 >>> "bounds" in dir_()
 True
+>>> import heldout.accuracy as w
+>>> callable(w.exact_upper), "exact_upper" in w.__all__
+(True, True)
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ import importlib.util
 import sys
 from collections.abc import Callable, Mapping
 
-__all__ = ["attach"]
+__all__ = ["attach", "face"]
 
 
 def attach(package: str, where: Mapping[str, str]) -> tuple[Callable, Callable]:
@@ -49,3 +56,15 @@ def attach(package: str, where: Mapping[str, str]) -> tuple[Callable, Callable]:
         return sorted(set(vars(sys.modules[package])) | set(where) | subs)
 
     return __getattr__, __dir__
+
+
+def face(package: str, where: Mapping[str, str]) -> tuple[list[str], Callable, Callable]:
+    """The ``__all__``, ``__getattr__`` and ``__dir__`` of a wing from its ``WHERE``.
+
+    Examples
+    --------
+    >>> names, getattr_, dir_ = face("heldout.accuracy", {"exact_upper": "bounds"})
+    >>> names
+    ['exact_upper']
+    """
+    return sorted(where), *attach(package, where)

@@ -86,16 +86,7 @@ def test_two_models_pairs_and_bootstrap(capsys, predictions):
         capsys,
         "clustered",
         str(path),
-        "--cluster",
-        "writer",
-        "--model",
-        "a",
-        "--model",
-        "b",
-        "--bootstrap",
-        "500",
-        "--seed",
-        "1",
+        *"--cluster writer --model a --model b --bootstrap 500 --seed 1".split(),
     )
     assert set(res["models"]) == {"a", "b"}
     pair = res["pairs"]["a - b"]
@@ -116,14 +107,7 @@ def test_strata(capsys, predictions):
         capsys,
         "clustered",
         str(path),
-        "--cluster",
-        "writer",
-        "--model",
-        "a",
-        "--stratum",
-        "series",
-        "--shares",
-        "census=0.3,students=0.7",
+        *"--cluster writer --model a --stratum series --shares census=0.3,students=0.7".split(),
     )
     y = (f["a"] == f["label"]).to_numpy(float)
     ref = stratified_mean(
@@ -181,16 +165,7 @@ def test_bad_files(capsys, tmp_path):
     )
     assert "half_width" in _error(
         capsys,
-        "size",
-        "clustered",
-        "--accuracy",
-        "0.9",
-        "--half-width",
-        "0",
-        "--icc",
-        "0.1",
-        "--cluster-size",
-        "5",
+        *"size clustered --accuracy 0.9 --half-width 0 --icc 0.1 --cluster-size 5".split(),
     )
 
 
@@ -210,11 +185,7 @@ def test_subprocess_prints_one_json_object(predictions):
             "heldout",
             "clustered",
             str(path),
-            "--cluster",
-            "writer",
-            "--model",
-            "b",
-            "--json",
+            *"--cluster writer --model b --json".split(),
         ],
         capture_output=True,
         text=True,

@@ -59,27 +59,10 @@ def test_naive_method(capsys):
 def test_five_by_two_methods(capsys):
     p = [a - b for a, b in zip(FIVE_A, FIVE_B, strict=True)]
     s2 = sum((p[2 * i] - p[2 * i + 1]) ** 2 / 2 for i in range(5))
-    res = _json(
-        capsys,
-        "cv-compare",
-        "--scores-a",
-        _csv(FIVE_A),
-        "--scores-b",
-        _csv(FIVE_B),
-        "--method",
-        "5x2cv",
-    )
+    both = ("cv-compare", "--scores-a", _csv(FIVE_A), "--scores-b", _csv(FIVE_B), "--method")
+    res = _json(capsys, *both, "5x2cv")
     assert res["t"] == pytest.approx(p[0] / math.sqrt(s2 / 5))
-    res = _json(
-        capsys,
-        "cv-compare",
-        "--scores-a",
-        _csv(FIVE_A),
-        "--scores-b",
-        _csv(FIVE_B),
-        "--method",
-        "5x2cv-f",
-    )
+    res = _json(capsys, *both, "5x2cv-f")
     f = sum(x * x for x in p) / (2 * s2)
     assert res["f"] == pytest.approx(f) and "t" not in res
     assert res["p_value"] == pytest.approx(stats.f.sf(f, 10, 5))
@@ -149,10 +132,7 @@ def test_subprocess_json():
     out = subprocess.run(
         [
             sys.executable,
-            "-m",
-            "heldout",
-            "cv-compare",
-            "--scores-a",
+            *"-m heldout cv-compare --scores-a".split(),
             _csv(A),
             "--scores-b",
             _csv(B),
@@ -180,10 +160,7 @@ def test_rope_gives_baycomp_s_correlated_t_probabilities(capsys):
         ",".join(map(str, a)),
         "--scores-b",
         ",".join(map(str, b)),
-        "--test-fraction",
-        "0.2",
-        "--rope",
-        "0.01",
+        *"--test-fraction 0.2 --rope 0.01".split(),
     )
     ref = baycomp.CorrelatedTTest.probs(np.array(a), np.array(b), rope=0.01)
     assert (res["p_a_better"], res["p_equivalent"], res["p_b_better"]) == pytest.approx(ref)

@@ -43,14 +43,7 @@ def test_issue_example_bounds(capsys):
 def test_with_training_accuracy_adds_the_point_estimate(capsys):
     out = run_json(
         capsys,
-        "--data-accuracy",
-        "0.95",
-        "--train-rows",
-        "800",
-        "--test-rows",
-        "200",
-        "--train-accuracy",
-        "0.99",
+        *"--data-accuracy 0.95 --train-rows 800 --test-rows 200 --train-accuracy 0.99".split(),
     )
     # 950 - 0.99 * 800 = 158 test rows right
     assert out["test_accuracy"] == pytest.approx(158 / 200, abs=1e-12)
@@ -65,30 +58,14 @@ def test_with_training_accuracy_adds_the_point_estimate(capsys):
 def test_level_and_rows_options(capsys):
     out = run_json(
         capsys,
-        "--data-accuracy",
-        "0.5",
-        "--train-rows",
-        "60",
-        "--test-rows",
-        "40",
-        "--rows",
-        "100",
-        "--level",
-        "0.9",
+        *"--data-accuracy 0.5 --train-rows 60 --test-rows 40 --rows 100 --level 0.9".split(),
     )
     # 50 right of 100: the test set holds between 0 and 40 of them
     assert (out["test_accuracy_low"], out["test_accuracy_high"]) == pytest.approx((0.0, 1.0))
     assert out["alpha"] == pytest.approx(0.1)
     new = run_json(
         capsys,
-        "--data-accuracy",
-        "0.5",
-        "--train-rows",
-        "60",
-        "--test-rows",
-        "40",
-        "--alpha",
-        "0.1",
+        *"--data-accuracy 0.5 --train-rows 60 --test-rows 40 --alpha 0.1".split(),
     )
     assert new["confidence_low"] == pytest.approx(out["confidence_low"], rel=1e-12)
 
@@ -107,14 +84,7 @@ def test_plain_output_has_the_keys(capsys):
         (["--data-accuracy", "1.5", "--train-rows", "800", "--test-rows", "200"], "data_accuracy"),
         (
             [
-                "--data-accuracy",
-                "0.95",
-                "--train-rows",
-                "800",
-                "--test-rows",
-                "200",
-                "--rows",
-                "999",
+                *"--data-accuracy 0.95 --train-rows 800 --test-rows 200 --rows 999".split(),
             ],
             "rows",
         ),
@@ -122,27 +92,13 @@ def test_plain_output_has_the_keys(capsys):
         (["--data-accuracy", "0.95", "--train-rows", "800", "--test-rows", "0"], "test_rows"),
         (
             [
-                "--data-accuracy",
-                "0.3",
-                "--train-rows",
-                "800",
-                "--test-rows",
-                "200",
-                "--train-accuracy",
-                "1",
+                *"--data-accuracy 0.3 --train-rows 800 --test-rows 200 --train-accuracy 1".split(),
             ],
             "train_accuracy",
         ),
         (
             [
-                "--data-accuracy",
-                "0.95",
-                "--train-rows",
-                "800",
-                "--test-rows",
-                "200",
-                "--level",
-                "2",
+                *"--data-accuracy 0.95 --train-rows 800 --test-rows 200 --level 2".split(),
             ],
             "level",
         ),
@@ -163,21 +119,13 @@ def test_bad_input_is_one_stderr_line_and_exit_2(argv, word, capsys):
 
 
 def test_the_installed_command_in_a_subprocess():
+    lost = [sys.executable, "-m", "heldout", "lost", "--data-accuracy", "0.95"]
+    lost += ["--train-rows", "800", "--test-rows", "200", "--json"]
     ok = subprocess.run(
-        [sys.executable, "-m", "heldout", "lost", "--data-accuracy", "0.95"]
-        + ["--train-rows", "800", "--test-rows", "200", "--train-accuracy", "1", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
+        [*lost, "--train-accuracy", "1"], capture_output=True, text=True, timeout=120
     )
     assert ok.returncode == 0
     assert json.loads(ok.stdout)["test_accuracy"] == pytest.approx(0.75, abs=1e-12)
-    bad = subprocess.run(
-        [sys.executable, "-m", "heldout", "lost", "--data-accuracy", "0.95"]
-        + ["--train-rows", "800", "--test-rows", "200", "--rows", "5", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    bad = subprocess.run([*lost, "--rows", "5"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stdout == ""
     assert len(bad.stderr.strip().splitlines()) == 1 and "rows" in bad.stderr

@@ -21,17 +21,7 @@ def test_issue_example_subprocess():
     out = subprocess.run(
         [
             sys.executable,
-            "-m",
-            "heldout",
-            "size",
-            "hoeffding",
-            "--range",
-            "14",
-            "--tolerance",
-            "0.1",
-            "--alpha",
-            "0.05",
-            "--json",
+            *"-m heldout size hoeffding --range 14 --tolerance 0.1 --alpha 0.05 --json".split(),
         ],
         capture_output=True,
         text=True,
@@ -48,47 +38,21 @@ def test_issue_example_subprocess():
 def test_hoeffding_from_the_collar(capsys):
     result = _json(
         capsys,
-        "size",
-        "hoeffding",
-        "--mu",
-        "0.01",
-        "--tolerance",
-        "0.1",
-        "--alpha",
-        "0.05",
-        "--json",
+        *"size hoeffding --mu 0.01 --tolerance 0.1 --alpha 0.05 --json".split(),
     )
     u = -2 * math.log2(0.01)
     assert result["range"] == pytest.approx(u)
     assert result["n"] == math.ceil(math.log(40) * u**2 / 0.02)
     natural = _json(
         capsys,
-        "size",
-        "hoeffding",
-        "--mu",
-        "0.01",
-        "--base",
-        "e",
-        "--tolerance",
-        "0.1",
-        "--alpha",
-        "0.05",
-        "--json",
+        *"size hoeffding --mu 0.01 --base e --tolerance 0.1 --alpha 0.05 --json".split(),
     )
     assert natural["n"] == math.ceil(math.log(40) * (2 * math.log(100)) ** 2 / 0.02)
 
 
 def test_bernstein_and_empirical(capsys):
     args = [
-        "--range",
-        "13",
-        "--variance",
-        "2.5",
-        "--tolerance",
-        "0.1",
-        "--alpha",
-        "0.05",
-        "--json",
+        *"--range 13 --variance 2.5 --tolerance 0.1 --alpha 0.05 --json".split(),
     ]
     plain = _json(capsys, "size", "bernstein", *args)
     assert plain["n"] == math.ceil(math.log(40) * (5 + 2 * 13 * 0.1 / 3) / 0.01)
@@ -102,15 +66,7 @@ def test_bernstein_and_empirical(capsys):
 def test_binomial_and_normal(capsys):
     result = _json(
         capsys,
-        "size",
-        "binomial",
-        "--tolerance",
-        "0.02",
-        "--alpha",
-        "0.05",
-        "--p",
-        "0.1",
-        "--json",
+        *"size binomial --tolerance 0.02 --alpha 0.05 --p 0.1 --json".split(),
     )
     assert result["probability_at_n"] <= 0.05
     assert result["n"] < result["hoeffding_n"] == math.ceil(math.log(40) / (2 * 0.02**2))
@@ -118,15 +74,7 @@ def test_binomial_and_normal(capsys):
     assert worst["p"] == "worst" and worst["n"] <= worst["hoeffding_n"]
     normal = _json(
         capsys,
-        "size",
-        "normal",
-        "--variance",
-        "0.09",
-        "--tolerance",
-        "0.02",
-        "--alpha",
-        "0.05",
-        "--json",
+        *"size normal --variance 0.09 --tolerance 0.02 --alpha 0.05 --json".split(),
     )
     assert normal["n"] == math.ceil(1.959963984540054**2 * 0.09 / 0.02**2)
 
@@ -149,32 +97,14 @@ def test_plain_output(capsys):
         (["size", "hoeffding", "--tolerance", "0.1", "--alpha", "0.05"], "--range"),
         (
             [
-                "size",
-                "hoeffding",
-                "--range",
-                "14",
-                "--mu",
-                "0.01",
-                "--tolerance",
-                "0.1",
-                "--alpha",
-                "0.05",
+                *"size hoeffding --range 14 --mu 0.01 --tolerance 0.1 --alpha 0.05".split(),
             ],
             "not both",
         ),
         (["size", "hoeffding", "--mu", "0.9", "--tolerance", "0.1", "--alpha", "0.05"], "mu"),
         (
             [
-                "size",
-                "bernstein",
-                "--range",
-                "1",
-                "--variance",
-                "3",
-                "--tolerance",
-                "0.1",
-                "--alpha",
-                "0.05",
+                *"size bernstein --range 1 --variance 3 --tolerance 0.1 --alpha 0.05".split(),
             ],
             "variance",
         ),
@@ -210,43 +140,18 @@ class _NoRaise:
 def test_old_option_names_still_work(capsys):
     new = _json(
         capsys,
-        "size",
-        "hoeffding",
-        "--range",
-        "14",
-        "--tolerance",
-        "0.1",
-        "--alpha",
-        "0.01",
-        "--json",
+        *"size hoeffding --range 14 --tolerance 0.1 --alpha 0.01 --json".split(),
     )
     old = _json(
         capsys,
-        "size",
-        "hoeffding",
-        "--range",
-        "14",
-        "--tolerance",
-        "0.1",
-        "--epsilon",
-        "0.01",
-        "--json",
+        *"size hoeffding --range 14 --tolerance 0.1 --epsilon 0.01 --json".split(),
     )
     assert new == old and new["alpha"] == 0.01
     default = _json(capsys, "size", "hoeffding", "--range", "14", "--tolerance", "0.1", "--json")
     assert default["alpha"] == 0.05 and default["n"] == 36152
     code = main(
         [
-            "size",
-            "hoeffding",
-            "--range",
-            "14",
-            "--tolerance",
-            "0.1",
-            "--alpha",
-            "0.1",
-            "--epsilon",
-            "0.1",
+            *"size hoeffding --range 14 --tolerance 0.1 --alpha 0.1 --epsilon 0.1".split(),
         ]
     )
     err = capsys.readouterr().err

@@ -1,25 +1,18 @@
 """One error rate or accuracy from counts: how sure, and how many test items.
 
+A public name is importable from here (``from heldout.accuracy import exact_upper``) and its module
+is imported when it is first used (:func:`heldout._lazy.face`).
+
 Given *k* errors on *n* test items: the exact test set bound and other intervals
 (``bounds``), the Beta posterior of the accuracy (``posterior``), test-set sizes
 (``sizing``), acceptance tests against a required accuracy (``acceptance``), bounded
 per-row losses (``losses``), the variational train/test split (``split``), and what can
 still be said when the test set is lost (``lost``).  Imports only the private core.
-
-Every public function and result class of the wing is importable from here
-(``from heldout.accuracy import exact_upper``); each module is imported the first time one
-of its names is used, so ``import heldout.accuracy`` costs nothing.
-
-Examples
---------
->>> import heldout.accuracy as w
->>> callable(w.exact_upper)
-True
 """
 
 from __future__ import annotations
 
-from heldout._lazy import attach
+from heldout._lazy import face
 
 #: Public name -> the module of this wing that defines it.
 WHERE = {
@@ -128,5 +121,4 @@ WHERE = {
     "zero_one_loss": "losses",
 }
 
-__all__ = sorted(WHERE)
-__getattr__, __dir__ = attach(__name__, WHERE)
+__all__, __getattr__, __dir__ = face(__name__, WHERE)

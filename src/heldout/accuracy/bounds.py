@@ -279,10 +279,16 @@ def hoeffding_upper(
     >>> round(hoeffding_upper(38, 100), 4)
     0.5024
     """
+    return _additive_relaxation(k, n, alpha, clip, pay_log_n=False)
+
+
+def _additive_relaxation(k, n, alpha, clip, *, pay_log_n: bool):
+    """``k/n + sqrt((ln(1/alpha) [+ ln n]) / (2n))``, capped at 1 when ``clip``."""
     clip = as_flag(clip, "clip")
     k_arr, m_arr, d_arr = _counts_alpha(k, n, alpha)
     mf = m_arr.astype(float)
-    out = k_arr / mf + np.sqrt(-np.log(d_arr) / (2.0 * mf))
+    budget = (np.log(mf) - np.log(d_arr)) if pay_log_n else -np.log(d_arr)
+    out = k_arr / mf + np.sqrt(budget / (2.0 * mf))
     if clip:
         out = np.minimum(out, 1.0)
     return scalar_or_array(out)
@@ -298,31 +304,14 @@ def occam_upper(
     the tail by ``n`` and so pays ``ln n`` more than :func:`hoeffding_upper`.
     The resulting bound is valid but always looser than Hoeffding's for
     ``n >= 2`` (equal at ``n = 1``).  The value can exceed 1 (``clip=True`` caps
-    it).
-
-    Parameters
-    ----------
-    k, n, alpha
-        As in :func:`exact_upper`.
-    clip : bool, default False
-        Cap the result at 1.
-
-    Returns
-    -------
-    float or ndarray
+    it).  Arguments and result as in :func:`hoeffding_upper`.
 
     Examples
     --------
     >>> round(occam_upper(38, 100), 4)
     0.5749
     """
-    clip = as_flag(clip, "clip")
-    k_arr, m_arr, d_arr = _counts_alpha(k, n, alpha)
-    mf = m_arr.astype(float)
-    out = k_arr / mf + np.sqrt((np.log(mf) - np.log(d_arr)) / (2.0 * mf))
-    if clip:
-        out = np.minimum(out, 1.0)
-    return scalar_or_array(out)
+    return _additive_relaxation(k, n, alpha, clip, pay_log_n=True)
 
 
 def kl_divergence(q: ArrayLike, p: ArrayLike) -> FloatOrArray:
@@ -449,13 +438,22 @@ def kl_upper(k: ArrayLike, n: ArrayLike, alpha: ArrayLike = 0.05) -> FloatOrArra
     >>> round(kl_upper(38, 100), 4)
     0.5018
     """
+    return _kl_bound(k, n, alpha, upper=True)
+
+
+def _kl_bound(k, n, alpha, *, upper: bool):
+    """The relative-entropy bound on one side, with the closed forms at ``k = 0`` and ``k = n``."""
     k_arr, m_arr, d_arr = _counts_alpha(k, n, alpha)
     mf = m_arr.astype(float)
     phat = k_arr / mf
     budget = -np.log(d_arr) / mf
-    out = _kl_invert(phat, budget, upper=True)
-    out = np.where(k_arr == 0, -np.expm1(np.log(d_arr) / mf), out)
-    out = np.where(k_arr == m_arr, 1.0, out)
+    out = _kl_invert(phat, budget, upper=upper)
+    if upper:
+        out = np.where(k_arr == 0, -np.expm1(np.log(d_arr) / mf), out)
+        out = np.where(k_arr == m_arr, 1.0, out)
+    else:
+        out = np.where(k_arr == m_arr, np.exp(np.log(d_arr) / mf), out)
+        out = np.where(k_arr == 0, 0.0, out)
     return scalar_or_array(out)
 
 
@@ -465,30 +463,15 @@ def kl_lower(k: ArrayLike, n: ArrayLike, alpha: ArrayLike = 0.05) -> FloatOrArra
 
     The mirror image of :func:`kl_upper`; ``alpha^(1/n)`` when ``k = n`` and 0
     when ``k = 0``.  Returned on the safe side: never above the root by more than a
-    few ulps (relative ``1e-12`` is tested up to ``n = 1e18``).
-
-    Parameters
-    ----------
-    k, n, alpha
-        As in :func:`exact_upper`.
-
-    Returns
-    -------
-    float or ndarray
+    few ulps (relative ``1e-12`` is tested up to ``n = 1e18``).  Arguments and result as
+    in :func:`kl_upper`.
 
     Examples
     --------
     >>> round(kl_lower(38, 100), 4)
     0.2676
     """
-    k_arr, m_arr, d_arr = _counts_alpha(k, n, alpha)
-    mf = m_arr.astype(float)
-    phat = k_arr / mf
-    budget = -np.log(d_arr) / mf
-    out = _kl_invert(phat, budget, upper=False)
-    out = np.where(k_arr == m_arr, np.exp(np.log(d_arr) / mf), out)
-    out = np.where(k_arr == 0, 0.0, out)
-    return scalar_or_array(out)
+    return _kl_bound(k, n, alpha, upper=False)
 
 
 # --------------------------------------------------------------------------- normal rule
@@ -814,6 +797,14 @@ def upper_bound(
 
 
 # --------------------------------------------------------------------------- coverage
+def _coverage_args(p, n, alpha, method):
+    """The checked rates, size and alpha of :func:`coverage` and :func:`simulate_coverage`."""
+    as_choice(method, "method", tuple(METHODS))
+    p_arr = as_probability(p, "p", closed=True)
+    m_int = as_count(n, "n", minimum=1, scalar=True)
+    return p_arr, m_int, as_probability(alpha, "alpha", scalar=True)
+
+
 @renamed(**_OLD)
 def coverage(p: ArrayLike, n: int, alpha: float = 0.05, method: str = "exact") -> FloatOrArray:
     """Exact coverage ``P_p(p <= U(X))`` of an upper bound, ``X ~ Binomial(n, p)``.
@@ -846,10 +837,7 @@ def coverage(p: ArrayLike, n: int, alpha: float = 0.05, method: str = "exact") -
     >>> round(coverage(0.1, 50), 4)
     0.9662
     """
-    as_choice(method, "method", tuple(METHODS))
-    p_arr = as_probability(p, "p", closed=True)
-    m_int = as_count(n, "n", minimum=1, scalar=True)
-    alpha = as_probability(alpha, "alpha", scalar=True)
+    p_arr, m_int, alpha = _coverage_args(p, n, alpha, method)
     check_work((m_int + 1) * max(p_arr.size, 1), _COVERAGE_LIMIT, "n times the number of rates p")
     ks = np.arange(m_int + 1)
     bounds = np.asarray(upper_bound(ks, m_int, alpha, method), dtype=float)
@@ -887,10 +875,7 @@ def simulate_coverage(
     """
     from heldout.config import rng as make_rng
 
-    as_choice(method, "method", tuple(METHODS))
-    p_arr = as_probability(p, "p", closed=True)
-    m_int = as_count(n, "n", minimum=1, scalar=True)
-    alpha = as_probability(alpha, "alpha", scalar=True)
+    p_arr, m_int, alpha = _coverage_args(p, n, alpha, method)
     reps = as_count(reps, "reps", minimum=1, scalar=True)
     check_work(reps * max(p_arr.size, 1), _COVERAGE_LIMIT, "reps times the number of rates p")
     gen = make_rng(seed)

@@ -914,8 +914,8 @@ def binomial_size(
 
 # --------------------------------------------------------------------------- simulation
 @dataclass(frozen=True)
-class DeviationSimulation(Result):
-    """What :func:`simulate_deviation` found; unpacks as ``(probability, ci)``."""
+class _MissCount(Result):
+    """Misses of simulated test sets: their share with its exact 95 % interval."""
 
     probability: float
     ci: Interval
@@ -923,6 +923,19 @@ class DeviationSimulation(Result):
     reps: int = extra(0)
     size: int = extra(0)
     true_mean: float = extra(0.0)
+
+    @classmethod
+    def _counted(cls, misses: int, reps: int, size: int, true_mean: float, **more):
+        from heldout.accuracy.bounds import clopper_pearson
+
+        ci = clopper_pearson(misses, reps, alpha=0.05)
+        return cls(misses / reps, ci, misses, reps, size, true_mean, **more)
+
+
+@dataclass(frozen=True)
+class DeviationSimulation(_MissCount):
+    """What :func:`simulate_deviation` found; unpacks as ``(probability, ci)``."""
+
     deviations: np.ndarray = extra(None)
     sd: float = extra(0.0)
     achieved_tolerance: float | None = extra(None)
@@ -1016,7 +1029,6 @@ def simulate_deviation(
     >>> round(sim.probability, 3), sim.ci.high < 0.05
     (0.013, True)
     """
-    from heldout.accuracy.bounds import clopper_pearson
     from heldout.config import rng
 
     losses = _check_losses(losses)
@@ -1033,13 +1045,11 @@ def simulate_deviation(
     # turn that tie into a miss, so deviations within a relative 1e-9 of t count as ties.
     slack = 1e-9 * max(tolerance, abs(true_mean), 1e-300)
     misses = int(np.count_nonzero(np.abs(deviations) > tolerance + slack))
-    return DeviationSimulation(
-        probability=misses / reps,
-        ci=clopper_pearson(misses, reps, alpha=0.05),
-        misses=misses,
-        reps=reps,
-        size=size,
-        true_mean=true_mean,
+    return DeviationSimulation._counted(
+        misses,
+        reps,
+        size,
+        true_mean,
         deviations=deviations,
         sd=float(deviations.std(ddof=1)) if reps > 1 else 0.0,
         achieved_tolerance=None
@@ -1049,15 +1059,9 @@ def simulate_deviation(
 
 
 @dataclass(frozen=True)
-class RadiusCheck(Result):
+class RadiusCheck(_MissCount):
     """What :func:`simulate_empirical_bernstein` found; unpacks as ``(probability, ci)``."""
 
-    probability: float
-    ci: Interval
-    misses: int = extra(0)
-    reps: int = extra(0)
-    size: int = extra(0)
-    true_mean: float = extra(0.0)
     radii: np.ndarray = extra(None)
     over_tolerance: float | None = extra(None)
 
@@ -1121,7 +1125,6 @@ def simulate_empirical_bernstein(
     >>> check.misses, round(float(check.radii.mean()), 3)
     (0, 0.142)
     """
-    from heldout.accuracy.bounds import clopper_pearson
     from heldout.config import rng
 
     losses = _check_losses(losses)
@@ -1153,13 +1156,11 @@ def simulate_empirical_bernstein(
         dtype=float,
     )
     misses = int(np.count_nonzero(np.abs(means - true_mean) > radii))
-    return RadiusCheck(
-        probability=misses / reps,
-        ci=clopper_pearson(misses, reps, alpha=0.05),
-        misses=misses,
-        reps=reps,
-        size=size,
-        true_mean=true_mean,
+    return RadiusCheck._counted(
+        misses,
+        reps,
+        size,
+        true_mean,
         radii=radii,
         over_tolerance=None if tolerance is None else float(np.mean(radii > tolerance)),
     )
@@ -1256,18 +1257,43 @@ def lattice_deviation_probability(
     c = np.log(2.0 / 1e-15)  # the window leaves out mass <= 1e-15 (Bernstein)
     automatic = resolution is None
     if automatic:
-        if np.all(x == np.round(x)):
-            h = 1.0
-        elif spread == 0:
-            h = 1.0
-        else:
-            # finest step for which the full support, or else the Bernstein window
-            # (about 2 A / h points, see below), fits in max_points
-            a_w = spread * c / 3.0
-            a_w += np.sqrt(a_w * a_w + 2.0 * size * (sd * sd + spread * spread / 1e6) * c)
-            h = min(size * spread / (max_points - 2), 2.2 * a_w / (max_points - 8))
+        h = _automatic_step(x, size, spread, sd, c, max_points)
     else:
         h = as_positive(resolution, "resolution", scalar=True)
+    h, on_lattice, pmf_one, n_j, lo_s, points, outside = _fit_lattice(
+        x, size, h, automatic, spread, c, max_points
+    )
+    low, high, n_fft = _lattice_bracket(
+        pmf_one, size, h, n_j, lo_s, points, tolerance, true_mean, on_lattice, outside
+    )
+    return DeviationBracket(
+        low=low,
+        high=high,
+        exact=on_lattice,
+        resolution=float(h),
+        points=n_fft,
+        true_mean=true_mean + float(shift),
+    )
+
+
+def _automatic_step(x, size, spread, sd, c, max_points):
+    """The default lattice step of :func:`lattice_deviation_probability`."""
+    if np.all(x == np.round(x)) or spread == 0:
+        return 1.0
+    # finest step for which the full support, or else the Bernstein window
+    # (about 2 A / h points, see below), fits in max_points
+    a_w = spread * c / 3.0
+    a_w += np.sqrt(a_w * a_w + 2.0 * size * (sd * sd + spread * spread / 1e6) * c)
+    return min(size * spread / (max_points - 2), 2.2 * a_w / (max_points - 8))
+
+
+def _fit_lattice(x, size, h, automatic, spread, c, max_points):
+    """Coarsen an automatic step until the transform fits; the one-row pmf and the window.
+
+    Returns ``(h, on_lattice, pmf_one, n_j, lo_s, points, outside)``: the step, whether
+    every loss lies on the lattice, the one-row distribution of ``j`` over ``n_j`` values,
+    the first sum and number of sums resolved, and the mass left outside that window.
+    """
     for _ in range(200):  # coarsen an automatic step until the transform fits
         if spread / h + 1 > max_points:  # the one-row distribution alone would not fit
             if not automatic:
@@ -1302,6 +1328,13 @@ def lattice_deviation_probability(
         h *= 1.25
     else:
         raise ValueError(f"size={size} is too large for a transform of at most {max_points} points")
+    return h, on_lattice, pmf_one, n_j, lo_s, points, outside
+
+
+def _lattice_bracket(
+    pmf_one, size, h, n_j, lo_s, points, tolerance, true_mean, on_lattice, outside
+):
+    """``(low, high, n_fft)``: the miss probability's bracket from the transform of the sum."""
     n_fft = int(2 ** np.ceil(np.log2(max(points, n_j))))
     phi = np.fft.rfft(pmf_one, n_fft)
     pmf = np.fft.irfft(phi**size, n_fft)
@@ -1325,11 +1358,5 @@ def lattice_deviation_probability(
     # round-off of the transform: the size of its negative entries (pure noise) or of a few
     # units in the last place of the largest one, whichever is larger, per summed point
     noise = 2.0 * points * max(-float(pmf.min()), 1e-16 * float(pmf.max()), 0.0)
-    return DeviationBracket(
-        low=max(0.0, upper_lo + lower_lo - outside - noise),
-        high=min(1.0, upper_hi + lower_hi + outside + noise),
-        exact=on_lattice,
-        resolution=float(h),
-        points=n_fft,
-        true_mean=true_mean + float(shift),
-    )
+    low = max(0.0, upper_lo + lower_lo - outside - noise)
+    return low, min(1.0, upper_hi + lower_hi + outside + noise), n_fft

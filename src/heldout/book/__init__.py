@@ -1,27 +1,20 @@
 """What only the book runs: the ledger of the articles' claims, chapter plumbing,
 reruns and simulation studies.
 
+A public name is importable from here (``from heldout.book import publish``) and its module
+is imported when it is first used (:func:`heldout._lazy.face`).
+
 Not part of the library: a practitioner never needs it.  ``ledger`` checks every claim
 of the five articles (data in ``claims.toml``, read by ``claims``), ``chapter`` publishes
 numbers into the prose, ``rerun`` reruns a chapter with other parameters,
 ``metric_coverage`` simulates the coverage of the metric intervals, and
 :mod:`heldout.book.mnist` runs the MNIST case study.  May need the ``book`` and ``mnist``
 extras.
-
-Every public function and result class of the wing is importable from here
-(``from heldout.book import publish``); each module is imported the first time one
-of its names is used, so ``import heldout.book`` costs nothing.
-
-Examples
---------
->>> import heldout.book as w
->>> callable(w.publish)
-True
 """
 
 from __future__ import annotations
 
-from heldout._lazy import attach
+from heldout._lazy import face
 
 #: Public name -> the module of this wing that defines it.
 WHERE = {
@@ -81,5 +74,4 @@ WHERE = {
     "verdict": "chapter",
 }
 
-__all__ = sorted(WHERE)
-__getattr__, __dir__ = attach(__name__, WHERE)
+__all__, __getattr__, __dir__ = face(__name__, WHERE)

@@ -1,26 +1,19 @@
 """Several models scored on one test set.
 
+A public name is importable from here (``from heldout.comparison import best_set``) and its module
+is imported when it is first used (:func:`heldout._lazy.face`).
+
 Per-item correctness (``predictions``), paired tests, intervals and sizes for two models
 on the same items (``paired``), every pair with an adjustment for multiplicity
 (``multiple``), one omnibus test of equal accuracy (``omnibus``: Cochran's Q), the model
 confidence set of per-item losses (``mcs``), A better / practically equivalent / B
 better from the paired posterior (``rope``), two models' accuracies from counts (``compare``), and which model can be
 the best (``best``: the best set, the paired P(best)).
-
-Every public function and result class of the wing is importable from here
-(``from heldout.comparison import best_set``); each module is imported the first time one
-of its names is used, so ``import heldout.comparison`` costs nothing.
-
-Examples
---------
->>> import heldout.comparison as w
->>> callable(w.best_set)
-True
 """
 
 from __future__ import annotations
 
-from heldout._lazy import attach
+from heldout._lazy import face
 
 #: Public name -> the module of this wing that defines it.
 WHERE = {
@@ -98,5 +91,4 @@ WHERE = {
     "unpaired_size": "paired",
 }
 
-__all__ = sorted(WHERE)
-__getattr__, __dir__ = attach(__name__, WHERE)
+__all__, __getattr__, __dir__ = face(__name__, WHERE)

@@ -654,6 +654,38 @@ def unpaired_size(
     return _normal_sizes(pa, pb, pa * (1 - pb) + pb * (1 - pa), power, alpha, alternative)[1]
 
 
+def _first_exact(exact, start, power) -> int:
+    """Scan the exact power upward from the first ``n`` the upper bound allows."""
+    n_first, block = None, max(64, start // 8)
+    lo = start
+    while n_first is None:
+        ns = np.arange(lo, lo + block)
+        if ns[0] > _N_MAX:
+            raise ValueError(f"the required size exceeds {_N_MAX:,} items")
+        hit = np.flatnonzero(exact(ns) >= power)
+        n_first = int(ns[hit[0]]) if hit.size else None
+        lo += block
+    return n_first
+
+
+def _smallest_attained_level(n_first, d, level):
+    """``(m_star, s_star)`` of the lower bound on the power beyond ``n_first``.
+
+    The lower bound is the randomised test at the smallest attained level ``s_star`` for
+    ``m >= m_star`` disagreements (``m_star``: their mean number at ``n_first``; below it the
+    bound counts 0).
+    """
+    m_star = max(1, int(n_first * d))
+    m_cap = max(10 * int(n_first * d + 10 * np.sqrt(n_first * d) + 10), 20_000)
+    m_grid = np.arange(m_star, m_cap + 1, dtype=float)
+    attained = _upper_tail(_critical(m_grid, level), m_grid, 0.5)
+    # beyond m_cap the attained level exceeds level - max pmf of Binomial(m, 1/2)
+    s_star = min(float(attained.min()), level - np.sqrt(2.0 / (np.pi * m_cap)))
+    if s_star <= 0:
+        raise ValueError("cannot bound the saw-tooth of the exact power at this level")
+    return m_star, s_star
+
+
 def paired_size(
     acc_a,
     acc_b,
@@ -725,27 +757,8 @@ def paired_size(
     def upper(n):
         return _mixture(np.array([n]), d, lambda m: _randomised(m, level, theta))[0]
 
-    start = first_at_least(upper, power)
-    # scan the exact power upward from the first n the upper bound allows
-    n_first, block = None, max(64, start // 8)
-    lo = start
-    while n_first is None:
-        ns = np.arange(lo, lo + block)
-        if ns[0] > _N_MAX:
-            raise ValueError(f"the required size exceeds {_N_MAX:,} items")
-        hit = np.flatnonzero(exact(ns) >= power)
-        n_first = int(ns[hit[0]]) if hit.size else None
-        lo += block
-    # lower bound: randomised test at the smallest attained level s* for m >= m_star
-    # (m_star: the mean number of disagreements at n_first; below it the bound counts 0)
-    m_star = max(1, int(n_first * d))
-    m_cap = max(10 * int(n_first * d + 10 * np.sqrt(n_first * d) + 10), 20_000)
-    m_grid = np.arange(m_star, m_cap + 1, dtype=float)
-    attained = _upper_tail(_critical(m_grid, level), m_grid, 0.5)
-    # beyond m_cap the attained level exceeds level - max pmf of Binomial(m, 1/2)
-    s_star = min(float(attained.min()), level - np.sqrt(2.0 / (np.pi * m_cap)))
-    if s_star <= 0:
-        raise ValueError("cannot bound the saw-tooth of the exact power at this level")
+    n_first = _first_exact(exact, first_at_least(upper, power), power)
+    m_star, s_star = _smallest_attained_level(n_first, d, level)
 
     def lower(n):
         return _mixture(

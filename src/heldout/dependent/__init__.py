@@ -1,23 +1,16 @@
 """Test items that are not independent: clusters, repeats, strata.
 
+A public name is importable from here (``from heldout.dependent import Allocation``) and its module
+is imported when it is first used (:func:`heldout._lazy.face`).
+
 Cluster-robust and design-effect intervals (``clustered``), the number of clusters and
 items per cluster to collect (``cluster_sizing``), repeated samples of a stochastic model
 (``repeated``), stratified estimates and allocation (``strata``).
-
-Every public function and result class of the wing is importable from here
-(``from heldout.dependent import Allocation``); each module is imported the first time one
-of its names is used, so ``import heldout.dependent`` costs nothing.
-
-Examples
---------
->>> import heldout.dependent as w
->>> callable(w.Allocation)
-True
 """
 
 from __future__ import annotations
 
-from heldout._lazy import attach
+from heldout._lazy import face
 
 #: Public name -> the module of this wing that defines it.
 WHERE = {
@@ -60,5 +53,4 @@ WHERE = {
     "variance_components": "repeated",
 }
 
-__all__ = sorted(WHERE)
-__getattr__, __dir__ = attach(__name__, WHERE)
+__all__, __getattr__, __dir__ = face(__name__, WHERE)

@@ -160,27 +160,10 @@ def stratified_mean(
     >>> round(r.estimate, 4), round(r.unweighted, 4)
     (0.5417, 0.6)
     """
-    from heldout.dependent.clustered import (
-        _alpha,
-        _choice,
-        _scores,
-        cluster_codes,
-        clustered_mean,
-    )
+    from heldout.dependent.clustered import _alpha, _choice, _scores, cluster_codes
 
     y = _scores(scores)
-    arr = _inputs.array(strata, "strata")  # a ragged list: a ValueError naming strata
-    if arr.ndim != 1 or arr.shape[0] != y.size:
-        raise ValueError(
-            f"strata must have one label per item: got shape {arr.shape} for {y.size} items"
-        )
-    try:
-        labels, codes = np.unique(arr, return_inverse=True)
-    except TypeError:
-        raise ValueError(
-            "strata must hold labels of one sortable kind (numbers or strings)"
-        ) from None
-    codes = codes.reshape(-1)
+    labels, codes = _strata_codes(strata, y.size)
     a = _alpha(alpha)
     method = _choice(method, ("auto", "wilson", "t", "normal"), "method")
     binary = bool(np.all((y == 0) | (y == 1)))
@@ -191,26 +174,12 @@ def stratified_mean(
     sizes = np.bincount(codes, minlength=labels.size)
     keys = labels.tolist()
     w = _stratum_weights(keys, sizes, shares)
+    cl = None
     if clusters is not None:
         cl = _inputs.array(clusters, "clusters")
         cluster_codes(cl, y.size)  # checks length and labels
-    var_h = np.empty(labels.size)
-    dof_h = np.empty(labels.size)
     means = np.bincount(codes, weights=y, minlength=labels.size) / sizes
-    for h in range(labels.size):
-        part = y[codes == h]
-        if clusters is None:
-            if part.size < 2:
-                raise _too_few_items(keys[h], part.size)
-            var_h[h] = part.var(ddof=1) / part.size
-            dof_h[h] = part.size - 1
-        else:
-            try:
-                r = clustered_mean(part, cl[codes == h], method="t")
-            except ValueError as exc:
-                raise ValueError(f"clusters within stratum {keys[h]!r}: {exc}") from None
-            var_h[h] = r.se_cluster**2
-            dof_h[h] = r.clusters - 1
+    var_h, dof_h = _stratum_variances(y, codes, keys, cl)
     return _stratified_from_parts(
         keys,
         sizes,
@@ -223,6 +192,49 @@ def stratified_mean(
         unweighted=float(y.mean()),
         se_unweighted=float(y.std(ddof=1) / np.sqrt(y.size)),
     )
+
+
+def _strata_codes(strata, n_items: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted stratum labels and each item's index into them (checked: one per item)."""
+    arr = _inputs.array(strata, "strata")  # a ragged list: a ValueError naming strata
+    if arr.ndim != 1 or arr.shape[0] != n_items:
+        raise ValueError(
+            f"strata must have one label per item: got shape {arr.shape} for {n_items} items"
+        )
+    try:
+        labels, codes = np.unique(arr, return_inverse=True)
+    except TypeError:
+        raise ValueError(
+            "strata must hold labels of one sortable kind (numbers or strings)"
+        ) from None
+    return labels, codes.reshape(-1)
+
+
+def _stratum_variances(y, codes, keys, cl) -> tuple[np.ndarray, np.ndarray]:
+    """Each stratum's variance of its mean and its degrees of freedom.
+
+    ``s_h^2 / n_h`` and ``n_h - 1``; with cluster labels ``cl``, the cluster-robust variance of
+    :func:`heldout.dependent.clustered.clustered_mean` within the stratum and ``G_h - 1``.
+    """
+    from heldout.dependent.clustered import clustered_mean
+
+    var_h = np.empty(len(keys))
+    dof_h = np.empty(len(keys))
+    for h in range(len(keys)):
+        part = y[codes == h]
+        if cl is None:
+            if part.size < 2:
+                raise _too_few_items(keys[h], part.size)
+            var_h[h] = part.var(ddof=1) / part.size
+            dof_h[h] = part.size - 1
+        else:
+            try:
+                r = clustered_mean(part, cl[codes == h], method="t")
+            except ValueError as exc:
+                raise ValueError(f"clusters within stratum {keys[h]!r}: {exc}") from None
+            var_h[h] = r.se_cluster**2
+            dof_h[h] = r.clusters - 1
+    return var_h, dof_h
 
 
 def _too_few_items(label, size: int) -> ValueError:

@@ -1,26 +1,19 @@
 """Beyond accuracy: every metric of a predictions file, with intervals.
 
+A public name is importable from here (``from heldout.metrics import auc_interval``) and its module
+is imported when it is first used (:func:`heldout._lazy.face`).
+
 Rates on their own denominators (``rates``), F1 and balanced accuracy (``fscore``), the
 AUC (``auc``), proper scores (``scores``), class proportions (``multinomial``), the paired
 bootstrap (``bootstrap``), the test mean squared error (``regression``), result objects
 (``estimate``), reading a predictions file (``prediction_files``) and everything at once
 (``evaluate``), also for files larger than memory through DuckDB or Dask (``engine``),
 with one rule for what a model column holds (``column_kinds``).
-
-Every public function and result class of the wing is importable from here
-(``from heldout.metrics import auc_interval``); each module is imported the first time one
-of its names is used, so ``import heldout.metrics`` costs nothing.
-
-Examples
---------
->>> import heldout.metrics as w
->>> callable(w.auc_interval)
-True
 """
 
 from __future__ import annotations
 
-from heldout._lazy import attach
+from heldout._lazy import face
 
 #: Public name -> the module of this wing that defines it.
 WHERE = {
@@ -117,5 +110,4 @@ WHERE = {
     "tuned_threshold": "threshold_optimism",
 }
 
-__all__ = sorted(WHERE)
-__getattr__, __dir__ = attach(__name__, WHERE)
+__all__, __getattr__, __dir__ = face(__name__, WHERE)

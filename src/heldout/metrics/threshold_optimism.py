@@ -227,6 +227,8 @@ def split_threshold(
     )  # fmt: skip
 
 
+# Its signature repeats split_threshold's (both public, same data and metric); what the two
+# compute in common is in _prepare, _best and _interval.
 def crossfit_threshold(
     y: ArrayLike,
     scores: ArrayLike,
@@ -246,13 +248,10 @@ def crossfit_threshold(
 
     Parameters
     ----------
-    y : array_like of 0/1, shape (n,)
-    scores : array_like, shape (n,)
-    metric : {"accuracy", "balanced_accuracy", "f1"}
-    alpha : float
+    y, scores, metric, alpha, seed
+        As in :func:`split_threshold`.
     folds : int
         At least 2.
-    seed : int, Generator or None
 
     Returns
     -------
@@ -261,9 +260,8 @@ def crossfit_threshold(
     Examples
     --------
     >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> y = np.r_[np.ones(300), np.zeros(300)]
-    >>> s = np.r_[rng.normal(1.5, 1, 300), rng.normal(0, 1, 300)]
+    >>> y = np.repeat([1, 0], 300)
+    >>> s = np.random.default_rng(0).normal(1.5 * y, 1.0)
     >>> r = crossfit_threshold(y, s, "accuracy", seed=1)
     >>> bool(r.low < r.value < r.high), len(r.threshold)
     (True, 5)

@@ -1,5 +1,8 @@
 """No fresh test set: cross-validation and a holdout used too often.
 
+A public name is importable from here (``from heldout.resampling import corrected_t``) and its module
+is imported when it is first used (:func:`heldout._lazy.face`).
+
 Tests comparing two learners on per-fold scores (``cv``), the paired per-fold scores
 themselves (``cv_scores``), naive and nested cross-validation intervals (``cv_interval``),
 the simulations behind them (``cv_simulation``), A better / practically equivalent / B
@@ -7,21 +10,11 @@ better across folds and across data sets (``bayes``), several learners over many
 (``many_datasets``: Friedman, Nemenyi, pairwise Wilcoxon with Holm; ``hierarchical``: the
 hierarchical model over data sets and folds), and adaptive reuse of a holdout: the
 Ladder, Thresholdout (``reuse``).
-
-Every public function and result class of the wing is importable from here
-(``from heldout.resampling import corrected_t``); each module is imported the first time one
-of its names is used, so ``import heldout.resampling`` costs nothing.
-
-Examples
---------
->>> import heldout.resampling as w
->>> callable(w.corrected_t)
-True
 """
 
 from __future__ import annotations
 
-from heldout._lazy import attach
+from heldout._lazy import face
 
 #: Public name -> the module of this wing that defines it.
 WHERE = {
@@ -88,5 +81,4 @@ WHERE = {
     "wilcoxon_pvalues": "many_datasets",
 }
 
-__all__ = sorted(WHERE)
-__getattr__, __dir__ = attach(__name__, WHERE)
+__all__, __getattr__, __dir__ = face(__name__, WHERE)

@@ -245,7 +245,7 @@ def corrected_t(scores_a, scores_b, test_fraction: float, alternative: str = "tw
     test_fraction
         ``n_2 / n``, the share of the rows in each test part, strictly between 0 and 1.
     alternative
-        ``"two-sided"`` (default), ``"greater"`` (A's scores larger) or ``"less"``.
+        As in :func:`naive_t`.
 
     Returns
     -------
@@ -298,7 +298,7 @@ def five_by_two_t(scores_a, scores_b, alternative: str = "two-sided") -> CVTest:
     scores_a, scores_b
         Ten scores each, in fold order.
     alternative
-        ``"two-sided"`` (default), ``"greater"`` (A's scores larger) or ``"less"``.
+        As in :func:`naive_t`.
 
     Returns
     -------
@@ -342,22 +342,16 @@ def five_by_two_f(scores_a, scores_b) -> CVTest:
     values reject).  It is two-sided by construction and does not depend on
     which fold comes first.
 
-    Parameters
-    ----------
-    scores_a, scores_b
-        Ten scores each, in fold order.
-
-    Returns
-    -------
-    CVTest
+    Takes the ten scores of each learner as :func:`five_by_two_t` does and returns a
+    :class:`CVTest`.
 
     Examples
     --------
     >>> a = [0.90, 0.88, 0.91, 0.89, 0.90, 0.90, 0.87, 0.89, 0.92, 0.90]
     >>> b = [0.86, 0.87, 0.88, 0.88, 0.88, 0.86, 0.86, 0.87, 0.88, 0.89]
-    >>> r = five_by_two_f(a, b)
-    >>> round(r.statistic, 3), round(r.p_value, 4)
-    (2.556, 0.156)
+    >>> f = five_by_two_f(a, b)
+    >>> round(f.statistic, 3), round(f.p_value, 4), (f.df, f.df_denominator)
+    (2.556, 0.156, (10.0, 5.0))
     """
     d, total = _five_by_two(scores_a, scores_b)
     f = float((d**2).sum() / (2.0 * total))

@@ -169,6 +169,66 @@ def _p_value(test, *args, **kwargs) -> float:
         return 1.0 if np.all(d == 0) else 0.0
 
 
+def _split_scores(learners, X, y, parts, X_new, y_new):
+    """Scores of both learners on each split, their per-item results, the true gaps.
+
+    ``learners`` is ``((learner_a, columns_a), (learner_b, columns_b))``; the gap of a split is
+    B's error minus A's on the fresh rows ``X_new`` (0 when there are none).
+    """
+    (pa, na), (pb, nb) = (
+        predict_splits(learner, X[:, cols], y, parts, None if X_new is None else X_new[:, cols])
+        for learner, cols in learners
+    )
+    right = [(a == y[te], b == y[te]) for a, b, (_, te) in zip(pa, pb, parts, strict=True)]
+    sa = np.array([ra.mean() for ra, _ in right])
+    sb = np.array([rb.mean() for _, rb in right])
+    gap = np.zeros(len(parts))
+    if X_new is not None:
+        gap = np.array(
+            [np.mean(b != y_new) - np.mean(a != y_new) for a, b in zip(na, nb, strict=True)]
+        )
+    return sa, sb, right, gap
+
+
+def _test_p_values(by, sa, sb, right, kfold_fraction, resampled_fraction):
+    """Each test's p-value on one data set (``by``: the designs' rows of ``sa`` and ``sb``)."""
+    i, j, five = by["kfold"], by["resampled"], by["5x2"]
+    return {
+        "naive_kfold": _p_value(cv.naive_t, sa[i], sb[i]),
+        "corrected_kfold": _p_value(cv.corrected_t, sa[i], sb[i], kfold_fraction),
+        "naive_resampled": _p_value(cv.naive_t, sa[j], sb[j]),
+        "corrected_resampled": _p_value(cv.corrected_t, sa[j], sb[j], resampled_fraction),
+        # McNemar's test on the items of the first random split
+        "mcnemar": cv.mcnemar_split(*right[j[0]]).p_value,
+        "5x2cv": _p_value(cv.five_by_two_t, sa[five], sb[five]),
+        "5x2cv-f": _p_value(cv.five_by_two_f, sa[five], sb[five]),
+    }
+
+
+def _true_gaps(gaps, reps):
+    """Each test's mean true gap over the data sets (that of its design) and its standard error."""
+    gap_design = {key: TESTS[key][1] for key in TESTS}
+    true_gap = {key: float(np.mean(gaps[d])) for key, d in gap_design.items()}
+    true_gap_se = {
+        key: float(np.std(gaps[d], ddof=1) / np.sqrt(len(gaps[d]))) if reps > 1 else 0.0
+        for key, d in gap_design.items()
+    }
+    return true_gap, true_gap_se
+
+
+def _simulation_sizes(n, reps, k, resamples, resample_fraction, alpha):
+    """The checked ``(n, reps, k, resamples, alpha)`` of :func:`simulate_tests`."""
+    n = whole(n, "n", minimum=10)
+    reps = whole(reps, "reps", minimum=1)
+    check_work(n, 10**7, "n (rows per data set)")
+    check_work(reps, 10**6, "reps (simulated data sets)")
+    k = whole(k, "k", minimum=2)
+    resamples = whole(resamples, "resamples", minimum=2)
+    check_work(reps * resamples * n, 10**10, "reps times resamples times n")
+    as_probability(number(resample_fraction, "resample_fraction"), "resample_fraction")
+    return n, reps, k, resamples, float(as_probability(number(alpha, "alpha"), "alpha"))
+
+
 def simulate_tests(
     problem: TwoViews,
     learner_a,
@@ -217,40 +277,16 @@ def simulate_tests(
     """
     if not isinstance(problem, TwoViews):
         raise ValueError(f"problem must be a TwoViews instance, got {type(problem).__name__}")
-    n = whole(n, "n", minimum=10)
-    reps = whole(reps, "reps", minimum=1)
-    check_work(n, 10**7, "n (rows per data set)")
-    check_work(reps, 10**6, "reps (simulated data sets)")
-    k = whole(k, "k", minimum=2)
-    resamples = whole(resamples, "resamples", minimum=2)
-    check_work(reps * resamples * n, 10**10, "reps times resamples times n")
-    as_probability(number(resample_fraction, "resample_fraction"), "resample_fraction")
-    alpha = float(as_probability(number(alpha, "alpha"), "alpha"))
+    n, reps, k, resamples, alpha = _simulation_sizes(
+        n, reps, k, resamples, resample_fraction, alpha
+    )
     gen = make_rng(seed)
     ca, cb = problem.columns_a, problem.columns_b
     p = {key: np.empty(reps) for key in TESTS}
     five_d = np.empty((reps, 5, 2))
     gaps: dict[str, list[float]] = {d: [] for d in ("kfold", "resampled", "5x2", "split")}
     # one number per data set and design: the mean over its splits of B's true error minus A's
-
-    def run(X, y, parts, X_new, y_new):
-        """Scores of both learners on each split, their per-item results, the true gaps."""
-        pa, na = predict_splits(
-            learner_a, X[:, ca], y, parts, None if X_new is None else X_new[:, ca]
-        )
-        pb, nb = predict_splits(
-            learner_b, X[:, cb], y, parts, None if X_new is None else X_new[:, cb]
-        )
-        right = [(a == y[te], b == y[te]) for a, b, (_, te) in zip(pa, pb, parts, strict=True)]
-        sa = np.array([ra.mean() for ra, _ in right])
-        sb = np.array([rb.mean() for _, rb in right])
-        gap = np.zeros(len(parts))
-        if X_new is not None:
-            gap = np.array(
-                [np.mean(b != y_new) - np.mean(a != y_new) for a, b in zip(na, nb, strict=True)]
-            )
-        return sa, sb, right, gap
-
+    learners = (learner_a, ca), (learner_b, cb)
     with single_thread():
         for r in range(reps):
             X, y = problem.sample(n, seed=gen)
@@ -261,37 +297,24 @@ def simulate_tests(
             )
             five = splits(n, "5x2", seed=gen)
             # one call per learner for every split of the three designs (fast paths share work)
-            sa, sb, right, gap = run(X, y, kfold + resampled + five, X_new, y_new)
+            sa, sb, right, gap = _split_scores(
+                learners, X, y, kfold + resampled + five, X_new, y_new
+            )
             cut = np.cumsum([len(kfold), len(resampled)])
             by = dict(
                 zip(("kfold", "resampled", "5x2"), np.split(np.arange(len(sa)), cut), strict=True)
             )
             for design, idx in by.items():
                 gaps[design].append(gap[idx].mean())
-            i = by["kfold"]
-            p["naive_kfold"][r] = _p_value(cv.naive_t, sa[i], sb[i])
-            p["corrected_kfold"][r] = _p_value(cv.corrected_t, sa[i], sb[i], 1.0 / k)
-            i = by["resampled"]
             f = len(resampled[0][1]) / n
-            p["naive_resampled"][r] = _p_value(cv.naive_t, sa[i], sb[i])
-            p["corrected_resampled"][r] = _p_value(cv.corrected_t, sa[i], sb[i], f)
-            # McNemar's test on the items of the first random split
-            p["mcnemar"][r] = cv.mcnemar_split(*right[i[0]]).p_value
-            gaps["split"].append(gap[i[0]])
+            for key, value in _test_p_values(by, sa, sb, right, 1.0 / k, f).items():
+                p[key][r] = value
+            gaps["split"].append(gap[by["resampled"][0]])
             i = by["5x2"]
             five_d[r] = (sa[i] - sb[i]).reshape(5, 2)
-            p["5x2cv"][r] = _p_value(cv.five_by_two_t, sa[i], sb[i])
-            p["5x2cv-f"][r] = _p_value(cv.five_by_two_f, sa[i], sb[i])
     rejection = {key: float(np.mean(v <= alpha)) for key, v in p.items()}
     se = {key: float(np.sqrt(r * (1 - r) / reps)) for key, r in rejection.items()}
-    gap_design = {key: TESTS[key][1] for key in TESTS}
-    true_gap = true_gap_se = None
-    if track_truth:
-        true_gap = {key: float(np.mean(gaps[d])) for key, d in gap_design.items()}
-        true_gap_se = {
-            key: float(np.std(gaps[d], ddof=1) / np.sqrt(len(gaps[d]))) if reps > 1 else 0.0
-            for key, d in gap_design.items()
-        }
+    true_gap, true_gap_se = _true_gaps(gaps, reps) if track_truth else (None, None)
     return TestSimulation(
         rejection,
         se,

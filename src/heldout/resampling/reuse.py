@@ -460,6 +460,43 @@ def boosting_attack(
     >>> {m: round(float(v[0]), 2) for m, v in r.reported.items()}
     {'naive': 0.72, 'ladder': 0.53, 'parameter-free': 0.53, 'thresholdout': 0.53}
     """
+    n, queries, cps, train_rows = _attack_sizes(n, queries, mechanisms, checkpoints, train_rows)
+    gen = make_rng(seed)
+    y = gen.integers(0, 2, size=n, dtype=np.int8)
+    U = gen.integers(0, 2, size=(queries, n), dtype=np.int8)  # holdout predictions
+    correct = U == y
+    acc = correct.mean(axis=1)
+    need_train = "thresholdout" in mechanisms
+    train = None
+    if need_train:
+        y_tr = gen.integers(0, 2, size=train_rows, dtype=np.int8)
+        V = gen.integers(0, 2, size=(queries, train_rows), dtype=np.int8)
+        train = (y_tr, V, (V == y_tr).mean(axis=1))
+    reported, holdout, selected = {}, {}, {}
+    used = None
+    budget_value = queries + len(cps) if budget is None else budget
+    for mech in mechanisms:
+        if mech == "naive":
+            state = None
+        elif mech == "ladder":
+            state = Ladder("fixed", step=step)
+        elif mech == "parameter-free":
+            state = Ladder("parameter-free")
+        else:
+            state = Thresholdout(threshold, sigma, budget_value, seed=gen)
+        rep, hold, sel = _attack_one(mech, state, cps, y, U, correct, acc, train)
+        if mech == "thresholdout":
+            used = budget_value - state.budget_left
+        reported[mech] = np.array(rep)
+        holdout[mech] = np.array(hold)
+        selected[mech] = np.array(sel)
+    return AttackResult(
+        cps, reported, holdout=holdout, selected=selected, n=n, holdout_answers=used
+    )
+
+
+def _attack_sizes(n, queries, mechanisms, checkpoints, train_rows):
+    """The checked ``(n, queries, checkpoints, train_rows)`` of :func:`boosting_attack`."""
     n = _whole(n, "n", 2)
     queries = _whole(queries, "queries", 1)
     if n * queries > 200_000_000:
@@ -477,75 +514,58 @@ def boosting_attack(
     train_rows = n if train_rows is None else _whole(train_rows, "train_rows", 2)
     if "thresholdout" in mechanisms:
         check_elements(float(queries) * train_rows, "queries x train_rows")
-    gen = make_rng(seed)
-    y = gen.integers(0, 2, size=n, dtype=np.int8)
-    U = gen.integers(0, 2, size=(queries, n), dtype=np.int8)  # holdout predictions
-    correct = U == y
-    acc = correct.mean(axis=1)
-    need_train = "thresholdout" in mechanisms
+    return n, queries, cps, train_rows
+
+
+def _attack_one(mech, state, cps, y, U, correct, acc, train):
+    """One mechanism's run: at each checkpoint the score shown, the holdout accuracy, the kept.
+
+    ``train`` is ``(labels, predictions, accuracies)`` of the training rows, or None when no
+    mechanism needs them.
+    """
+    need_train = train is not None
     if need_train:
-        y_tr = gen.integers(0, 2, size=train_rows, dtype=np.int8)
-        V = gen.integers(0, 2, size=(queries, train_rows), dtype=np.int8)
-        acc_tr = (V == y_tr).mean(axis=1)
-    reported, holdout, selected = {}, {}, {}
-    used = None
-    budget_value = queries + len(cps) if budget is None else budget
-    for mech in mechanisms:
-        if mech == "naive":
-            state = None
-        elif mech == "ladder":
-            state = Ladder("fixed", step=step)
-        elif mech == "parameter-free":
-            state = Ladder("parameter-free")
-        else:
-            state = Thresholdout(threshold, sigma, budget_value, seed=gen)
-        keep = np.zeros(queries, dtype=bool)
-        rep, hold, sel = [], [], []
-        votes = np.zeros(n, dtype=np.int64)
-        votes_tr = np.zeros(train_rows, dtype=np.int64) if need_train else None
-        count = 0
-        start = 0
-        for cp in cps:
-            for t in range(start, cp):
-                if mech == "naive":
-                    keep[t] = acc[t] > 0.5
-                elif mech in ("ladder", "parameter-free"):
-                    before = state.best
-                    losses = 1.0 - correct[t] if mech == "parameter-free" else 1.0 - acc[t]
-                    keep[t] = state.submit(losses) != before
-                elif not state.exhausted:
-                    keep[t] = state.query(acc_tr[t], acc[t]) > 0.5
-                if keep[t]:
-                    votes += U[t]
-                    if need_train:
-                        votes_tr += V[t]
-                    count += 1
-            start = cp
-            final = _majority(votes, count)
-            final_acc = float(np.mean(final == y))
+        y_tr, V, acc_tr = train
+    keep = np.zeros(U.shape[0], dtype=bool)
+    rep, hold, sel = [], [], []
+    votes = np.zeros(U.shape[1], dtype=np.int64)
+    votes_tr = np.zeros(V.shape[1], dtype=np.int64) if need_train else None
+    count = 0
+    start = 0
+    for cp in cps:
+        for t in range(start, cp):
             if mech == "naive":
-                shown = final_acc
+                keep[t] = acc[t] > 0.5
             elif mech in ("ladder", "parameter-free"):
-                board = copy.deepcopy(state)
-                losses = 1.0 - (final == y) if mech == "parameter-free" else 1.0 - final_acc
-                shown = 1.0 - board.submit(losses)
+                before = state.best
+                losses = 1.0 - correct[t] if mech == "parameter-free" else 1.0 - acc[t]
+                keep[t] = state.submit(losses) != before
             elif not state.exhausted:
-                final_tr = float(np.mean(_majority(votes_tr, count) == y_tr))
-                probe = copy.deepcopy(state)
-                shown = probe.query(final_tr, final_acc)
-            else:  # frozen: the last score given (chance if none was given)
-                shown = rep[-1] if rep else 0.5
-            rep.append(shown)
-            hold.append(final_acc)
-            sel.append(count)
-        if mech == "thresholdout":
-            used = budget_value - state.budget_left
-        reported[mech] = np.array(rep)
-        holdout[mech] = np.array(hold)
-        selected[mech] = np.array(sel)
-    return AttackResult(
-        cps, reported, holdout=holdout, selected=selected, n=n, holdout_answers=used
-    )
+                keep[t] = state.query(acc_tr[t], acc[t]) > 0.5
+            if keep[t]:
+                votes += U[t]
+                if need_train:
+                    votes_tr += V[t]
+                count += 1
+        start = cp
+        final = _majority(votes, count)
+        final_acc = float(np.mean(final == y))
+        if mech == "naive":
+            shown = final_acc
+        elif mech in ("ladder", "parameter-free"):
+            board = copy.deepcopy(state)
+            losses = 1.0 - (final == y) if mech == "parameter-free" else 1.0 - final_acc
+            shown = 1.0 - board.submit(losses)
+        elif not state.exhausted:
+            final_tr = float(np.mean(_majority(votes_tr, count) == y_tr))
+            probe = copy.deepcopy(state)
+            shown = probe.query(final_tr, final_acc)
+        else:  # frozen: the last score given (chance if none was given)
+            shown = rep[-1] if rep else 0.5
+        rep.append(shown)
+        hold.append(final_acc)
+        sel.append(count)
+    return rep, hold, sel
 
 
 def attack_expected_accuracy(n, queries) -> float:

@@ -1,25 +1,18 @@
 """The MNIST case study: data, writers, models, kernels, costs and schedule.
 
+A public name is importable from here (``from heldout.book.mnist import load_mnist``) and its module
+is imported when it is first used (:func:`heldout._lazy.face`).
+
 ``data`` (offline MNIST with checksums), ``qmnist`` (who wrote each digit), ``models``
 (the model comparison with a prediction cache), ``kernels`` (libsvm's kernel matrices),
 ``mnist_costs`` and ``schedule`` (the run-time plan of the fits), ``digit_pool`` (coverage
 on the digits the book's subset leaves out), ``writer_leak`` (writer-disjoint splits),
 ``standin`` (whether the digits are installed, and the lessons' stand-in when they are not).
-
-Every public function and result class of the wing is importable from here
-(``from heldout.book.mnist import load_mnist``); each module is imported the first time one
-of its names is used, so ``import heldout.book.mnist`` costs nothing.
-
-Examples
---------
->>> import heldout.book.mnist as w
->>> callable(w.load_mnist)
-True
 """
 
 from __future__ import annotations
 
-from heldout._lazy import attach
+from heldout._lazy import face
 
 #: Public name -> the module of this wing that defines it.
 WHERE = {
@@ -109,5 +102,4 @@ WHERE = {
     "writers_path": "qmnist",
 }
 
-__all__ = sorted(WHERE)
-__getattr__, __dir__ = attach(__name__, WHERE)
+__all__, __getattr__, __dir__ = face(__name__, WHERE)
