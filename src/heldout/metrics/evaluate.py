@@ -57,7 +57,7 @@ The report is built once, from statistics: :func:`evaluate` reduces the columns 
 mergeable statistics the out-of-core engine computes (``_statistics``,
 ``_multi_statistics``: cell counts, pair tables, loss moments, DeLong's placement
 values, right/wrong patterns, per-cluster sums) and
-:func:`heldout.metrics.report.build_report` turns them into the report, as it does for
+``heldout.metrics.report.build_report`` turns them into the report, as it does for
 :func:`heldout.metrics.engine.evaluate_files`; what needs every item (the AUC's
 cluster bootstrap, ...) is listed in :mod:`heldout.metrics.report`.
 :func:`heldout.metrics.report.metric_entry` / :func:`heldout.metrics.report.pair_entry`
@@ -456,7 +456,7 @@ def _groups(values, name: str, n: int) -> np.ndarray | None:
 
 # --------------------------------------------------------------------------- statistics
 class _Items:
-    """What only the items in memory give :func:`heldout.metrics.report.build_report`:
+    """What only the items in memory give ``heldout.metrics.report.build_report``:
     the AUC's cluster bootstrap, the stratified estimates from the items, the accuracy's
     best set beyond 62 models, and the bootstrap's small-sample warnings."""
 
