@@ -369,6 +369,9 @@ def _answer_key(app):
             if target is not None:
                 block.append(_relink(str(sol), page))
         parts.append("\n".join(block))
+    # the copied exercises and solutions hold math: Sphinx adds MathJax only to pages whose
+    # doctree has some, and a collected page has none, so the math domain is told
+    app.env.get_domain("math").data.setdefault("has_equations", {})[ANSWER_KEY] = True
     yield (ANSWER_KEY, {"title": "Answer key", "body": "\n".join(parts)}, "page.html")
 
 

@@ -379,7 +379,7 @@ def page_text_problems(page_html: str) -> list[str]:
 
 
 # Chapters that legitimately have no figure; every other chapter page must show one.
-FIGURE_FREE = {"notebooks/reproduction_ledger.html"}
+FIGURE_FREE = {"notebooks/reproduction_ledger.html", "notebooks/answer-key.html"}
 
 _REFRESH = re.compile(r"""<meta[^>]+http-equiv=["']refresh["'][^>]+url=([^"'>]+)""", re.I)
 
