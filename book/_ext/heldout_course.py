@@ -326,6 +326,11 @@ class _LinkExerciseLabels(SphinxPostTransform):
                 continue
             doc, text = found
             inner = nodes.inline(text, text, classes=["heldout-exercise-ref"])
+            if self.app.builder.format != "html":
+                # the PDF prints the reference (its exercises carry the same numbers); the
+                # exercises' LaTeX labels are sphinx-exercise's own, which a refnode misses
+                node.replace_self(inner)
+                continue
             ref = make_refnode(
                 self.app.builder, self.env.docname, doc, node.astext(), inner, node.astext()
             )

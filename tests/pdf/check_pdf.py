@@ -44,7 +44,9 @@ FOLDING_TAGS = {"hide-input", "hide-cell"}
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})")
 _SOLUTION = re.compile(r"^Solution to Exercise \d+", re.M)
-_EXERCISE = re.compile(r"^Exercise \d+\b", re.M)
+# an exercise's heading: its number (chapter.place) and its title in parentheses; a
+# reference to an exercise in the text (the teaching page's plans) prints the number alone
+_EXERCISE = re.compile(r"^Exercise \d+(?:\.\d+)?\s*\(", re.M)
 _DIRECTIVE = {
     "exercise": re.compile(r"^\s*[`:]{3,}\{exercise(?:-start)?\}", re.M),
     "solution": re.compile(r"^\s*[`:]{3,}\{solution(?:-start)?\}", re.M),
