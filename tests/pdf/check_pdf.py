@@ -44,9 +44,10 @@ FOLDING_TAGS = {"hide-input", "hide-cell"}
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})")
 _SOLUTION = re.compile(r"^Solution to Exercise \d+", re.M)
-# an exercise's heading: its number (chapter.place) and its title in parentheses; a
-# reference to an exercise in the text (the teaching page's plans) prints the number alone
-_EXERCISE = re.compile(r"^Exercise \d+(?:\.\d+)?\s*\(", re.M)
+# an exercise's heading (its number, chapter.place, at the start of a line); on a page
+# without exercises such lines are references to other pages' exercises (the teaching
+# page's plans), which are not counted
+_EXERCISE = re.compile(r"^Exercise \d+(?:\.\d+)?\b", re.M)
 _DIRECTIVE = {
     "exercise": re.compile(r"^\s*[`:]{3,}\{exercise(?:-start)?\}", re.M),
     "solution": re.compile(r"^\s*[`:]{3,}\{solution(?:-start)?\}", re.M),
@@ -299,6 +300,8 @@ def check(pdf: Path, html: Path, root: Path = ROOT) -> Report:
         exercises = len(_DIRECTIVE["exercise"].findall(doc.text))
         solutions = len(_DIRECTIVE["solution"].findall(doc.text))
         got_ex, got_sol = len(_EXERCISE.findall(text)), len(_SOLUTION.findall(text))
+        if exercises == 0:
+            got_ex = 0  # references only (a printed solution is still caught below)
         report.lines.append(
             f"{doc.docname:32} pages {a + 1:>3}-{b:<3} figures {figures}/{want}"
             f"  exercises {got_ex}/{exercises}  solutions {got_sol}/{solutions}"
