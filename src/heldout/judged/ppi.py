@@ -192,6 +192,27 @@ def _z(alpha: float) -> float:
     return float(-special.ndtri(alpha / 2))
 
 
+def _ppi_result(mom, w, a: float, *, judge_mean, method: str, disagreements: int) -> JudgedMean:
+    """PPI's estimate with its normal interval, from the moments and the weight (one copy for
+    :func:`ppi_mean`, :func:`ppi_from_counts` and :func:`ppi_difference`)."""
+    lam = _lam_of(mom) if w == "tuned" else w
+    est, se = _combine(*mom, lam)
+    z = _z(a)
+    return JudgedMean(
+        float(est),
+        float(est - z * se),
+        float(est + z * se),
+        se=float(se),
+        weight=float(lam),
+        gold_items=int(mom[7]),
+        judge_items=int(mom[8]),
+        judge_mean=judge_mean,
+        method=method,
+        alpha=a,
+        disagreements=disagreements,
+    )
+
+
 def _weight_arg(weight):
     if isinstance(weight, str):
         return as_choice(weight, "weight", ("tuned",))
@@ -318,25 +339,18 @@ def ppi_mean(
     a = float(as_probability(alpha, "alpha", scalar=True))
     w = _weight_arg(weight)
     mom = _moments(y, fl, fu)
-    lam = _lam_of(mom) if w == "tuned" else w
-    est, se = _combine(*mom, lam)
     disagree = _disagreements(y, fl)
-    if lam > 0:
-        _warn_if_few(disagree, y.size, _fewest_kind(y))
-    z = _z(a)
-    return JudgedMean(
-        float(est),
-        float(est - z * se),
-        float(est + z * se),
-        se=float(se),
-        weight=lam,
-        gold_items=int(y.size),
-        judge_items=int(fu.size),
+    res = _ppi_result(
+        mom,
+        w,
+        a,
         judge_mean=(mom[1] * mom[7] + mom[5] * mom[8]) / (mom[7] + mom[8]),
         method=_method(w),
-        alpha=a,
         disagreements=disagree,
     )
+    if res.weight > 0:
+        _warn_if_few(disagree, y.size, _fewest_kind(y))
+    return res
 
 
 def ppi_from_counts(
@@ -396,25 +410,18 @@ def ppi_from_counts(
     mfu = k / big_n
     vfu = mfu * (1 - mfu) * big_n / (big_n - 1)
     mom = (my, mfl, vy, vfl, cov, mfu, vfu, n, big_n)
-    lam = _lam_of(mom) if w == "tuned" else w
-    est, se = _combine(*mom, lam)
     disagree = int(c10 + c01)
-    if lam > 0:
-        _warn_if_few(disagree, n, int(min(c11 + c10, c01 + c00)))
-    z = _z(a)
-    return JudgedMean(
-        float(est),
-        float(est - z * se),
-        float(est + z * se),
-        se=float(se),
-        weight=float(lam),
-        gold_items=n,
-        judge_items=big_n,
+    res = _ppi_result(
+        mom,
+        w,
+        a,
         judge_mean=(c11 + c01 + k) / (n + big_n),
         method=_method(w),
-        alpha=a,
         disagreements=disagree,
     )
+    if res.weight > 0:
+        _warn_if_few(disagree, n, int(min(c11 + c10, c01 + c00)))
+    return res
 
 
 def classical_mean(gold: ArrayLike, *, alpha: float = 0.05, method: str = "auto") -> JudgedMean:
@@ -596,26 +603,19 @@ def ppi_difference(
     a = float(as_probability(alpha, "alpha", scalar=True))
     w = _weight_arg(weight)
     mom = _moments(y, fl, fu)
-    lam = _lam_of(mom) if w == "tuned" else w
-    est, se = _combine(*mom, lam)
     binary = all(np.all((v == 0) | (v == 1)) for v in (ya, yb, fa, fb))
     disagree = int(np.count_nonzero(d != g)) if binary else -1
-    if lam > 0:
-        _warn_if_few(disagree, y.size, -1, "the PPI interval of the difference")
-    z = _z(a)
-    return JudgedMean(
-        float(est),
-        float(est - z * se),
-        float(est + z * se),
-        se=float(se),
-        weight=lam,
-        gold_items=int(y.size),
-        judge_items=int(fu.size),
+    res = _ppi_result(
+        mom,
+        w,
+        a,
         judge_mean=float((fl.sum() + fu.sum()) / (fl.size + fu.size)),
         method=_method(w) + " difference",
-        alpha=a,
         disagreements=disagree,
     )
+    if res.weight > 0:
+        _warn_if_few(disagree, y.size, -1, "the PPI interval of the difference")
+    return res
 
 
 def stratified_ppi_mean(
