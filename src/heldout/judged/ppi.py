@@ -353,6 +353,22 @@ def ppi_mean(
     return res
 
 
+def _gold_table(table: ArrayLike, most: int = MAX_ITEMS) -> tuple[int, int, int, int]:
+    """The gold items' 2 x 2 table checked: its cells ``n11, n10, n01, n00`` (rows: people's
+    grade right, wrong; columns: the judge passed, failed), counting 2 to ``most`` items
+    (also :func:`heldout.judged.misclassification.rogan_gladen_from_counts`' check)."""
+    t = as_count(table, "table")
+    if t.shape != (2, 2):
+        raise ValueError(
+            "table must be 2 x 2: [[right & passed, right & failed], [wrong & passed, "
+            f"wrong & failed]], got shape {t.shape}"
+        )
+    n = int(t.sum())
+    if n < 2 or n > most:
+        raise ValueError(f"table must count between 2 and {most:,} gold items, got {n}")
+    return int(t[0, 0]), int(t[0, 1]), int(t[1, 0]), int(t[1, 1])
+
+
 def ppi_from_counts(
     table: ArrayLike,
     judge_passed: int,
@@ -390,20 +406,13 @@ def ppi_from_counts(
     >>> [round(v, 4) for v in r], r.disagreements
     ([0.75, 0.6957, 0.8043], 30)
     """
-    t = as_count(table, "table")
-    if t.shape != (2, 2):
-        raise ValueError(
-            "table must be 2 x 2: [[right & passed, right & failed], [wrong & passed, "
-            f"wrong & failed]], got shape {t.shape}"
-        )
-    n = int(t.sum())
-    if n < 2 or n > MAX_ITEMS:
-        raise ValueError(f"table must count between 2 and {MAX_ITEMS:,} gold items, got {n}")
+    cells = _gold_table(table)
+    n = sum(cells)
     big_n = int(as_count(judge_items, "judge_items", minimum=2, maximum=MAX_ITEMS, scalar=True))
     k = int(as_count(judge_passed, "judge_passed", maximum=big_n, scalar=True))
     a = float(as_probability(alpha, "alpha", scalar=True))
     w = _weight_arg(weight)
-    c11, c10, c01, c00 = (float(v) for v in t.ravel())
+    c11, c10, c01, c00 = (float(v) for v in cells)
     my, mfl = (c11 + c10) / n, (c11 + c01) / n
     vy, vfl = my * (1 - my) * n / (n - 1), mfl * (1 - mfl) * n / (n - 1)
     cov = (c11 / n - my * mfl) * n / (n - 1)
