@@ -175,13 +175,8 @@ def rogan_gladen_from_counts(
 
     Parameters
     ----------
-    table : array_like of int, shape (2, 2)
-        Gold items by people's grade (rows: right, wrong) and the judge's (columns: passed,
-        failed): ``[[right & passed, right & failed], [wrong & passed, wrong & failed]]``.
-    judge_passed : int
-        Judge-only items the judge passed.
-    judge_items : int
-        Judge-only items :math:`N` (at least 2).
+    table, judge_passed, judge_items
+        As in :func:`heldout.judged.ppi.ppi_from_counts` (the same check reads them).
     alpha : float
 
     Returns
