@@ -51,9 +51,9 @@ COVERAGE_CHECKS = (
 
 
 # Not heldout.book.metric_coverage.Coverage and its _coverage summary: that one drops the
-# sets where a metric is undefined (here every interval is defined), takes the Monte Carlo
-# error at the observed coverage (here at the promised level, for a rejection rate too),
-# and its fields (mcse, undefined, level) differ from the ones the operating-points lesson
+# sets where a metric is undefined (here every interval is defined), takes the larger Monte
+# Carlo error of the observed coverage and the promised level (here always the level's,
+# for a rejection rate too), and its fields (mcse, undefined, level) differ from the ones the operating-points lesson
 # and its tests read (mc_se).  The verdict on either comes from
 # heldout.book.chapter.coverage_verdict (level_verdict for the rejection rate).
 @dataclass(frozen=True)
