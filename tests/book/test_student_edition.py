@@ -9,7 +9,6 @@ the first and nowhere in the second (pages, sources, downloads, student notebook
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import sys
@@ -17,16 +16,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from file_modules import load as _load
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(name, module)  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
 
 
 course = _load("heldout_course", ROOT / "book" / "_ext" / "heldout_course.py")
