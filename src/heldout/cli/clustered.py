@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import argparse
 
-from heldout.cli import UsageError, alpha_option, calculator
+from heldout.cli import UsageError, alpha_option, calculator, choice_option
 from heldout.cli._parsing import shares as _shares
 
 #: Largest CSV file read (bytes); larger files should be summarised first.
@@ -377,12 +377,7 @@ def register(top, size) -> None:
         help="population shares of the strata, e.g. census=0.5,students=0.5",
     )
     alpha_option(p, level=True, help="one minus the confidence level")
-    p.add_argument(
-        "--correction",
-        choices=["CR1", "CR0"],
-        default="CR1",
-        help="small-sample factor G/(G-1) or none",
-    )
+    choice_option(p, "--correction", ["CR1", "CR0"], "CR1", "small-sample factor G/(G-1) or none")
     p.add_argument(
         "--bootstrap",
         type=int,
@@ -417,6 +412,4 @@ def register(top, size) -> None:
     )
     p.add_argument("--max-cluster-size", type=int, default=None, help="largest possible cluster")
     alpha_option(p, level=True, help="one minus the confidence level")
-    p.add_argument(
-        "--method", choices=["t", "normal"], default="t", help="Student t (default) or normal"
-    )
+    choice_option(p, "--method", ["t", "normal"], "t", "Student t (default) or normal")

@@ -39,7 +39,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from heldout._checks import as_count, as_floats, as_probability
-from heldout._result import Result, extra
+from heldout._result import EstimateResult, extra
 from heldout.judged.ppi import _gold_table
 
 __all__ = ["MIN_YOUDEN", "RoganGladen", "rogan_gladen", "rogan_gladen_from_counts"]
@@ -49,7 +49,7 @@ MIN_YOUDEN = 0.05
 
 
 @dataclass(frozen=True)
-class RoganGladen(Result):
+class RoganGladen(EstimateResult):
     """The Rogan-Gladen corrected rate.  Unpacks as ``(estimate, low, high)``.
 
     Attributes
@@ -75,10 +75,6 @@ class RoganGladen(Result):
     alpha : float
     """
 
-    estimate: float
-    low: float
-    high: float
-    se: float = extra()
     sensitivity: float = extra()
     specificity: float = extra()
     apparent: float = extra()

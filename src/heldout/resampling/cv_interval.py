@@ -290,10 +290,9 @@ def nested_cv_interval(
 
     Parameters
     ----------
-    estimator
-        A scikit-learn estimator (cloned for every fit).
-    X, y
-        The data.
+    estimator, X, y
+        As in :func:`naive_cv_interval`: a scikit-learn estimator (cloned for every fit)
+        and the data.
     k
         Number of folds (at least 3).
     reps
