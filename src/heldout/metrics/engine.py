@@ -744,13 +744,121 @@ def _multi_dask(ddf, label, models, clustered):
 
 
 # --------------------------------------------------------------------------- Dask
-def _dask_statistics(files, fmt, label, models, kinds, threshold, cluster=None, strata=None):
-    import dask
+def _read_dask(files, fmt):
+    """The log as a Dask frame of partitions near 32 MiB (pyarrow reads both formats)."""
     import dask.dataframe as dd
 
-    ddf = dd.read_parquet(files) if fmt == "parquet" else dd.read_csv(files)
+    if fmt == "parquet":
+        return dd.read_parquet(files, blocksize="32MiB")
+    return dd.read_csv(files, blocksize="32MB", engine="pyarrow")
+
+
+def _tree(parts: list, merge):
+    """The partitions' results added up pairwise (a tree of delayed merges)."""
+    import dask
+
+    merge = dask.delayed(merge, pure=True)
+    while len(parts) > 1:
+        parts = [merge(*parts[i : i + 2]) if i + 1 < len(parts) else parts[i]
+                 for i in range(0, len(parts), 2)]  # fmt: skip
+    return parts[0]
+
+
+def _dask_statistics(files, fmt, label, models, kinds, threshold, cluster=None, strata=None):
+    ddf = _read_dask(files, fmt)
     source = files[0] if len(files) == 1 else "the files"
     models = _columns(list(ddf.columns), label, models, source, cluster, strata)
+    if cluster is None and threshold > 0:  # one numpy pass per partition
+        stats = _numpy_passes(ddf, label, models, kinds, threshold, strata)
+    else:
+        stats = _frame_statistics(ddf, label, models, kinds, threshold, cluster, strata)
+    if strata is not None:
+        frame = ddf[[label, *models]].astype("float64").assign(_stratum=ddf[strata].astype(str))
+        if cluster is not None:
+            frame = frame.assign(_cluster=ddf[cluster].astype(str))
+        stats["strata"] = _strata_dask(frame, label, models, stats, threshold, cluster is not None)
+    return stats
+
+
+def _numpy_passes(ddf, label, models, kinds, threshold, strata) -> dict:
+    """The statistics by :mod:`heldout.metrics._partition_stats`: one pass over the
+    partitions (a second for the covariances of two or more scored models' placements)."""
+    import dask
+
+    from heldout.metrics import _partition_stats as ps
+
+    nulls = () if strata is None else (strata,)
+    keep = [label, *models, *nulls]
+    first = dask.delayed(ps.first_pass, pure=True)
+    parts = [first(p, label, models, threshold, nulls) for p in ddf[keep].to_delayed()]
+    (got,) = dask.compute(_tree(parts, ps.merge_first))
+    if got["nulls"] and got["nulls"][0]:
+        raise ValueError(f"the stratum column {strata!r} holds missing values")
+    row = [got["n"]]
+    for bad, whole, lo, hi in got["summary"]:
+        row += [bad, whole, lo, hi]
+    n, kind_of, source, several = _read_summary(row, models, kinds, label)
+    if several:
+        head = {"n": n, "kinds": kind_of, "kind_source": source, "multi": True}
+        frame = ddf[[label, *models]].astype("float64")
+        return {**head, **_multi_dask(frame, label, models, False)}
+    pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
+    at = {m: i for i, m in enumerate(models)}
+    proper = [m for m in models if kind_of[m] == "probabilities"]
+    keys = [(w, m) for m in proper for w in _PROPER]
+    keys += [(w, a, b) for i, a in enumerate(proper) for b in proper[i + 1 :] for w in _PROPER]
+    moments = {}
+    for key in keys:
+        count, mean, squares = got["moments"][(key[0], *(at[m] for m in key[1:]))]
+        moments[key] = (mean, float(np.sqrt(squares / (count - 1))) if count > 1 else 0.0)
+    stats = {"n": n, "n_positive": got["n_positive"], "kinds": kind_of, "kind_source": source}
+    stats["cells"] = {m: got["cells"][at[m]].astype(np.int64) for m in models}
+    stats["tables"] = {p: t.astype(np.int64) for p, t in zip(pairs, got["tables"], strict=True)}
+    stats["moments"] = moments
+    patterns = got["patterns"] if 1 < len(models) <= _MAX_MODELS_BEST else None
+    stats["patterns"] = _pattern_arrays(zip(*patterns, strict=True)) if patterns else None
+    scored = [m for m in models if kind_of[m] != "labels"]
+    tables = [got["values"][at[m]] for m in scored]
+    stats["delong"] = _delong_numpy(ddf, label, scored, tables, stats) if scored else None
+    return stats
+
+
+def _delong_numpy(ddf, label, scored, tables, stats):
+    """DeLong's means and covariances from the merged value tables (and, with two or
+    more scored models, one more pass for the covariances across models)."""
+    import dask
+
+    from heldout.metrics import _partition_stats as ps
+
+    n1 = stats["n_positive"]
+    n0 = stats["n"] - n1
+    if n1 == 0 or n0 == 0:
+        return None
+    k = len(scored)
+    means = {"v10": np.zeros(k), "v01": np.zeros(k)}
+    covs = {"v10": np.zeros((k, k)), "v01": np.zeros((k, k))}
+    lookups = []
+    for i, table in enumerate(tables):
+        v10, v01, m10, m01, var10, var01 = ps.placements(table, n1, n0)
+        means["v10"][i], means["v01"][i] = m10, m01
+        covs["v10"][i, i], covs["v01"][i, i] = var10, var01
+        lookups.append((table, v10, v01, m10, m01))
+    if k > 1:
+        sweep = dask.delayed(ps.covariance_pass, pure=True)
+        shared = dask.delayed(lookups, traverse=False)
+        frames = ddf[[label, *scored]].to_delayed()
+        parts = [sweep(p, label, scored, shared) for p in frames]
+        ((s10, s01),) = dask.compute(_tree(parts, ps.merge_covariance))
+        off = ~np.eye(k, dtype=bool)
+        covs["v10"][off] = (s10 / (n1 - 1))[off] if n1 > 1 else 0.0
+        covs["v01"][off] = (s01 / (n0 - 1))[off] if n0 > 1 else 0.0
+    return _delong_result(means, covs, n1, n0)
+
+
+def _frame_statistics(ddf, label, models, kinds, threshold, cluster, strata) -> dict:
+    """The statistics by Dask's frame operations (with clusters, or a threshold of 0)."""
+    import dask
+
     cols = [label, *models]
     groups = None if cluster is None else ddf[cluster]
     layers = None if strata is None else ddf[strata]
@@ -768,12 +876,7 @@ def _dask_statistics(files, fmt, label, models, kinds, threshold, cluster=None, 
             raise ValueError(f"the {what} column {column!r} holds missing values")
     if groups is not None:
         ddf = ddf.assign(_cluster=groups.astype(str))
-    if layers is not None:
-        ddf = ddf.assign(_stratum=layers.astype(str))
-    stats = _finish_dask(row, ddf, models, kinds, label, threshold, groups is not None)
-    if layers is not None:
-        stats["strata"] = _strata_dask(ddf, label, models, stats, threshold, groups is not None)
-    return stats
+    return _finish_dask(row, ddf, models, kinds, label, threshold, groups is not None)
 
 
 def _strata_dask(ddf, label, models, stats, threshold, clustered) -> dict:

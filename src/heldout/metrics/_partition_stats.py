@@ -1,0 +1,254 @@
+"""The Dask engine's mergeable statistics, one numpy pass per partition (issue 42).
+
+:mod:`heldout.metrics.engine` hands each partition of the log (a pandas frame) to
+:func:`first_pass`, which returns plain numpy arrays, and adds the partitions' results
+up pairwise (:func:`merge_first`, a tree of merges): the column summaries (missing
+values, whole numbers, minimum, maximum), every model's (label, prediction) cells,
+every pair's (label, A, B) cells, the right/wrong pattern counts, the count, mean and
+sum of squared deviations of every per-item loss (merged by Chan, Golub and LeVeque's
+pairwise update (The American Statistician, 1983), so no precision is lost to sums of squares) and, for
+each model, the numbers of positives and negatives at each distinct score (DeLong's
+placement tables).  With two or more scored models a second pass
+(:func:`covariance_pass`) looks each item up in those tables and sums the centred
+products of the placement values: their covariances.
+
+The predictions need no kind: with labels 0 and 1 a model of predicted labels holds 0
+and 1 (more values make the several-class report, built elsewhere), and for a threshold
+in (0, 1] ``x >= threshold`` is ``x == 1`` on them.  The losses are summed for every
+chunk whose values lie in [0, 1] (a probability column's are; the others are dropped
+once the kinds are known).  A partition's scores on a decimal grid (``rint(s 10^d) /
+10^d == s`` on every item, the rule of :func:`heldout.metrics.auc._grid_candidates`)
+are counted by whole-number codes with ``np.bincount``; others by ``np.unique``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_EPS = 1e-15  # clipping of probabilities in the log loss (heldout.metrics.item_losses.EPS)
+_MAX_DECIMALS = 9
+_MAX_PATTERN_BITS = 20  # patterns counted by bincount up to this many models, else np.unique
+
+
+def _column(frame, name) -> np.ndarray:
+    return frame[name].to_numpy(dtype="float64", na_value=np.nan)
+
+
+def _summary(x: np.ndarray) -> tuple:
+    """(missing or non-finite count, every value whole, minimum, maximum) of one column."""
+    finite = np.isfinite(x)
+    bad = int(x.size - np.count_nonzero(finite))
+    good = x if bad == 0 else x[finite]
+    if good.size == 0:
+        return bad, True, np.inf, -np.inf
+    return bad, bool(np.array_equal(np.rint(good), good)), float(good.min()), float(good.max())
+
+
+def _losses(p: np.ndarray, positive: np.ndarray, yv: np.ndarray) -> dict:
+    q = np.clip(p, _EPS, 1 - _EPS)
+    return {"brier": (p - yv) ** 2, "log_loss": -np.where(positive, np.log(q), np.log1p(-q))}
+
+
+def _moment(x: np.ndarray) -> tuple[int, float, float]:
+    """(count, mean, sum of squared deviations)."""
+    if x.size == 0:
+        return 0, 0.0, 0.0
+    mean = float(x.mean())
+    dev = x - mean
+    return int(x.size), mean, float(dev @ dev)
+
+
+def _merge_moment(a, b):
+    """Chan, Golub and LeVeque's pairwise update of (count, mean, squared deviations)."""
+    if a is None or b is None:
+        return None
+    (na, ma, sa), (nb, mb, sb) = a, b
+    if na == 0:
+        return b
+    if nb == 0:
+        return a
+    n = na + nb
+    delta = mb - ma
+    return n, ma + delta * nb / n, sa + sb + delta * delta * na * nb / n
+
+
+def _value_table(s: np.ndarray, positive: np.ndarray):
+    """Positives and negatives at each distinct score: ``(d, keys, negatives, positives)``.
+
+    ``d`` is the decimal grid (keys are the whole numbers ``rint(s 10^d)``) or ``None``
+    (keys are the scores themselves); keys sorted, each once.
+    """
+    from heldout.metrics.auc import _grid_candidates, _on_grid
+
+    if s.size:
+        limit = max(4 * s.size, 1 << 20)
+        lo, hi = float(s.min()), float(s.max())
+        for scale, low, high in _grid_candidates(s, (lo, hi), unlimited=True):
+            if high - low + 1 > limit:
+                break
+            if _on_grid(s, scale):
+                code = (np.rint(s * scale) - low).astype(np.int64)
+                both = np.bincount(2 * code + positive, minlength=2 * int(high - low + 1))
+                both = both.reshape(-1, 2)
+                seen = np.flatnonzero(both.any(axis=1))
+                d = round(np.log10(scale))
+                return d, seen + int(low), both[seen, 0], both[seen, 1]
+    keys, inverse = np.unique(s, return_inverse=True)
+    both = np.bincount(2 * inverse.ravel() + positive, minlength=2 * keys.size).reshape(-1, 2)
+    return None, keys, both[:, 0], both[:, 1]
+
+
+def _as_keys(table, d):
+    """The table's keys on grid ``d`` (whole numbers) or as scores (``d`` None)."""
+    own, keys = table[0], table[1]
+    if d is None:
+        return keys if own is None else keys / 10.0**own
+    return keys * 10 ** (d - own)
+
+
+def merge_tables(a, b):
+    """Two value tables of one model added up (keys on the finer grid, or scores)."""
+    d = None if a[0] is None or b[0] is None else max(a[0], b[0])
+    keys = np.concatenate([_as_keys(a, d), _as_keys(b, d)])
+    distinct, inverse = np.unique(keys, return_inverse=True)
+    neg = np.bincount(inverse, np.concatenate([a[2], b[2]]), distinct.size).astype(np.int64)
+    pos = np.bincount(inverse, np.concatenate([a[3], b[3]]), distinct.size).astype(np.int64)
+    return d, distinct, neg, pos
+
+
+def first_pass(frame, label: str, models: list[str], threshold: float, nulls: tuple = ()):
+    """Every statistic of one partition that needs no other partition (see module notes).
+
+    ``nulls``: further columns (the strata) whose missing values are counted.
+    """
+    y = _column(frame, label)
+    cols = [_column(frame, m) for m in models]
+    out = {"n": int(y.size), "summary": [_summary(x) for x in [y, *cols]]}
+    out["nulls"] = [int(frame[c].isna().sum()) for c in nulls]
+    if any(s[0] for s in out["summary"]):  # missing values: refused once merged
+        return out
+    positive = (y == 1).astype(np.int64)
+    yi = positive
+    pred = [(x >= threshold).astype(np.int64) for x in cols]
+    k = len(models)
+    out["n_positive"] = int(positive.sum())
+    out["cells"] = [np.bincount(2 * yi + p, minlength=4) for p in pred]
+    out["tables"] = [
+        np.bincount(4 * yi + 2 * pred[i] + pred[j], minlength=8)
+        for i in range(k)
+        for j in range(i + 1, k)
+    ]
+    out["patterns"] = _patterns(pred, yi) if k > 1 else None
+    out["moments"] = _moments(cols, positive.astype(bool), y, k)
+    out["values"] = [_value_table(x, yi) for x in cols]
+    return out
+
+
+def _patterns(pred, yi):
+    code = np.zeros(yi.size, dtype=np.int64)
+    for j, p in enumerate(pred):
+        code |= (p == yi).astype(np.int64) << j
+    if len(pred) <= _MAX_PATTERN_BITS:
+        counts = np.bincount(code, minlength=1 << len(pred))
+        seen = np.flatnonzero(counts)
+        return seen, counts[seen]
+    return np.unique(code, return_counts=True)
+
+
+def _moments(cols, positive, y, k) -> dict:
+    """(count, mean, squared deviations) of each loss of each [0, 1] column and pair."""
+    losses = {}
+    for i, x in enumerate(cols):
+        if x.size and 0 <= x.min() and x.max() <= 1:
+            losses[i] = _losses(x, positive, y)
+    out = {}
+    for i in range(k):
+        for which in ("brier", "log_loss"):
+            out[(which, i)] = _moment(losses[i][which]) if i in losses else None
+            for j in range(i + 1, k):
+                both = i in losses and j in losses
+                diff = _moment(losses[i][which] - losses[j][which]) if both else None
+                out[(which, i, j)] = diff
+    return out
+
+
+def _merge_patterns(a, b):
+    if a is None:
+        return None
+    codes, inverse = np.unique(np.concatenate([a[0], b[0]]), return_inverse=True)
+    counts = np.bincount(inverse, np.concatenate([a[1], b[1]]), codes.size).astype(np.int64)
+    return codes, counts
+
+
+def merge_first(a: dict, b: dict) -> dict:
+    """Two partitions' :func:`first_pass` results added up."""
+    out = {
+        "n": a["n"] + b["n"],
+        "nulls": [u + v for u, v in zip(a["nulls"], b["nulls"], strict=True)],
+    }
+    out["summary"] = [
+        (u[0] + v[0], u[1] and v[1], min(u[2], v[2]), max(u[3], v[3]))
+        for u, v in zip(a["summary"], b["summary"], strict=True)
+    ]
+    if "cells" not in a or "cells" not in b:
+        return out
+    out["n_positive"] = a["n_positive"] + b["n_positive"]
+    out["cells"] = [u + v for u, v in zip(a["cells"], b["cells"], strict=True)]
+    out["tables"] = [u + v for u, v in zip(a["tables"], b["tables"], strict=True)]
+    out["patterns"] = _merge_patterns(a["patterns"], b["patterns"])
+    out["moments"] = {key: _merge_moment(m, b["moments"][key]) for key, m in a["moments"].items()}
+    out["values"] = [merge_tables(u, v) for u, v in zip(a["values"], b["values"], strict=True)]
+    return out
+
+
+def placements(table, n1: int, n0: int):
+    """DeLong's placement values of each distinct score, with their means and variances.
+
+    ``v10``: the share of negatives below the score plus half those at it; ``v01``: the
+    share of positives above plus half those at it.  Returns ``(v10, v01, mean10, mean01,
+    var10, var01)``, the means and sample variances over the positives (``v10``) and the
+    negatives (``v01``), as :func:`heldout.metrics.auc.delong` defines them.
+    """
+    _, _, neg, pos = table
+    neg, pos = neg.astype(float), pos.astype(float)
+    v10 = (np.cumsum(neg) - 0.5 * neg) / n0
+    v01 = (n1 - np.cumsum(pos) + 0.5 * pos) / n1
+    m10, m01 = float(pos @ v10) / n1, float(neg @ v01) / n0
+    var10 = float(pos @ (v10 - m10) ** 2) / (n1 - 1) if n1 > 1 else 0.0
+    var01 = float(neg @ (v01 - m01) ** 2) / (n0 - 1) if n0 > 1 else 0.0
+    return v10, v01, m10, m01, var10, var01
+
+
+def _lookup(x: np.ndarray, table) -> np.ndarray:
+    """Row of each item's score in the (sorted) value table."""
+    d, keys = table[0], table[1]
+    if d is None:
+        return np.searchsorted(keys, x)
+    code = np.rint(x * 10.0**d).astype(np.int64)
+    low, high = int(keys[0]), int(keys[-1])
+    if high - low < 4 * keys.size + (1 << 20):  # a dense map from code to row
+        row = np.zeros(high - low + 1, dtype=np.int64)
+        row[keys - low] = np.arange(keys.size)
+        return row[code - low]
+    return np.searchsorted(keys, code)
+
+
+def covariance_pass(frame, label: str, scored: list[str], lookups: list) -> tuple:
+    """Sums of centred products of the placement values over the positives (``v10``) and
+    the negatives (``v01``): ``(k x k, k x k)`` for ``k`` scored models.
+
+    ``lookups``: per model, ``(table, v10, v01, mean10, mean01)`` from :func:`placements`.
+    """
+    y = _column(frame, label)
+    positive = y == 1
+    a = np.empty((int(positive.sum()), len(scored)))
+    b = np.empty((y.size - a.shape[0], len(scored)))
+    for j, (m, (table, v10, v01, m10, m01)) in enumerate(zip(scored, lookups, strict=True)):
+        row = _lookup(_column(frame, m), table)
+        a[:, j] = v10[row[positive]] - m10
+        b[:, j] = v01[row[~positive]] - m01
+    return a.T @ a, b.T @ b
+
+
+def merge_covariance(a, b):
+    return a[0] + b[0], a[1] + b[1]
