@@ -45,8 +45,13 @@ def _summary(x: np.ndarray) -> tuple:
 
 
 def _losses(p: np.ndarray, positive: np.ndarray, yv: np.ndarray) -> dict:
+    brier = p - yv
+    brier *= brier
     q = np.clip(p, _EPS, 1 - _EPS)
-    return {"brier": (p - yv) ** 2, "log_loss": -np.where(positive, np.log(q), np.log1p(-q))}
+    q = np.where(positive, q, 1 - q)  # the probability given to the item's own class
+    log = np.log(q, out=q)
+    log *= -1
+    return {"brier": brier, "log_loss": log}
 
 
 def _moment(x: np.ndarray) -> tuple[int, float, float]:
@@ -55,7 +60,8 @@ def _moment(x: np.ndarray) -> tuple[int, float, float]:
         return 0, 0.0, 0.0
     mean = float(x.mean())
     dev = x - mean
-    return int(x.size), mean, float(dev @ dev)
+    np.square(dev, out=dev)
+    return int(x.size), mean, float(dev.sum())
 
 
 def _merge_moment(a, b):
@@ -78,7 +84,7 @@ def _value_table(s: np.ndarray, positive: np.ndarray):
     ``d`` is the decimal grid (keys are the whole numbers ``rint(s 10^d)``) or ``None``
     (keys are the scores themselves); keys sorted, each once.
     """
-    from heldout.metrics.auc import _grid_candidates, _on_grid
+    from heldout.metrics.auc import _grid_candidates
 
     if s.size:
         limit = max(4 * s.size, 1 << 20)
@@ -86,13 +92,15 @@ def _value_table(s: np.ndarray, positive: np.ndarray):
         for scale, low, high in _grid_candidates(s, (lo, hi), unlimited=True):
             if high - low + 1 > limit:
                 break
-            if _on_grid(s, scale):
-                code = (np.rint(s * scale) - low).astype(np.int64)
-                both = np.bincount(2 * code + positive, minlength=2 * int(high - low + 1))
-                both = both.reshape(-1, 2)
-                seen = np.flatnonzero(both.any(axis=1))
+            code = np.rint(s * scale)
+            if np.array_equal(code / scale, s):
+                code -= low - 0.25  # 2 code + y + 1/2 truncates to 2 (code - low) + y
+                code *= 2
+                code += positive
+                both = np.bincount(code.astype(np.int64), minlength=2 * int(high - low + 1))
+                seen = np.flatnonzero(both[0::2] + both[1::2])
                 d = round(np.log10(scale))
-                return d, seen + int(low), both[seen, 0], both[seen, 1]
+                return d, seen + int(low), both[2 * seen], both[2 * seen + 1]
     keys, inverse = np.unique(s, return_inverse=True)
     both = np.bincount(2 * inverse.ravel() + positive, minlength=2 * keys.size).reshape(-1, 2)
     return None, keys, both[:, 0], both[:, 1]
@@ -109,7 +117,18 @@ def _as_keys(table, d):
 def merge_tables(a, b):
     """Two value tables of one model added up (keys on the finer grid, or scores)."""
     d = None if a[0] is None or b[0] is None else max(a[0], b[0])
-    keys = np.concatenate([_as_keys(a, d), _as_keys(b, d)])
+    ka, kb = _as_keys(a, d), _as_keys(b, d)
+    if d is not None and ka.size and kb.size:
+        low = min(int(ka[0]), int(kb[0]))
+        span = max(int(ka[-1]), int(kb[-1])) - low + 1
+        if span <= 4 * (ka.size + kb.size) + (1 << 20):  # dense: add by position
+            neg, pos = np.zeros(span, np.int64), np.zeros(span, np.int64)
+            for keys, t in ((ka, a), (kb, b)):
+                neg[keys - low] += t[2]
+                pos[keys - low] += t[3]
+            seen = np.flatnonzero(neg + pos)
+            return d, seen + low, neg[seen], pos[seen]
+    keys = np.concatenate([ka, kb])
     distinct, inverse = np.unique(keys, return_inverse=True)
     neg = np.bincount(inverse, np.concatenate([a[2], b[2]]), distinct.size).astype(np.int64)
     pos = np.bincount(inverse, np.concatenate([a[3], b[3]]), distinct.size).astype(np.int64)
@@ -219,35 +238,60 @@ def placements(table, n1: int, n0: int):
     return v10, v01, m10, m01, var10, var01
 
 
-def _lookup(x: np.ndarray, table) -> np.ndarray:
-    """Row of each item's score in the (sorted) value table."""
+def centred_lookup(table, v10, v01, m10, m01):
+    """What :func:`covariance_pass` needs of one model: ``(d, low, c10, c01)``, the centred
+    placement values ``v10 - mean10`` and ``v01 - mean01`` by row of a map from each
+    score's key (its code on grid ``d`` minus ``low``, dense, when the codes span few
+    enough values) or by row of the sorted scores (``low`` None)."""
     d, keys = table[0], table[1]
+    if d is not None and keys.size:
+        low = int(keys[0])
+        span = int(keys[-1]) - low + 1
+        if span <= 4 * keys.size + (1 << 20):
+            c10, c01 = np.zeros(span), np.zeros(span)
+            c10[keys - low] = v10 - m10
+            c01[keys - low] = v01 - m01
+            return d, low, keys, c10, c01
+    return d, None, keys, v10 - m10, v01 - m01
+
+
+def _rows(x: np.ndarray, d, low, keys) -> np.ndarray:
+    """Row of each item's score in the arrays of :func:`centred_lookup`."""
     if d is None:
         return np.searchsorted(keys, x)
-    code = np.rint(x * 10.0**d).astype(np.int64)
-    low, high = int(keys[0]), int(keys[-1])
-    if high - low < 4 * keys.size + (1 << 20):  # a dense map from code to row
-        row = np.zeros(high - low + 1, dtype=np.int64)
-        row[keys - low] = np.arange(keys.size)
-        return row[code - low]
-    return np.searchsorted(keys, code)
+    code = np.rint(x * 10.0**d)
+    if low is None:
+        return np.searchsorted(keys, code.astype(np.int64))
+    code -= low
+    return code.astype(np.intp)
 
 
 def covariance_pass(frame, label: str, scored: list[str], lookups: list) -> tuple:
     """Sums of centred products of the placement values over the positives (``v10``) and
     the negatives (``v01``): ``(k x k, k x k)`` for ``k`` scored models.
 
-    ``lookups``: per model, ``(table, v10, v01, mean10, mean01)`` from :func:`placements`.
+    ``lookups``: per model, :func:`centred_lookup` of its table and placements.
     """
     y = _column(frame, label)
     positive = y == 1
-    a = np.empty((int(positive.sum()), len(scored)))
-    b = np.empty((y.size - a.shape[0], len(scored)))
-    for j, (m, (table, v10, v01, m10, m01)) in enumerate(zip(scored, lookups, strict=True)):
-        row = _lookup(_column(frame, m), table)
-        a[:, j] = v10[row[positive]] - m10
-        b[:, j] = v01[row[~positive]] - m01
-    return a.T @ a, b.T @ b
+    negative = ~positive
+    a = np.empty((len(scored), int(positive.sum())))  # one row per model
+    b = np.empty((len(scored), y.size - a.shape[1]))
+    for j, (m, (d, low, keys, c10, c01)) in enumerate(zip(scored, lookups, strict=True)):
+        row = _rows(_column(frame, m), d, low, keys)
+        a[j] = c10[row[positive]]
+        b[j] = c01[row[negative]]
+    return _products(a), _products(b)
+
+
+def _products(a: np.ndarray) -> np.ndarray:
+    """``a @ a.T`` by rows (faster than a matrix product for a few rows)."""
+    k = a.shape[0]
+    out = np.empty((k, k))
+    for i in range(k):
+        for j in range(i, k):
+            out[i, j] = out[j, i] = float(np.dot(a[i], a[j]))
+    return out
 
 
 def merge_covariance(a, b):

@@ -842,7 +842,7 @@ def _delong_numpy(ddf, label, scored, tables, stats):
         v10, v01, m10, m01, var10, var01 = ps.placements(table, n1, n0)
         means["v10"][i], means["v01"][i] = m10, m01
         covs["v10"][i, i], covs["v01"][i, i] = var10, var01
-        lookups.append((table, v10, v01, m10, m01))
+        lookups.append(ps.centred_lookup(table, v10, v01, m10, m01))
     if k > 1:
         sweep = dask.delayed(ps.covariance_pass, pure=True)
         shared = dask.delayed(lookups, traverse=False)
