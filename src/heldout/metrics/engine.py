@@ -1056,6 +1056,66 @@ def _delong_dask(ddf, label, scored, stats):
     return _delong_result(means, covs, n1, n0)
 
 
+def _checked_options(
+    source, label, models, engine, alpha, threshold, adjust, clusters, correction, best_draws,
+    strata, shares,
+):  # fmt: skip
+    """evaluate_files' options checked before any file is read: ``(alpha, threshold,
+    best_draws)``."""
+    from heldout import _inputs
+    from heldout._checks import as_probability
+    from heldout.metrics.evaluate import _check_adjust
+
+    a_ = float(as_probability(alpha, "alpha"))
+    _check_adjust(adjust)
+    if correction not in ("CR1", "CR0"):
+        raise ValueError(f"correction must be 'CR1' or 'CR0', got {correction!r}")
+    if clusters is not None and not isinstance(clusters, str):
+        raise ValueError(f"clusters must be the name of a column of cluster ids, got {clusters!r}")
+    best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99))
+    if best_draws > 10_000_000:
+        raise ValueError(f"best_draws must be at most 10,000,000, got {best_draws:,}")
+    th = float(as_probability(threshold, "threshold"))
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if models is not None and (
+        isinstance(models, str) or not all(isinstance(m, str) for m in models)
+    ):
+        raise ValueError(f"models must be a list of column names, got {models!r}")
+    if not isinstance(source, str | os.PathLike):
+        raise ValueError(f"source must be a file, a folder or a glob, got {source!r}")
+    if not isinstance(label, str):
+        raise ValueError(f"label must be a column name, got {label!r}")
+    if strata is not None and not isinstance(strata, str):
+        raise ValueError(f"strata must be the name of a column of strata, got {strata!r}")
+    if shares is not None and strata is None:
+        raise ValueError("shares need strata (a column of strata)")
+    if strata is not None and strata == clusters:
+        raise ValueError("the strata and the clusters must be different columns")
+    return a_, th, best_draws
+
+
+def _statistics(
+    engine, source, files, fmt, label, models, kinds, th, memory_limit, threads, clusters, strata
+):
+    """The engine's statistics; its own errors (a bad file, a text column) as one line."""
+    try:
+        if engine == "duckdb":
+            return _duckdb_statistics(
+                files, fmt, label, models, kinds, th, memory_limit, threads, clusters, strata
+            )
+        return _dask_statistics(files, fmt, label, models, kinds, th, clusters, strata)
+    except ImportError as exc:
+        raise ValueError(
+            f"engine {engine!r} needs the 'large' extra (in a clone: pip install '.[large]'): {exc}"
+        ) from None
+    except ValueError:
+        raise
+    except Exception as exc:  # the engines' own errors (a bad file, a text column)
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]  # one line
+        raise ValueError(f"{source}: the {engine} engine could not read it ({first})") from None
+
+
 def evaluate_files(
     source: str | os.PathLike,
     label: str = "label",
@@ -1149,55 +1209,15 @@ def evaluate_files(
     ...     r["models"]["a"]["metrics"]["f1"])
     True
     """
-    from heldout import _inputs
-    from heldout._checks import as_probability
-    from heldout.metrics.evaluate import _check_adjust
-
-    a_ = float(as_probability(alpha, "alpha"))
-    _check_adjust(adjust)
-    if correction not in ("CR1", "CR0"):
-        raise ValueError(f"correction must be 'CR1' or 'CR0', got {correction!r}")
-    if clusters is not None and not isinstance(clusters, str):
-        raise ValueError(f"clusters must be the name of a column of cluster ids, got {clusters!r}")
-    best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99))
-    if best_draws > 10_000_000:
-        raise ValueError(f"best_draws must be at most 10,000,000, got {best_draws:,}")
-    th = float(as_probability(threshold, "threshold"))
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
-    if models is not None and (
-        isinstance(models, str) or not all(isinstance(m, str) for m in models)
-    ):
-        raise ValueError(f"models must be a list of column names, got {models!r}")
-    if not isinstance(source, str | os.PathLike):
-        raise ValueError(f"source must be a file, a folder or a glob, got {source!r}")
-    if not isinstance(label, str):
-        raise ValueError(f"label must be a column name, got {label!r}")
-    if strata is not None and not isinstance(strata, str):
-        raise ValueError(f"strata must be the name of a column of strata, got {strata!r}")
-    if shares is not None and strata is None:
-        raise ValueError("shares need strata (a column of strata)")
-    if strata is not None and strata == clusters:
-        raise ValueError("the strata and the clusters must be different columns")
+    a_, th, best_draws = _checked_options(
+        source, label, models, engine, alpha, threshold, adjust, clusters, correction,
+        best_draws, strata, shares,
+    )  # fmt: skip
     _check_resources(memory_limit, threads)
     files, fmt = _files(source)
     _check_headers(files, fmt)
-    try:
-        if engine == "duckdb":
-            stats = _duckdb_statistics(
-                files, fmt, label, models, kinds, th, memory_limit, threads, clusters, strata
-            )
-        else:
-            stats = _dask_statistics(files, fmt, label, models, kinds, th, clusters, strata)
-    except ImportError as exc:
-        raise ValueError(
-            f"engine {engine!r} needs the 'large' extra (in a clone: pip install '.[large]'): {exc}"
-        ) from None
-    except ValueError:
-        raise
-    except Exception as exc:  # the engines' own errors (a bad file, a text column)
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]  # one line
-        raise ValueError(f"{source}: the {engine} engine could not read it ({first})") from None
+    stats = _statistics(engine, source, files, fmt, label, models, kinds, th, memory_limit,
+                        threads, clusters, strata)  # fmt: skip
     if clusters is not None and stats["clusters"]["sizes"].size < 2:  # as evaluate refuses
         raise ValueError(
             f"the cluster column {clusters!r} holds a single cluster; need two or more"

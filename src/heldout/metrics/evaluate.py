@@ -695,6 +695,54 @@ def _read_models(predictions: dict, kinds, classes: np.ndarray, n: int, th: floa
     return labels, scores, ranges, report
 
 
+def _checked_inputs(
+    y, predictions, alpha, threshold, n_resamples, seed, clusters, strata, shares, correction
+):
+    """evaluate's arguments checked, in order, before any metric (a bad value raises here
+    rather than becoming a note in a field): ``(alpha, threshold, n_resamples, labels,
+    classes, clusters, strata)``."""
+    from heldout import _inputs
+    from heldout._checks import as_count, as_probability
+    from heldout.config import rng
+    from heldout.metrics.bootstrap import MAX_RESAMPLES
+
+    a_ = float(as_probability(alpha, "alpha"))
+    th = float(as_probability(threshold, "threshold"))
+
+    # the bootstrap's own range (100 to MAX_RESAMPLES): outside it every interval would fail
+    n_resamples = as_count(
+        n_resamples, "n_resamples", minimum=100, maximum=MAX_RESAMPLES, scalar=True
+    )
+    if not isinstance(seed, np.random.Generator):
+        rng(seed)  # None, an int >= 0 or a Generator, else a ValueError naming seed
+    if not isinstance(predictions, dict) or not predictions:
+        raise ValueError("predictions must be a dict holding at least one model's column")
+    if correction not in ("CR1", "CR0"):
+        raise ValueError(f"correction must be 'CR1' or 'CR0', got {correction!r}")
+    y_range: list = []
+    yy = _inputs.scores(y, "labels", low_high=y_range)
+    if max(-y_range[0], y_range[1]) >= _inputs.MAX_LABEL:
+        _inputs.label_range(yy, "labels")  # refused, with a message naming the value
+    classes = _classes(yy, y_range)
+    if classes.size < 2:
+        raise ValueError(
+            f"the label column holds a single class ({classes[0]}); nothing to measure"
+        )
+    cl = _groups(clusters, "clusters", yy.size)
+    st = _groups(strata, "strata", yy.size)
+    if shares is not None and st is None:
+        raise ValueError("shares need strata (one stratum label per item)")
+    if st is not None:
+        from heldout.dependent.strata import stratified_mean
+
+        stratified_mean(yy, st, shares)  # the shares fit the strata (else a ValueError)
+    if cl is not None:
+        from heldout.dependent.clustered import cluster_codes
+
+        cluster_codes(cl, yy.size)  # at least two clusters, no missing ids
+    return a_, th, n_resamples, yy, classes, cl, st
+
+
 @renamed(level=("alpha", level_to_alpha))
 def evaluate(
     y,
@@ -783,45 +831,10 @@ def evaluate(
     ('clustered-wilson (CR1, 50 clusters)', 50)
     """
     from heldout import _inputs
-    from heldout._checks import as_count, as_probability
-    from heldout.config import rng
 
-    a_ = float(as_probability(alpha, "alpha"))
-    th = float(as_probability(threshold, "threshold"))
-    # checked here, before any metric: a bad value must raise, not become a note in a field
-    from heldout.metrics.bootstrap import MAX_RESAMPLES
-
-    # the bootstrap's own range (100 to MAX_RESAMPLES): outside it every interval would fail
-    n_resamples = as_count(
-        n_resamples, "n_resamples", minimum=100, maximum=MAX_RESAMPLES, scalar=True
+    a_, th, n_resamples, yy, classes, cl, st = _checked_inputs(
+        y, predictions, alpha, threshold, n_resamples, seed, clusters, strata, shares, correction
     )
-    if not isinstance(seed, np.random.Generator):
-        rng(seed)  # None, an int >= 0 or a Generator, else a ValueError naming seed
-    if not isinstance(predictions, dict) or not predictions:
-        raise ValueError("predictions must be a dict holding at least one model's column")
-    if correction not in ("CR1", "CR0"):
-        raise ValueError(f"correction must be 'CR1' or 'CR0', got {correction!r}")
-    y_range: list = []
-    yy = _inputs.scores(y, "labels", low_high=y_range)
-    if max(-y_range[0], y_range[1]) >= _inputs.MAX_LABEL:
-        _inputs.label_range(yy, "labels")  # refused, with a message naming the value
-    classes = _classes(yy, y_range)
-    if classes.size < 2:
-        raise ValueError(
-            f"the label column holds a single class ({classes[0]}); nothing to measure"
-        )
-    cl = _groups(clusters, "clusters", yy.size)
-    st = _groups(strata, "strata", yy.size)
-    if shares is not None and st is None:
-        raise ValueError("shares need strata (one stratum label per item)")
-    if st is not None:
-        from heldout.dependent.strata import stratified_mean
-
-        stratified_mean(yy, st, shares)  # the shares fit the strata (else a ValueError)
-    if cl is not None:
-        from heldout.dependent.clustered import cluster_codes
-
-        cluster_codes(cl, yy.size)  # at least two clusters, no missing ids
     y_int = yy.astype(_narrow(classes))
     _check_adjust(adjust)
     best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99))
@@ -829,21 +842,9 @@ def evaluate(
     all_classes = np.union1d(classes, np.concatenate([_distinct(v) for v in labels.values()]))
     if all_classes.size > MAX_CLASSES:
         raise ValueError(f"the labels and predictions hold more than {MAX_CLASSES} classes")
-    ctx = Context(
-        y_int,
-        labels,
-        scores,
-        all_classes,
-        a_,
-        th,
-        n_resamples,
-        seed,
-        clusters=cl,
-        strata=st,
-        shares=shares,
-        correction=correction,
-        ranges=ranges,
-    )
+    design = {"clusters": cl, "strata": st, "shares": shares, "correction": correction}
+    ctx = Context(y_int, labels, scores, all_classes, a_, th, n_resamples, seed, **design,
+                  ranges=ranges)  # fmt: skip
     names = list(predictions)
     from heldout.metrics.report import build_report
 
