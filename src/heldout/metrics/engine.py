@@ -77,8 +77,8 @@ from heldout import _files as _limits
 from heldout.metrics.report import (
     _MAX_MODELS_BEST,
     _PROPER,
-    _add_stratified,
     _check_strata,
+    _StrataSums,
     build_report,
 )
 
@@ -1224,8 +1224,7 @@ def evaluate_files(
         )
     if strata is not None:
         _check_strata(stats["strata"], shares)  # as evaluate checks them before any metric
+        stats["stratified"] = _StrataSums(stats["strata"], shares, a_)
     names = list(stats["kinds"])
     out = build_report(stats, names, a_, int(n_resamples), seed, adjust, best_draws, correction)
-    if strata is not None:
-        _add_stratified(out, stats, names, shares, a_)
     return {"engine": engine, "files": len(files), **out}

@@ -79,7 +79,6 @@ from heldout.metrics.report import (  # the report's entries, defined with its b
     MAX_CLASSES,
     SCORE_MIN_CLASS,
     _rounded,
-    _stratified_fields,
     auc_best_set,
     metric_entry,
     pair_entry,
@@ -365,17 +364,24 @@ def _score_items(which: str):
 # --------------------------------------------------------------------------- clustered items
 
 
-def _stratified(ctx: Context, values: np.ndarray, mask: np.ndarray) -> dict:
-    from heldout.dependent.strata import stratified_mean
+class _StrataItems:
+    """The stratified estimate of each mean from the items in memory (the engine's
+    counterpart, ``heldout.metrics.report._StrataSums``, works from per-stratum sums)."""
 
-    clusters = None if ctx.clusters is None else ctx.clusters[mask]
-    try:
-        s = stratified_mean(
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+
+    def mean(self, which: str, model: str):
+        """:func:`heldout.dependent.strata.stratified_mean` of the mean ``which`` of ``model``."""
+        from heldout.dependent.strata import stratified_mean
+
+        ctx = self.ctx
+        items = _score_items(which) if which in _PROPER else _rate_items(which)
+        values, mask = items(ctx, model)
+        clusters = None if ctx.clusters is None else ctx.clusters[mask]
+        return stratified_mean(
             values[mask], ctx.strata[mask], ctx.shares, clusters=clusters, alpha=ctx.alpha
         )
-    except ValueError as exc:
-        return {"value": None, "note": str(exc)}
-    return _stratified_fields(s)
 
 
 def _n_clusters(ctx: Context) -> int:
@@ -457,14 +463,13 @@ def _groups(values, name: str, n: int) -> np.ndarray | None:
 # --------------------------------------------------------------------------- statistics
 class _Items:
     """What only the items in memory give ``heldout.metrics.report.build_report``:
-    the AUC's cluster bootstrap, the stratified estimates from the items, the accuracy's
-    best set beyond 62 models, and the bootstrap's small-sample warnings."""
+    the AUC's cluster bootstrap, the accuracy's best set beyond 62 models, and the
+    bootstrap's small-sample warnings."""
 
     warn_small = True  # the paired bootstrap's SmallSampleWarning is passed on
 
     def __init__(self, ctx: Context):
         self.ctx = ctx
-        self.strata = ctx.strata is not None
 
     def auc_cluster(self, names: tuple, iid):
         """The cluster bootstrap of the AUC of one model, or of a pair's difference."""
@@ -482,11 +487,6 @@ class _Items:
         )
         fields = {"se_cluster": r.se, "clusters": _n_clusters(ctx)}
         return r, fields if len(names) > 1 else {"se_iid": _rounded(iid.se), **fields}
-
-    def stratified(self, which: str, model: str) -> dict:
-        """The ``stratified`` field of a mean, by :func:`heldout.dependent.strata.stratified_mean`."""
-        items = _score_items(which) if which in _PROPER else _rate_items(which)
-        return _stratified(self.ctx, *items(self.ctx, model))
 
     def best_accuracy(self, names: list, draws: int, seed) -> dict:
         """The accuracy's best set from the whole right/wrong table (more than 62 models)."""
@@ -528,6 +528,7 @@ def _statistics(ctx: Context, names: list, report: dict) -> dict:
         "delong": ctx.delong(scored) if scored else None,
         "patterns": _pattern_counts(ctx, names) if 1 < len(names) <= _MAX_MODELS_BEST else None,
         "items": _Items(ctx),
+        "stratified": None if ctx.strata is None else _StrataItems(ctx),
     }
     if ctx.clusters is not None:
         stats["clusters"] = _cluster_sums(ctx, names, pairs, keys)
@@ -569,6 +570,7 @@ def _multi_statistics(ctx: Context, names: list, report: dict) -> dict:
         "triples": {(a, b): rows(iy, index[a], index[b]) for a, b in pairs},
         "patterns": _pattern_counts(ctx, names) if 1 < len(names) <= _MAX_MODELS_BEST else None,
         "items": _Items(ctx),
+        "stratified": None if ctx.strata is None else _StrataItems(ctx),
     }
     if ctx.clusters is not None:
         from heldout.dependent.clustered import cluster_codes
