@@ -5,20 +5,22 @@
 up pairwise (:func:`merge_first`, a tree of merges): the column summaries (missing
 values, whole numbers, minimum, maximum), every model's (label, prediction) cells,
 every pair's (label, A, B) cells, the right/wrong pattern counts, the count, mean and
-sum of squared deviations of every per-item loss (merged by Chan, Golub and LeVeque's
-pairwise update (The American Statistician, 1983), so no precision is lost to sums of squares) and, for
-each model, the numbers of positives and negatives at each distinct score (DeLong's
-placement tables).  With two or more scored models a second pass
-(:func:`covariance_pass`) looks each item up in those tables and sums the centred
+sum of squared deviations of every per-item loss (merged by the pairwise update of
+Chan, Golub and LeVeque, The American Statistician 1983, so no precision is lost to
+sums of squares) and, for each model, the numbers of positives and negatives at each
+distinct score (DeLong's placement tables).  With two or more scored models a second
+pass (:func:`covariance_pass`) looks each item up in those tables and sums the centred
 products of the placement values: their covariances.
 
 The predictions need no kind: with labels 0 and 1 a model of predicted labels holds 0
 and 1 (more values make the several-class report, built elsewhere), and for a threshold
-in (0, 1] ``x >= threshold`` is ``x == 1`` on them.  The losses are summed for every
-chunk whose values lie in [0, 1] (a probability column's are; the others are dropped
-once the kinds are known).  A partition's scores on a decimal grid (``rint(s 10^d) /
-10^d == s`` on every item, the rule of :func:`heldout.metrics.auc._grid_candidates`)
-are counted by whole-number codes with ``np.bincount``; others by ``np.unique``.
+in (0, 1) (as ``evaluate`` requires) ``x >= threshold`` is ``x == 1`` on them.  The
+losses are summed for every partition whose values lie in [0, 1] (a probability
+column's do; the others are dropped once the kinds are known).  A partition's scores
+on a decimal grid (``rint(s 10^d) / 10^d == s`` on every item, the rule of
+:func:`heldout.metrics.auc._grid_candidates`) are counted by whole-number codes with
+``np.bincount``; others by ``np.unique``.  The partitions are the engine's (near 32 MiB
+each), so the arrays of one pass stay small.
 """
 
 from __future__ import annotations

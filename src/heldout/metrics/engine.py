@@ -57,7 +57,13 @@ also turns the in-memory path's statistics into ``evaluate``'s report.
 
 Two engines compute them: DuckDB (one machine; it spills to disk when a sort,
 group or join outgrows ``memory_limit``) and Dask (a cluster; a local one in the
-tests).  Results equal the in-memory report on files that fit: the counts exactly,
+tests).  Dask computes the two-class statistics by one numpy pass over each partition
+(:mod:`heldout.metrics._partition_stats`: counts by ``np.bincount``, loss moments,
+each model's positives and negatives at each distinct score) whose results are added
+up by a tree of merges, and a second pass for the covariances of two or more scored
+models' placement values; its memory is a few partitions of about 32 MiB and those
+tables (one row per distinct score).  With clusters, several classes or strata it
+uses Dask's frame operations (``groupby`` sums) for those statistics.  Results equal the in-memory report on files that fit: the counts exactly,
 the means and variances up to the rounding of a different order of summation
 (relative differences near 1e-15; ``tests/metrics/test_engine.py``).  The engines
 need the ``large`` extra (``pip install ".[large]"`` in a clone); this module imports them
@@ -768,7 +774,7 @@ def _dask_statistics(files, fmt, label, models, kinds, threshold, cluster=None, 
     ddf = _read_dask(files, fmt)
     source = files[0] if len(files) == 1 else "the files"
     models = _columns(list(ddf.columns), label, models, source, cluster, strata)
-    if cluster is None and threshold > 0:  # one numpy pass per partition
+    if cluster is None:  # one numpy pass per partition
         stats = _numpy_passes(ddf, label, models, kinds, threshold, strata)
     else:
         stats = _frame_statistics(ddf, label, models, kinds, threshold, cluster, strata)
@@ -856,7 +862,7 @@ def _delong_numpy(ddf, label, scored, tables, stats):
 
 
 def _frame_statistics(ddf, label, models, kinds, threshold, cluster, strata) -> dict:
-    """The statistics by Dask's frame operations (with clusters, or a threshold of 0)."""
+    """The statistics by Dask's frame operations (with clusters)."""
     import dask
 
     cols = [label, *models]
