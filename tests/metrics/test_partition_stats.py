@@ -69,9 +69,9 @@ def test_value_tables_merge_to_the_counts_of_all_items(columns):
 def test_first_pass_merged_equals_the_counts_and_moments_of_the_whole_log():
     frame = _log(2000, 3)
     models = ["a", "b", "c"]
-    got = reduce(
+    got = reduce(  # one partition of one item, one empty
         ps.merge_first,
-        [ps.first_pass(p, "label", models, 0.5) for p in _parts(frame, [1, 700, 1500])],
+        [ps.first_pass(p, "label", models, 0.5) for p in _parts(frame, [1, 1, 700, 1500])],
     )
     y = frame["label"].to_numpy()
     pred = {m: (frame[m].to_numpy() >= 0.5).astype(int) for m in models}

@@ -180,7 +180,7 @@ def _moments(cols, positive, y, k) -> dict:
     """(count, mean, squared deviations) of each loss of each [0, 1] column and pair."""
     losses = {}
     for i, x in enumerate(cols):
-        if x.size and 0 <= x.min() and x.max() <= 1:
+        if x.size == 0 or (0 <= x.min() and x.max() <= 1):  # (an empty partition adds 0)
             losses[i] = _losses(x, positive, y)
     out = {}
     for i in range(k):
