@@ -137,10 +137,13 @@ def merge_tables(a, b):
     return d, distinct, neg, pos
 
 
-def first_pass(frame, label: str, models: list[str], threshold: float, nulls: tuple = ()):
+def first_pass(
+    frame, label: str, models: list[str], threshold: float, nulls: tuple = (), cluster=None
+):
     """Every statistic of one partition that needs no other partition (see module notes).
 
-    ``nulls``: further columns (the strata) whose missing values are counted.
+    ``nulls``: further columns (the clusters, the strata) whose missing values are
+    counted; ``cluster``: the column of cluster ids, for per-cluster sums.
     """
     y = _column(frame, label)
     cols = [_column(frame, m) for m in models]
@@ -160,8 +163,13 @@ def first_pass(frame, label: str, models: list[str], threshold: float, nulls: tu
         for j in range(i + 1, k)
     ]
     out["patterns"] = _patterns(pred, yi) if k > 1 else None
-    out["moments"] = _moments(cols, positive.astype(bool), y, k)
+    series = _loss_series(cols, positive.astype(bool), y, k)
+    out["moments"] = {key: None if x is None else _moment(x) for key, x in series.items()}
     out["values"] = [_value_table(x, yi) for x in cols]
+    if cluster is not None:
+        cell_codes = [2 * yi + p for p in pred]
+        table_codes = [4 * yi + 2 * pred[i] + pred[j] for i in range(k) for j in range(i + 1, k)]
+        out["clusters"] = _cluster_sums(frame[cluster], cell_codes, table_codes, series)
     return out
 
 
@@ -176,8 +184,8 @@ def _patterns(pred, yi):
     return np.unique(code, return_counts=True)
 
 
-def _moments(cols, positive, y, k) -> dict:
-    """(count, mean, squared deviations) of each loss of each [0, 1] column and pair."""
+def _loss_series(cols, positive, y, k) -> dict:
+    """Each loss of each [0, 1] column and each pair's difference (None: not in [0, 1])."""
     losses = {}
     for i, x in enumerate(cols):
         if x.size == 0 or (0 <= x.min() and x.max() <= 1):  # (an empty partition adds 0)
@@ -185,12 +193,65 @@ def _moments(cols, positive, y, k) -> dict:
     out = {}
     for i in range(k):
         for which in ("brier", "log_loss"):
-            out[(which, i)] = _moment(losses[i][which]) if i in losses else None
+            out[(which, i)] = losses[i][which] if i in losses else None
             for j in range(i + 1, k):
                 both = i in losses and j in losses
-                diff = _moment(losses[i][which] - losses[j][which]) if both else None
-                out[(which, i, j)] = diff
+                out[(which, i, j)] = losses[i][which] - losses[j][which] if both else None
     return out
+
+
+def _cluster_sums(ids, cell_codes, table_codes, series) -> dict:
+    """Per-cluster sums of one partition: its cluster ids (as text) and, per cluster, the
+    items, each model's four cells, each pair's eight cells and, for each loss series,
+    its sum, sum of squares and number of values other than 0 and 1."""
+    codes, labels = _factorize(ids)
+    g = labels.size
+    out = {"ids": labels, "sizes": np.bincount(codes, minlength=g).astype(float)}
+    out["cells"] = [np.bincount(4 * codes + c, minlength=4 * g).reshape(g, 4) for c in cell_codes]
+    out["tables"] = [np.bincount(8 * codes + t, minlength=8 * g).reshape(g, 8) for t in table_codes]
+    out["loss"] = {
+        key: None
+        if x is None
+        else np.column_stack(
+            [
+                np.bincount(codes, x, g),
+                np.bincount(codes, x * x, g),
+                np.bincount(codes, (x != 0) & (x != 1), g),
+            ]
+        )
+        for key, x in series.items()
+    }
+    return out
+
+
+def _factorize(ids):
+    """``(code of each item, its cluster id as text)``, the ids in order of first sight."""
+    import pandas as pd
+
+    codes, labels = pd.factorize(pd.Series(ids).astype(str), sort=False)
+    return codes.astype(np.int64), np.asarray(labels, dtype=str)
+
+
+def _merge_clusters(a, b):
+    ids, inverse = np.unique(np.concatenate([a["ids"], b["ids"]]), return_inverse=True)
+    inverse = inverse.ravel()
+    g = ids.size
+
+    def add(u, v):
+        if u is None or v is None:
+            return None
+        both = np.concatenate([u if u.ndim > 1 else u[:, None], v if v.ndim > 1 else v[:, None]])
+        both = both.astype(float)
+        out = np.column_stack([np.bincount(inverse, both[:, c], g) for c in range(both.shape[1])])
+        return out if u.ndim > 1 else out[:, 0]
+
+    return {
+        "ids": ids,
+        "sizes": add(a["sizes"], b["sizes"]),
+        "cells": [add(u, v) for u, v in zip(a["cells"], b["cells"], strict=True)],
+        "tables": [add(u, v) for u, v in zip(a["tables"], b["tables"], strict=True)],
+        "loss": {key: add(u, b["loss"][key]) for key, u in a["loss"].items()},
+    }
 
 
 def _merge_patterns(a, b):
@@ -219,6 +280,8 @@ def merge_first(a: dict, b: dict) -> dict:
     out["patterns"] = _merge_patterns(a["patterns"], b["patterns"])
     out["moments"] = {key: _merge_moment(m, b["moments"][key]) for key, m in a["moments"].items()}
     out["values"] = [merge_tables(u, v) for u, v in zip(a["values"], b["values"], strict=True)]
+    if "clusters" in a:
+        out["clusters"] = _merge_clusters(a["clusters"], b["clusters"])
     return out
 
 

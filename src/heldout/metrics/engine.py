@@ -62,8 +62,9 @@ tests).  Dask computes the two-class statistics by one numpy pass over each part
 each model's positives and negatives at each distinct score) whose results are added
 up by a tree of merges, and a second pass for the covariances of two or more scored
 models' placement values; its memory is a few partitions of about 32 MiB and those
-tables (one row per distinct score).  With clusters, several classes or strata it
-uses Dask's frame operations (``groupby`` sums) for those statistics.  Results equal the in-memory report on files that fit: the counts exactly,
+tables (one row per distinct score).  With clusters the same pass adds per-cluster
+sums (a table of one row per cluster); several classes and strata use Dask's frame
+operations (``groupby`` sums) for their statistics.  Results equal the in-memory report on files that fit: the counts exactly,
 the means and variances up to the rounding of a different order of summation
 (relative differences near 1e-15; ``tests/metrics/test_engine.py``).  The engines
 need the ``large`` extra (``pip install ".[large]"`` in a clone); this module imports them
@@ -774,10 +775,7 @@ def _dask_statistics(files, fmt, label, models, kinds, threshold, cluster=None, 
     ddf = _read_dask(files, fmt)
     source = files[0] if len(files) == 1 else "the files"
     models = _columns(list(ddf.columns), label, models, source, cluster, strata)
-    if cluster is None:  # one numpy pass per partition
-        stats = _numpy_passes(ddf, label, models, kinds, threshold, strata)
-    else:
-        stats = _frame_statistics(ddf, label, models, kinds, threshold, cluster, strata)
+    stats = _numpy_passes(ddf, label, models, kinds, threshold, cluster, strata)
     if strata is not None:
         frame = ddf[[label, *models]].astype("float64").assign(_stratum=ddf[strata].astype(str))
         if cluster is not None:
@@ -786,20 +784,22 @@ def _dask_statistics(files, fmt, label, models, kinds, threshold, cluster=None, 
     return stats
 
 
-def _numpy_passes(ddf, label, models, kinds, threshold, strata) -> dict:
+def _numpy_passes(ddf, label, models, kinds, threshold, cluster, strata) -> dict:
     """The statistics by :mod:`heldout.metrics._partition_stats`: one pass over the
     partitions (a second for the covariances of two or more scored models' placements)."""
     import dask
 
     from heldout.metrics import _partition_stats as ps
 
-    nulls = () if strata is None else (strata,)
+    named = [(w, c) for w, c in (("cluster", cluster), ("stratum", strata)) if c is not None]
+    nulls = tuple(c for _, c in named)
     keep = [label, *models, *nulls]
     first = dask.delayed(ps.first_pass, pure=True)
-    parts = [first(p, label, models, threshold, nulls) for p in ddf[keep].to_delayed()]
+    parts = [first(p, label, models, threshold, nulls, cluster) for p in ddf[keep].to_delayed()]
     (got,) = dask.compute(_tree(parts, ps.merge_first))
-    if got["nulls"] and got["nulls"][0]:
-        raise ValueError(f"the stratum column {strata!r} holds missing values")
+    for (what, column), missing in zip(named, got["nulls"], strict=True):
+        if missing:
+            raise ValueError(f"the {what} column {column!r} holds missing values")
     row = [got["n"]]
     for bad, whole, lo, hi in got["summary"]:
         row += [bad, whole, lo, hi]
@@ -807,15 +807,18 @@ def _numpy_passes(ddf, label, models, kinds, threshold, strata) -> dict:
     if several:
         head = {"n": n, "kinds": kind_of, "kind_source": source, "multi": True}
         frame = ddf[[label, *models]].astype("float64")
-        return {**head, **_multi_dask(frame, label, models, False)}
+        if cluster is not None:
+            frame = frame.assign(_cluster=ddf[cluster].astype(str))
+        return {**head, **_multi_dask(frame, label, models, cluster is not None)}
     pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
     at = {m: i for i, m in enumerate(models)}
     proper = [m for m in models if kind_of[m] == "probabilities"]
     keys = [(w, m) for m in proper for w in _PROPER]
     keys += [(w, a, b) for i, a in enumerate(proper) for b in proper[i + 1 :] for w in _PROPER]
+    index = {key: (key[0], *(at[m] for m in key[1:])) for key in keys}
     moments = {}
     for key in keys:
-        count, mean, squares = got["moments"][(key[0], *(at[m] for m in key[1:]))]
+        count, mean, squares = got["moments"][index[key]]
         moments[key] = (mean, float(np.sqrt(squares / (count - 1))) if count > 1 else 0.0)
     stats = {"n": n, "n_positive": got["n_positive"], "kinds": kind_of, "kind_source": source}
     stats["cells"] = {m: got["cells"][at[m]].astype(np.int64) for m in models}
@@ -823,10 +826,27 @@ def _numpy_passes(ddf, label, models, kinds, threshold, strata) -> dict:
     stats["moments"] = moments
     patterns = got["patterns"] if 1 < len(models) <= _MAX_MODELS_BEST else None
     stats["patterns"] = _pattern_arrays(zip(*patterns, strict=True)) if patterns else None
+    if cluster is not None:
+        stats["clusters"] = _cluster_table(got["clusters"], models, pairs, at, index)
     scored = [m for m in models if kind_of[m] != "labels"]
     tables = [got["values"][at[m]] for m in scored]
     stats["delong"] = _delong_numpy(ddf, label, scored, tables, stats) if scored else None
     return stats
+
+
+def _cluster_table(cl, models, pairs, at, index) -> dict:
+    """The merged per-cluster sums, named as :func:`_cluster_arrays` names them, the
+    clusters in the order of their ids as text (as :func:`_clusters_sql` orders them)."""
+    order = np.argsort(cl["ids"], kind="stable")
+    out = {"sizes": cl["sizes"][order].astype(float)}
+    for m in models:
+        out[("cells", m)] = cl["cells"][at[m]][order].astype(float)
+    for j, p in enumerate(pairs):
+        out[("tables", *p)] = cl["tables"][j][order].astype(float)
+    for key, i in index.items():
+        t = cl["loss"][i][order]
+        out[("loss", *key)] = (t[:, 0], t[:, 1], int(t[:, 2].sum()))
+    return out
 
 
 def _delong_numpy(ddf, label, scored, tables, stats):
@@ -859,30 +879,6 @@ def _delong_numpy(ddf, label, scored, tables, stats):
         covs["v10"][off] = (s10 / (n1 - 1))[off] if n1 > 1 else 0.0
         covs["v01"][off] = (s01 / (n0 - 1))[off] if n0 > 1 else 0.0
     return _delong_result(means, covs, n1, n0)
-
-
-def _frame_statistics(ddf, label, models, kinds, threshold, cluster, strata) -> dict:
-    """The statistics by Dask's frame operations (with clusters)."""
-    import dask
-
-    cols = [label, *models]
-    groups = None if cluster is None else ddf[cluster]
-    layers = None if strata is None else ddf[strata]
-    ddf = ddf[cols].astype("float64")
-    lazy = [ddf[label].size]
-    for c in cols:
-        s = ddf[c]
-        lazy += [(~np.isfinite(s)).sum(), (s == s.round()).all(), s.min(), s.max()]
-    named = (("cluster", cluster, groups), ("stratum", strata, layers))
-    tail = [t for t in named if t[1] is not None]
-    lazy += [g.isna().sum() for _, _, g in tail]
-    row = dask.compute(*lazy)
-    for (what, column, _), missing in zip(tail, row[len(row) - len(tail) :], strict=True):
-        if missing:
-            raise ValueError(f"the {what} column {column!r} holds missing values")
-    if groups is not None:
-        ddf = ddf.assign(_cluster=groups.astype(str))
-    return _finish_dask(row, ddf, models, kinds, label, threshold, groups is not None)
 
 
 def _strata_dask(ddf, label, models, stats, threshold, clustered) -> dict:
@@ -926,140 +922,11 @@ def _strata_dask(ddf, label, models, stats, threshold, clustered) -> dict:
     return out
 
 
-def _finish_dask(row, ddf, models, kinds, label, threshold, clustered=False):
-    import dask
-
-    n, kind_of, source, several = _read_summary(row, models, kinds, label)
-    if several:
-        head = {"n": n, "kinds": kind_of, "kind_source": source, "multi": True}
-        return {**head, **_multi_dask(ddf, label, models, clustered)}
-    y = ddf[label] == 1
-    pred = {m: (ddf[m] >= threshold) if kind_of[m] != "labels" else (ddf[m] == 1) for m in models}
-    pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
-    yi = y.astype("int64")
-    cell_codes = {m: yi * 2 + pred[m].astype("int64") for m in models}
-    table_codes = {
-        (a, b): yi * 4 + pred[a].astype("int64") * 2 + pred[b].astype("int64") for a, b in pairs
-    }
-    lazy = {"pos": y.sum()}
-    for m in models:
-        lazy[("cells", m)] = cell_codes[m].value_counts()
-    for p in pairs:
-        lazy[("tables", *p)] = table_codes[p].value_counts()
-    if 1 < len(models) <= _MAX_MODELS_BEST:
-        code = sum((pred[m] == y).astype("int64") * (1 << j) for j, m in enumerate(models))
-        lazy["patterns"] = code.value_counts()
-    proper = [m for m in models if kind_of[m] == "probabilities"]
-    series = {}
-    for m in proper:
-        p = ddf[m]
-        q = p.clip(_EPS, 1 - _EPS)
-        series[("brier", m)] = (p - ddf[label]) ** 2
-        series[("log_loss", m)] = -(np.log(q).where(y, np.log1p(-q)))
-    for i, a in enumerate(proper):
-        for b in proper[i + 1 :]:
-            for which in _PROPER:
-                series[(which, a, b)] = series[(which, a)] - series[(which, b)]
-    for key, s in series.items():
-        lazy[("mean",) + key] = s.mean()
-        lazy[("sd",) + key] = s.std(ddof=1)
-    if clustered:
-        lazy["clusters"] = _clusters_dask(ddf, models, pairs, cell_codes, table_codes, series)
-    keys = list(lazy)
-    values = dict(zip(keys, dask.compute(*[lazy[k] for k in keys]), strict=True))
-    stats = {"n": n, "n_positive": int(values["pos"]), "kinds": kind_of, "kind_source": source}
-
-    def cells(vc, size):
-        out = np.zeros(size, dtype=np.int64)
-        for code, count in vc.items():
-            out[int(code)] = int(count)
-        return out
-
-    stats["cells"] = {m: cells(values[("cells", m)], 4) for m in models}
-    stats["tables"] = {(a, b): cells(values[("tables", a, b)], 8) for a, b in pairs}
-    stats["moments"] = {
-        key: (float(values[("mean",) + key]), _sd(values[("sd",) + key])) for key in series
-    }
-    stats["patterns"] = (
-        _pattern_arrays(values["patterns"].items()) if "patterns" in values else None
-    )
-    if clustered:
-        stats["clusters"] = _cluster_arrays(
-            _sorted_by_id(values["clusters"]), models, pairs, list(series)
-        )
-    scored = [m for m in models if kind_of[m] != "labels"]
-    stats["delong"] = _delong_dask(ddf, label, scored, stats) if scored else None
-    return stats
-
-
-def _clusters_dask(ddf, models, pairs, cell_codes, table_codes, series):
-    """The per-cluster table of :func:`_clusters_sql` by a Dask ``groupby``."""
-    cols = {"_n": ddf[models[0]] * 0 + 1}
-    j = 0
-    for m in models:
-        for cell in range(4):
-            cols[f"_c{j}"] = (cell_codes[m] == cell).astype("int64")
-            j += 1
-    for p in pairs:
-        for cell in range(8):
-            cols[f"_c{j}"] = (table_codes[p] == cell).astype("int64")
-            j += 1
-    for s in series.values():
-        cols[f"_c{j}"], cols[f"_c{j + 1}"] = s, s * s
-        cols[f"_c{j + 2}"] = ((s != 0) & (s != 1)).astype("int64")
-        j += 3
-    frame = ddf[["_cluster"]].assign(**cols)
-    return frame.groupby("_cluster").sum()[list(cols)]
-
-
 def _sorted_by_id(frame):
     """The per-cluster frame in the order of its ids as text (as :func:`_clusters_sql`)."""
     ids = [str(i) for i in frame.index]
     order = sorted(range(len(ids)), key=ids.__getitem__)
     return frame.to_numpy(float)[order]
-
-
-def _sd(value) -> float:
-    value = float(value)
-    return value if np.isfinite(value) else 0.0
-
-
-def _delong_dask(ddf, label, scored, stats):
-    import dask
-
-    n1 = stats["n_positive"]
-    n0 = stats["n"] - n1
-    if n1 == 0 or n0 == 0:
-        return None
-    y = ddf[label] == 1
-    tables = []
-    for m in scored:
-        g = ddf.assign(pos=y.astype("int64"), neg=(~y).astype("int64")).groupby(m)[["pos", "neg"]]
-        tables.append(g.sum())
-    tables = dask.compute(*tables)  # one row per distinct score: small next to the items
-    frame = ddf[[label, *scored]]
-    for i, (m, t) in enumerate(zip(scored, tables, strict=True)):
-        t = t.sort_index()
-        v10 = (t["neg"].cumsum() - t["neg"] + 0.5 * t["neg"]) / n0
-        v01 = (n1 - t["pos"].cumsum() + 0.5 * t["pos"]) / n1
-        frame = frame.assign(
-            **{
-                f"_a{i}": frame[m].map(v10, meta=(m, "float64")),
-                f"_b{i}": frame[m].map(v01, meta=(m, "float64")),
-            }
-        )
-    k = len(scored)
-    pos_frame = frame[frame[label] == 1][[f"_a{i}" for i in range(k)]]
-    neg_frame = frame[frame[label] != 1][[f"_b{i}" for i in range(k)]]
-    m10, c10, m01, c01 = dask.compute(
-        pos_frame.mean(), pos_frame.cov(), neg_frame.mean(), neg_frame.cov()
-    )
-    means = {"v10": m10.to_numpy(float), "v01": m01.to_numpy(float)}
-    covs = {
-        "v10": np.nan_to_num(c10.to_numpy(float)),
-        "v01": np.nan_to_num(c01.to_numpy(float)),
-    }
-    return _delong_result(means, covs, n1, n0)
 
 
 def _checked_options(
