@@ -225,11 +225,15 @@ def _cluster_sums(ids, cell_codes, table_codes, series) -> dict:
 
 
 def _factorize(ids):
-    """``(code of each item, its cluster id as text)``, the ids in order of first sight."""
+    """``(code of each item, its cluster id as text)``: the ids as ``astype(str)`` writes
+    them, each once (factorized first by value, then their texts, which few ids have)."""
     import pandas as pd
 
-    codes, labels = pd.factorize(pd.Series(ids).astype(str), sort=False)
-    return codes.astype(np.int64), np.asarray(labels, dtype=str)
+    codes, values = pd.factorize(pd.Series(ids), sort=False)
+    texts, relabel = np.unique(
+        pd.Series(values).astype(str).to_numpy(dtype=str), return_inverse=True
+    )
+    return relabel.ravel()[codes].astype(np.int64), texts
 
 
 def _merge_clusters(a, b):
