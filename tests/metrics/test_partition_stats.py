@@ -14,11 +14,12 @@ from __future__ import annotations
 from functools import reduce
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from heldout.metrics import _partition_stats as ps
 from heldout.metrics.auc import delong
+
+pd = pytest.importorskip("pandas")  # the engine's partitions are pandas frames
 
 
 def _log(n, seed):
@@ -113,3 +114,24 @@ def test_placements_and_their_covariances_equal_delong_on_the_items():
     np.testing.assert_allclose(m10, ref.auc, rtol=1e-12)
     np.testing.assert_allclose(cov, ref.cov, rtol=1e-10)
     np.testing.assert_allclose(np.diag(cov), np.array(var10) / n1 + np.array(var01) / n0)
+
+
+def test_cluster_sums_merged_equal_a_groupby_of_the_whole_log():
+    frame = _log(1200, 5)
+    frame["site"] = np.random.default_rng(5).integers(0, 30, len(frame))  # ids read as text
+    parts = _parts(frame, [0, 500, 501])  # an empty partition, one of a single item
+    got = reduce(
+        ps.merge_first,
+        [ps.first_pass(p, "label", ["a", "c"], 0.5, ("site",), "site") for p in parts],
+    )
+    cl = got["clusters"]
+    ids = frame["site"].astype(str)
+    np.testing.assert_array_equal(cl["ids"], sorted(set(ids)))
+    y = frame["label"].to_numpy()
+    pred = (frame["a"].to_numpy() >= 0.5).astype(int)
+    cells = pd.crosstab(ids, 2 * y + pred).reindex(columns=range(4), fill_value=0)
+    np.testing.assert_array_equal(cl["cells"][0], cells.loc[cl["ids"]].to_numpy())
+    np.testing.assert_array_equal(cl["sizes"], ids.value_counts().loc[cl["ids"]].to_numpy())
+    brier = pd.Series((frame["a"].to_numpy() - y) ** 2).groupby(ids.to_numpy()).sum()
+    np.testing.assert_allclose(cl["loss"][("brier", 0)][:, 0], brier.loc[cl["ids"]], rtol=1e-12)
+    assert got["nulls"] == [0]
