@@ -135,3 +135,20 @@ def test_cluster_sums_merged_equal_a_groupby_of_the_whole_log():
     brier = pd.Series((frame["a"].to_numpy() - y) ** 2).groupby(ids.to_numpy()).sum()
     np.testing.assert_allclose(cl["loss"][("brier", 0)][:, 0], brier.loc[cl["ids"]], rtol=1e-12)
     assert got["nulls"] == [0]
+
+
+def test_a_partition_read_in_slices_gives_the_same_statistics(monkeypatch):
+    frame = _log(1000, 6)
+    whole = ps.first_pass(frame, "label", ["a", "b"], 0.5)
+    monkeypatch.setattr(ps, "_CHUNK", 300)  # four slices
+    sliced = ps.first_pass(frame, "label", ["a", "b"], 0.5)
+    for key in ("n", "n_positive", "summary"):
+        assert sliced[key] == whole[key]
+    np.testing.assert_array_equal(sliced["tables"][0], whole["tables"][0])
+    for u, v in zip(sliced["values"], whole["values"], strict=True):
+        assert u[0] == v[0]
+        for x, z in zip(u[1:], v[1:], strict=True):
+            np.testing.assert_array_equal(x, z)
+    np.testing.assert_allclose(
+        sliced["moments"][("brier", 0, 1)], whole["moments"][("brier", 0, 1)]
+    )

@@ -19,17 +19,20 @@ losses are summed for every partition whose values lie in [0, 1] (a probability
 column's do; the others are dropped once the kinds are known).  A partition's scores
 on a decimal grid (``rint(s 10^d) / 10^d == s`` on every item, the rule of
 :func:`heldout.metrics.auc._grid_candidates`) are counted by whole-number codes with
-``np.bincount``; others by ``np.unique``.  The partitions are the engine's (near 32 MiB
-each), so the arrays of one pass stay small.
+``np.bincount``; others by ``np.unique``.  A partition (a Parquet row group, 32 MB of
+CSV) is read in slices of at most ``2**20`` rows, so the arrays of one pass stay small.
 """
 
 from __future__ import annotations
+
+from functools import reduce
 
 import numpy as np
 
 _EPS = 1e-15  # clipping of probabilities in the log loss (heldout.metrics.item_losses.EPS)
 _MAX_DECIMALS = 9
 _MAX_PATTERN_BITS = 20  # patterns counted by bincount up to this many models, else np.unique
+_CHUNK = 1 << 20  # rows per slice of a partition
 
 
 def _column(frame, name) -> np.ndarray:
@@ -137,7 +140,21 @@ def merge_tables(a, b):
     return d, distinct, neg, pos
 
 
-def first_pass(
+def _in_chunks(fn, merge):
+    """``fn`` over slices of at most ``_CHUNK`` rows of a partition, merged: the arrays of
+    one call stay small however large the engine's partitions (its row groups) are."""
+
+    def run(frame, *args):
+        if len(frame) <= _CHUNK:
+            return fn(frame, *args)
+        parts = (fn(frame.iloc[i : i + _CHUNK], *args) for i in range(0, len(frame), _CHUNK))
+        return reduce(merge, parts)
+
+    run.__doc__, run.__name__ = fn.__doc__, fn.__name__
+    return run
+
+
+def _first_pass(
     frame, label: str, models: list[str], threshold: float, nulls: tuple = (), cluster=None
 ):
     """Every statistic of one partition that needs no other partition (see module notes).
@@ -335,7 +352,7 @@ def _rows(x: np.ndarray, d, low, keys) -> np.ndarray:
     return code.astype(np.intp)
 
 
-def covariance_pass(frame, label: str, scored: list[str], lookups: list) -> tuple:
+def _covariance_pass(frame, label: str, scored: list[str], lookups: list) -> tuple:
     """Sums of centred products of the placement values over the positives (``v10``) and
     the negatives (``v01``): ``(k x k, k x k)`` for ``k`` scored models.
 
@@ -365,3 +382,7 @@ def _products(a: np.ndarray) -> np.ndarray:
 
 def merge_covariance(a, b):
     return a[0] + b[0], a[1] + b[1]
+
+
+first_pass = _in_chunks(_first_pass, merge_first)
+covariance_pass = _in_chunks(_covariance_pass, merge_covariance)

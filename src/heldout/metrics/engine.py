@@ -61,8 +61,8 @@ tests).  Dask computes the two-class statistics by one numpy pass over each part
 (:mod:`heldout.metrics._partition_stats`: counts by ``np.bincount``, loss moments,
 each model's positives and negatives at each distinct score) whose results are added
 up by a tree of merges, and a second pass for the covariances of two or more scored
-models' placement values; its memory is a few partitions of about 32 MiB and those
-tables (one row per distinct score).  With clusters the same pass adds per-cluster
+models' placement values; its memory is a few partitions (a Parquet row group, 32 MB
+of CSV) and those tables (one row per distinct score).  With clusters the same pass adds per-cluster
 sums (a table of one row per cluster); several classes and strata use Dask's frame
 operations (``groupby`` sums) for their statistics.  Results equal the in-memory report on files that fit: the counts exactly,
 the means and variances up to the rounding of a different order of summation
@@ -752,11 +752,12 @@ def _multi_dask(ddf, label, models, clustered):
 
 # --------------------------------------------------------------------------- Dask
 def _read_dask(files, fmt):
-    """The log as a Dask frame of partitions near 32 MiB (pyarrow reads both formats)."""
+    """The log as a Dask frame: a partition per Parquet row group, or per 32 MB of CSV
+    (pyarrow reads both formats)."""
     import dask.dataframe as dd
 
     if fmt == "parquet":
-        return dd.read_parquet(files, blocksize="32MiB")
+        return dd.read_parquet(files, split_row_groups=True)
     return dd.read_csv(files, blocksize="32MB", engine="pyarrow")
 
 
