@@ -83,7 +83,14 @@ def _bins(p: np.ndarray, n_bins) -> np.ndarray:
     if b > p.size:
         raise ValueError(f"n_bins must be at most the number of items ({p.size}), got {b}")
     edges = np.quantile(p, np.linspace(0, 1, b + 1)[1:-1])
-    return np.unique(np.searchsorted(edges, p, side="right"), return_inverse=True)[1]
+    if edges.size <= 32:  # edges passed (searchsorted's side="right"), a pass per edge
+        raw = np.zeros(p.size, dtype=np.intp)
+        for edge in edges:
+            raw += p >= edge
+    else:
+        raw = np.searchsorted(edges, p, side="right")
+    present = np.bincount(raw, minlength=b) > 0
+    return (np.cumsum(present) - 1)[raw]  # the rank of each item's bin among the non-empty
 
 
 @dataclass(frozen=True)
@@ -110,16 +117,26 @@ class CalibrationError(Result):
     n_bins: int = extra()
 
 
-def _ce2(y, p, bins, nb, weights=None):
-    """Debiased and plug-in squared errors; rows of ``weights`` are resample counts."""
-    if weights is None:
-        weights = np.ones((1, y.size))
-    r = weights.shape[0]
-    idx = (bins[None, :] + nb * np.arange(r)[:, None]).ravel()
-    w = weights.ravel()
-    n_b = np.bincount(idx, w, r * nb).reshape(r, nb)
-    sy = np.bincount(idx, (weights * y).ravel(), r * nb).reshape(r, nb)
-    sp = np.bincount(idx, (weights * p).ravel(), r * nb).reshape(r, nb)
+#: A cell (the positives or the negatives of one bin) with at most this many items has the
+#: sum of its resampled probabilities drawn item by item; a larger one from its normal law
+#: (see :func:`calibration_error`).
+EXACT_CELL = 200
+
+
+def _ce2(y, p, bins, nb):
+    """Debiased and plug-in squared errors of the items."""
+    return _ce2_of(
+        np.bincount(bins, minlength=nb).astype(float)[None, :],
+        np.bincount(bins, y, nb)[None, :],
+        np.bincount(bins, p, nb)[None, :],
+    )
+
+
+def _ce2_of(n_b, sy, sp):
+    """Debiased and plug-in squared errors from each bin's count, positives and sum of p.
+
+    Rows are data sets (the test set, or its resamples), columns bins.
+    """
     ok = n_b > 1
     safe = np.where(n_b > 0, n_b, 1)
     yb, pb = sy / safe, sp / safe
@@ -127,6 +144,61 @@ def _ce2(y, p, bins, nb, weights=None):
     corr = np.where(ok, yb * (1 - yb) / np.where(ok, n_b - 1, 1), 0.0)
     total = n_b.sum(axis=1, keepdims=True)
     return ((n_b / total) * (gap - corr)).sum(axis=1), ((n_b / total) * gap).sum(axis=1)
+
+
+def _sums_of_draws(values, m, gen):
+    """Sum of ``m[r]`` draws with replacement from ``values``, for every resample ``r``."""
+    out = np.empty(m.size)
+    step = max(1, 4_000_000 // values.size)
+    for start in range(0, m.size, step):
+        mm = m[start : start + step]
+        owner = np.repeat(np.arange(mm.size), mm)
+        taken = values[gen.integers(0, values.size, owner.size)]
+        out[start : start + step] = np.bincount(owner, taken, mm.size)
+    return out
+
+
+def _resampled_ce2(y, p, bins, nb, reps, gen):
+    """Debiased squared errors of ``reps`` resamples of the items, from per-cell statistics.
+
+    Cells are the negatives and the positives of each bin.  A resample's counts per cell
+    are ``Multinomial(n, N_c / n)``, which gives each bin's count and positives; given
+    them, a cell's sum of probabilities is the sum of that many draws from its items
+    (:func:`_cell_sums`).
+    """
+    cell = 2 * bins + (y > 0)
+    count = np.bincount(cell, minlength=2 * nb)
+    draws = gen.multinomial(y.size, count / y.size, size=reps)
+    sums = _cell_sums(p, cell, count, draws, gen)
+    return _ce2_of(
+        (draws[:, 0::2] + draws[:, 1::2]).astype(float),
+        draws[:, 1::2].astype(float),
+        sums[:, 0::2] + sums[:, 1::2],
+    )[0]
+
+
+def _cell_sums(p, cell, count, draws, gen):
+    """Sums of ``draws[r, c]`` draws with replacement from the ``p`` of cell ``c``'s items.
+
+    Item by item in cells of at most :data:`EXACT_CELL` items; in larger ones normal
+    with the draws' mean and variance (clipped to ``[0, draws]``).
+    """
+    nc = count.size
+    mean = np.bincount(cell, p, nc) / np.maximum(count, 1)
+    sd = np.sqrt(np.bincount(cell, (p - mean[cell]) ** 2, nc) / np.maximum(count, 1))
+    small = (count > 0) & (count <= EXACT_CELL)
+    members = np.flatnonzero(small[cell])
+    members = members[np.argsort(cell[members], kind="stable")]
+    start = np.r_[0, np.cumsum(np.where(small, count, 0))]
+    sums = np.zeros(draws.shape)
+    for c in np.flatnonzero(count):
+        m = draws[:, c]
+        if small[c]:
+            sums[:, c] = _sums_of_draws(p[members[start[c] : start[c + 1]]], m, gen)
+        else:
+            normal = m * mean[c] + np.sqrt(m) * sd[c] * gen.standard_normal(m.size)
+            sums[:, c] = np.clip(normal, 0.0, m)
+    return sums
 
 
 def calibration_error(
@@ -157,6 +229,18 @@ def calibration_error(
     at 95 %, the moved one 96.4-99.8 %: it never undercovered and is conservative (a true
     error of zero is covered whenever the lower end is clipped to zero; away from zero the
     reason was not measured).  Its width is the price of not undercovering.
+
+    A resample is drawn from statistics of *cells* (the positives and the negatives of
+    each bin), not item by item: its counts per cell are
+    :math:`\\mathrm{Multinomial}(n, N_c/n)`, which fixes each bin's count and positives
+    exactly as resampling the items does; given them, the sum of the probabilities drawn
+    in a cell is the sum of that many draws from the cell's items, drawn item by item in
+    cells of at most :data:`EXACT_CELL` items and from its normal law (the draws' mean
+    and variance) in larger ones, where it only moves :math:`\\bar p_b`, inside a bin.
+    So a resample costs a few draws per bin whatever :math:`n`.  The normal part was
+    checked against resampling items: with every cell drawn from the normal law, the
+    two-sample Kolmogorov-Smirnov test did not tell 20,000 resampled estimates drawn
+    each way apart (p above 0.1 at 300, 2,000 and 20,000 items, 10 and 15 bins).
 
     Parameters
     ----------
@@ -190,15 +274,7 @@ def calibration_error(
     bins = _bins(pp, n_bins)
     nb = int(bins.max()) + 1
     db, plug = _ce2(yy, pp, bins, nb)
-    gen = _rng(seed)
-    chunk = max(1, 1_000_000 // yy.size)
-    boots = []
-    for start in range(0, reps, chunk):
-        b = min(chunk, reps - start)
-        draws = gen.integers(0, yy.size, (b, yy.size)) + yy.size * np.arange(b)[:, None]
-        w = np.bincount(draws.ravel(), minlength=b * yy.size).reshape(b, yy.size).astype(float)
-        boots.append(_ce2(yy, pp, bins, nb, w)[0])
-    boot = np.concatenate(boots)
+    boot = _resampled_ce2(yy, pp, bins, nb, reps, _rng(seed))
     shift = plug[0] - db[0]  # the bootstrap world's truth minus the estimate
     lo2, hi2 = np.quantile(boot, [a / 2, 1 - a / 2]) - shift
     value, low, high = (float(np.sqrt(max(v, 0.0))) for v in (db[0], lo2, hi2))
