@@ -84,7 +84,7 @@ def _bins(p: np.ndarray, n_bins) -> np.ndarray:
         raise ValueError(f"n_bins must be at most the number of items ({p.size}), got {b}")
     edges = np.quantile(p, np.linspace(0, 1, b + 1)[1:-1])
     if edges.size <= 32:  # edges passed (searchsorted's side="right"), a pass per edge
-        raw = np.zeros(p.size, dtype=np.intp)
+        raw = np.zeros(p.size, dtype=np.uint8)
         for edge in edges:
             raw += p >= edge
     else:
@@ -355,28 +355,65 @@ class CalibrationSlope(Result):
     events: int = extra(0)
 
 
-def _logistic(x: np.ndarray, y: np.ndarray, offset: np.ndarray, iters: int = 50):
-    """Newton-Raphson for a logistic regression with design ``x`` and an offset; robust s.e."""
-    beta = np.zeros(x.shape[1])
+#: Above this many items, Newton's method starts from the fit to every k-th item.
+_WARM_START = 50_000
+
+
+def _weighted_cross(v, lp):
+    """:math:`X^\\top \\mathrm{diag}(v) X` for the design ``[1]`` or ``[1, lp]``."""
+    if lp is None:
+        return np.array([[v.sum()]])
+    vl = v * lp
+    s1 = vl.sum()
+    return np.array([[v.sum(), s1], [s1, np.einsum("i,i->", vl, lp)]])
+
+
+def _logistic(y: np.ndarray, offset, lp=None, iters: int = 50):
+    """Newton-Raphson for a logistic regression with an offset; robust s.e.
+
+    The design is an intercept, and the slope of ``lp`` when it is given.  On many items
+    it starts from the fit to a systematic subsample (every k-th item, about
+    ``_WARM_START / 2`` of them), a few full iterations from the optimum; it stops, as
+    from zero, when a step is below 1e-10, and the sandwich variance is that of the last
+    iteration's fitted values (less than 1e-10 away).
+    """
+    k = 1 if lp is None else 2
+    beta = np.zeros(k)
+    if y.size > _WARM_START:
+        every = y.size // (_WARM_START // 2)
+        sub_lp = None if lp is None else lp[::every]
+        sub_offset = offset[::every] if np.ndim(offset) else offset
+        try:
+            beta = _logistic(y[::every], sub_offset, sub_lp)[0]
+        except ValueError:
+            beta = np.zeros(k)  # the subsample alone separates: start from zero
     separated = ValueError(
         "p separates the classes of y (almost) perfectly: the calibration slope or intercept "
         "has no finite estimate"
     )
     try:
         for _ in range(iters):
-            mu = special.expit(x @ beta + offset)
-            w = mu * (1 - mu)
-            info = x.T @ (x * w[:, None])
-            step = np.linalg.solve(info, x.T @ (y - mu))
+            if lp is None:
+                eta = np.add(offset, beta[0], out=np.empty(y.size))
+            else:
+                eta = lp * beta[1]
+                eta += beta[0]
+                if np.ndim(offset):
+                    eta += offset
+            mu = special.expit(eta, out=eta)
+            resid = y - mu
+            mu -= mu * mu  # the weights mu (1 - mu), in place
+            info = _weighted_cross(mu, lp)
+            grad = np.array([resid.sum()] + ([] if lp is None else [np.einsum("i,i->", resid, lp)]))
+            step = np.linalg.solve(info, grad)
             beta = beta + step
             if np.max(np.abs(step)) < 1e-10:
                 break
         else:
             raise separated
-        mu = special.expit(x @ beta + offset)
-        bread = np.linalg.inv(x.T @ (x * (mu * (1 - mu))[:, None]))
-        score = x * (y - mu)[:, None]
-        se = np.sqrt(np.diag(bread @ (score.T @ score) @ bread))  # sandwich (robust)
+        bread = np.linalg.inv(info)
+        resid *= resid
+        se = np.sqrt(np.diag(bread @ _weighted_cross(resid, lp) @ bread))  # sandwich (robust)
     except np.linalg.LinAlgError:
         raise separated from None
     if not (np.all(np.isfinite(beta)) and np.all(np.isfinite(se))):
@@ -440,8 +477,8 @@ def calibration_slope(
     if np.ptp(lp) == 0:
         raise ValueError("p must not be constant for a calibration slope")
     z = stats.norm.ppf(1 - a / 2)
-    (a0, b), (_, se_b) = _logistic(np.c_[np.ones_like(lp), lp], yy, np.zeros_like(lp))
-    (ai,), (se_a,) = _logistic(np.ones((lp.size, 1)), yy, lp)
+    (a0, b), (_, se_b) = _logistic(yy, 0.0, lp)
+    (ai,), (se_a,) = _logistic(yy, lp)
     events = int(min(yy.sum(), yy.size - yy.sum()))
     if events < SLOPE_MIN_EVENTS:
         warnings.warn(

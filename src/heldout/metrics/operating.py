@@ -196,7 +196,9 @@ def _tied_share(x, yneg, k, kk, g, u, v, not_above, above, gen):
     """
     n1, n0 = x.size, yneg.size
     at_pos = not_above - np.searchsorted(x, v, side="left")
-    tied_pos = gen.binomial(n1 - above, np.where(not_above > 0, at_pos / np.maximum(not_above, 1), 0.0))
+    tied_pos = gen.binomial(
+        n1 - above, np.where(not_above > 0, at_pos / np.maximum(not_above, 1), 0.0)
+    )
     q_lo = np.searchsorted(yneg, v, side="left") / n0
     q_hi = np.searchsorted(yneg, v, side="right") / n0
     with np.errstate(divide="ignore", invalid="ignore"):
