@@ -510,9 +510,8 @@ def _model_twice(s: np.ndarray, pos: np.ndarray, n1: int, dtype) -> np.ndarray:
     sorted, counted and scattered back, so no full-length index or sorted copy exists;
     the result is the only full-length array (``dtype``: 4 bytes an item when the
     counts allow).  The items of consecutive buckets are found together, about
-    :data:`_BATCH` of them per pass over the bucket ids (a pass per bucket cost a
-    quarter of the time at 10^7 items), and put in bucket order by a stable sort of
-    their ids.
+    :data:`_BATCH` of them per pass over the bucket ids rather than a pass per bucket,
+    and put in bucket order by a stable sort of their ids.
     """
     ids, counts = _bucket_ids(s, pos)
     if counts.shape[0] == 1:
