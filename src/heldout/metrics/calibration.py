@@ -49,6 +49,7 @@ from heldout._result import Result, extra
 from heldout.config import rng as _rng
 
 __all__ = [
+    "EXACT_CELL",
     "SLOPE_MIN_EVENTS",
     "CalibrationError",
     "CalibrationWarning",
