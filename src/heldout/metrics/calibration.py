@@ -227,9 +227,10 @@ def calibration_error(
     high by that excess and undercovers: on the binormal model of
     :doc:`/notebooks/operating_points` (2,000 test sets per cell; log-odds scaled by 0.5
     to 2, 10 and 15 bins, 200 to 3,000 items, prevalence 0.3 and 0.05) it covered 75-94 %
-    at 95 %, the moved one 96.4-99.8 %: it never undercovered and is conservative (a true
-    error of zero is covered whenever the lower end is clipped to zero; away from zero the
-    reason was not measured).  Its width is the price of not undercovering.
+    at 95 %, the moved one 96.4-99.8 % (95.3 % in a cell measured later, below): it never
+    undercovered and is mostly conservative (a true error of zero is covered whenever the
+    lower end is clipped to zero; away from zero the reason was not measured).  Its width
+    is the price of not undercovering.
 
     A resample is drawn from statistics of *cells* (the positives and the negatives of
     each bin), not item by item: its counts per cell are
