@@ -143,27 +143,86 @@ def test_the_intercept_interval_holds_when_the_slope_is_not_one():
     assert r.coverage >= 0.95 - 3 * np.sqrt(0.05 * 0.95 / 400)
 
 
+def _item_bootstrap(y, p, n_bins, reps, seed):
+    """Debiased squares of resamples of the items, computed item by item on sorted bins."""
+    bins = np.array_split(np.argsort(p), n_bins)  # equal-mass bins (no ties in p)
+    draws = np.random.default_rng(seed).integers(0, y.size, (reps, y.size))
+    w = np.stack([np.bincount(d, minlength=y.size) for d in draws])  # (reps, n) counts
+    boot = np.zeros(reps)
+    for b in bins:
+        nb = w[:, b].sum(axis=1)
+        yb = (w[:, b] * y[b]).sum(axis=1) / nb
+        pb = (w[:, b] * p[b]).sum(axis=1) / nb
+        boot += nb / y.size * ((yb - pb) ** 2 - np.where(nb > 1, yb * (1 - yb) / (nb - 1), 0))
+    return boot
+
+
 def test_the_error_interval_is_the_bootstrap_moved_to_the_estimate():
-    """Ends = percentile ends of an independent bootstrap of the debiased square, minus
-    (plug-in square - debiased square); the same seed draws the same resamples."""
+    """Ends = percentile ends of the resampled debiased squares, minus (plug-in square -
+    debiased square); the same seed draws the same resamples."""
+    from heldout.metrics import calibration as cal
+
     y, p = _model(5, n=600, gamma=1.4)
     r = calibration_error(y, p, n_bins=15, n_resamples=400, seed=7)
-    bins = np.array_split(np.argsort(p), 15)  # equal-mass bins (no ties in p)
-    gen = np.random.default_rng(7)
-    draws = gen.integers(0, y.size, (400, y.size))
-    boot = []
-    for d in draws:
-        w = np.bincount(d, minlength=y.size)
-        tot = 0.0
-        for b in bins:
-            nb = w[b].sum()
-            yb = (w[b] * y[b]).sum() / nb
-            pb = (w[b] * p[b]).sum() / nb
-            tot += nb / y.size * ((yb - pb) ** 2 - (yb * (1 - yb) / (nb - 1) if nb > 1 else 0))
-        boot.append(tot)
+    bins = cal._bins(p, 15)
+    boot = cal._resampled_ce2(y.astype(float), p, bins, 15, 400, np.random.default_rng(7))
     lo, hi = np.quantile(boot, [0.025, 0.975]) - (r.plugin**2 - r.squared)
     assert r.low == pytest.approx(np.sqrt(max(lo, 0)), rel=1e-9, abs=1e-12)
     assert r.high == pytest.approx(np.sqrt(max(hi, 0)), rel=1e-9)
+
+
+def test_resampling_cells_draws_what_resampling_items_draws(monkeypatch):
+    """3,000 resamples drawn from the cells' statistics against 3,000 of the items (600
+    items, 15 bins): every cell drawn item by item (exact in distribution), then every
+    cell's sum of probabilities from its normal law; a two-sample KS test must not tell
+    either from the items' (p > 0.01), and the 2.5 % and 97.5 % points agree within 0.2
+    of the bootstrap's spread."""
+    from heldout.metrics import calibration as cal
+
+    y, p = _model(8, n=600, gamma=1.4)
+    yy = y.astype(float)
+    items = _item_bootstrap(yy, p, 15, 3000, 2)
+    q = [0.025, 0.975]
+    for exact_cell in (10**9, 0):
+        monkeypatch.setattr(cal, "EXACT_CELL", exact_cell)
+        cells = cal._resampled_ce2(yy, p, cal._bins(p, 15), 15, 3000, np.random.default_rng(1))
+        assert stats.ks_2samp(cells, items).pvalue > 0.01, exact_cell
+        assert np.allclose(np.quantile(cells, q), np.quantile(items, q), atol=0.2 * items.std())
+
+
+def test_the_cells_sums_of_probabilities_have_the_moments_of_draws(monkeypatch):
+    """Given m draws with replacement from a cell's N items (mean mu, variance s2), their
+    sum has mean m mu and variance m s2: checked for both ways of drawing it (item by
+    item, normal) on four cells of 20 to 400 items, 20,000 resamples, within 5 MC s.e."""
+    from heldout.metrics import calibration as cal
+
+    rng = np.random.default_rng(4)
+    p = np.r_[rng.beta(0.5, 3, 400), rng.beta(4, 1, 30), rng.uniform(0.4, 0.6, 50), rng.random(20)]
+    cell = np.repeat([0, 1, 2, 3], [400, 30, 50, 20])
+    count = np.bincount(cell)
+    reps = 20_000
+    draws = rng.multinomial(p.size, count / p.size, size=reps)
+    for exact_cell in (10**9, 0):
+        monkeypatch.setattr(cal, "EXACT_CELL", exact_cell)
+        sums = cal._cell_sums(p, cell, count, draws, np.random.default_rng(5))
+        for c in range(4):
+            v = p[cell == c]
+            dev = (sums[:, c] - draws[:, c] * v.mean()) / np.sqrt(draws[:, c] * v.var())
+            assert abs(dev.mean()) <= 5 / np.sqrt(reps), (exact_cell, c)
+            assert abs(dev.var() - 1) <= 5 * np.sqrt(2 / reps) + 0.01, (exact_cell, c)
+
+
+def test_the_error_interval_does_not_undercover_with_normal_cells(monkeypatch):
+    """The same cell with every cell's sum of probabilities drawn from its normal law
+    (as in cells above EXACT_CELL items): the book's rule must not say it undercovers."""
+    from heldout.book.chapter import coverage_verdict
+    from heldout.book.operating_coverage import operating_coverage
+    from heldout.metrics import calibration as cal
+
+    monkeypatch.setattr(cal, "EXACT_CELL", 0)
+    c = operating_coverage("ece", 800, 0.3, 0.85, 150, seed=11, gamma=0.7, n_bins=15,
+                           n_resamples=150)  # fmt: skip
+    assert coverage_verdict(c.coverage, 150) != "undercovers", c.coverage
 
 
 def test_the_error_interval_does_not_undercover():

@@ -252,16 +252,20 @@ def test_grid_counts_find_the_grid_of_every_item_while_counting(monkeypatch, blo
     assert auc_module._grid_counts(s, y) is None and auc_module._decimal_grid(s) is None
 
 
-@pytest.mark.parametrize("bucket, cells", [(1 << 18, 1 << 16), (5, 1 << 16), (40, 3), (1, 7)])
-def test_sorted_placements_equal_the_definition_in_any_buckets(monkeypatch, bucket, cells):
+@pytest.mark.parametrize(
+    "bucket, cells, batch",
+    [(1 << 18, 1 << 16, 1 << 21), (5, 1 << 16, 1 << 21), (5, 1 << 16, 12), (40, 3, 1), (1, 7, 3)],
+)
+def test_sorted_placements_equal_the_definition_in_any_buckets(monkeypatch, bucket, cells, batch):
     """Off any grid, the bucket-by-bucket sort gives the definition's AUC and covariance.
 
     Ties within a bucket and across classes, one tie group larger than a bucket, a score
     far out (equal-width cells then hold almost every item in one), and scores whose range
-    is too narrow to divide into cells.
+    is too narrow to divide into cells; buckets gathered one pass at a time, a few, or all.
     """
     monkeypatch.setattr(auc_module, "_BUCKET", bucket)
     monkeypatch.setattr(auc_module, "_CELLS", cells)
+    monkeypatch.setattr(auc_module, "_BATCH", batch)
     rng = np.random.default_rng(12)
     for trial in range(40):
         n = int(rng.integers(3, 90))

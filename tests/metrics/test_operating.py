@@ -31,6 +31,10 @@ def _brute_se_at_sp(y, s, spec):
 def _sklearn_se_at_sp(y, s, spec):
     """Sensitivity on scikit-learn's ROC polygon at FPR 1 - spec (highest point at a jump)."""
     fpr, tpr, _ = roc_curve(y, s, drop_intermediate=False)
+    return _height(fpr, tpr, spec)
+
+
+def _height(fpr, tpr, spec):
     f = 1 - spec
     exact = np.isclose(fpr, f, atol=1e-12)
     if exact.any():
@@ -106,12 +110,59 @@ def test_the_fast_bootstrap_matches_resampling_items():
     assert stats.ks_2samp(draws, boot).pvalue > 0.001
 
 
-def test_ties_across_classes_use_the_item_bootstrap():
+def test_ties_across_classes_agree_with_resampling_items():
     y, s = _data(2, decimals=1)
     r = sensitivity_at_specificity(y, s, [0.5, 0.9], n_resamples=3000, seed=1)
     boot = np.array([_sklearn_se_at_sp(*_resample(y, s, i), 0.9) for i in range(800)])
     lo, hi = np.quantile(boot, [0.025, 0.975])
     assert abs(r.low[1] - lo) <= 0.05 and abs(r.high[1] - hi) <= 0.05
+
+
+def _compositions(total, parts):
+    """Every vector of ``parts`` non-negative counts summing to ``total``."""
+    if parts == 1:
+        yield (total,)
+        return
+    for first in range(total + 1):
+        for rest in _compositions(total - first, parts - 1):
+            yield (first, *rest)
+
+
+def test_with_ties_the_order_statistic_draws_have_the_item_bootstraps_distribution():
+    """Against the exact bootstrap distribution, enumerated over every stratified resample.
+
+    4 positives and 5 negatives sharing the scores 1, 2 and 3: a resample is fixed by
+    its counts at each distinct score (multinomial), and its sensitivity is read from
+    scikit-learn's ROC polygon of the resampled items; 200,000 draws of the sampler must
+    put on every value the enumerated probability within 5 Monte Carlo s.e. (and nothing
+    off the support).
+    """
+    from heldout.metrics import operating as op
+
+    x, z = np.array([1.0, 2.0, 2.0, 3.0]), np.array([0.0, 1.0, 1.0, 2.0, 3.0])
+    spec = np.array([0.8, 0.6, 0.5, 0.3, 0.2])  # g = 1, 2, 2.5, 3.5, 4 false positives
+    vx, cx = np.unique(x, return_counts=True)
+    vz, cz = np.unique(z, return_counts=True)
+    pmf = [dict() for _ in spec]
+    for kx in _compositions(x.size, vx.size):
+        px = stats.multinomial.pmf(kx, x.size, cx / x.size)
+        for kz in _compositions(z.size, vz.size):
+            pz = stats.multinomial.pmf(kz, z.size, cz / z.size)
+            yy = np.r_[np.ones(x.size), np.zeros(z.size)]
+            fpr, tpr, _ = roc_curve(yy, np.r_[np.repeat(vx, kx), np.repeat(vz, kz)])
+            for i, v in enumerate(spec):
+                key = round(float(_height(fpr, tpr, v)), 9)
+                pmf[i][key] = pmf[i].get(key, 0.0) + px * pz
+    g = op._roc.snap((1 - spec) * z.size)
+    k = (z.size - np.floor(g)).astype(np.int64)
+    reps = 200_000
+    draws = op._bootstrap_fast(x, z, k, reps, np.random.default_rng(7), g)
+    for i in range(spec.size):
+        values, counts = np.unique(np.round(draws[:, i], 9), return_counts=True)
+        assert set(values) <= set(pmf[i]), spec[i]
+        for value, p in pmf[i].items():
+            got = counts[values == value].sum() / reps
+            assert abs(got - p) <= 5 * np.sqrt(p * (1 - p) / reps) + 1e-12, (spec[i], value)
 
 
 def _resample(y, s, seed):

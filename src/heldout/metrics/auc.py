@@ -418,6 +418,7 @@ def _code_tables(counts: np.ndarray, n1: int, n0: int, dtype) -> tuple[np.ndarra
 _BUCKET = 1 << 18  # items per bucket of the sorted path (about; more for a tie group)
 _CELLS = 1 << 16  # equal-width score cells that make up the buckets
 _STEP = 1 << 17  # items per block of its passes over the items
+_BATCH = 1 << 21  # items of the buckets gathered by one pass over the bucket ids
 
 
 def _bucket_ids(s: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -508,18 +509,31 @@ def _model_twice(s: np.ndarray, pos: np.ndarray, n1: int, dtype) -> np.ndarray:
     One bucket of scores at a time (:func:`_bucket_ids`): its items are gathered,
     sorted, counted and scattered back, so no full-length index or sorted copy exists;
     the result is the only full-length array (``dtype``: 4 bytes an item when the
-    counts allow).
+    counts allow).  The items of consecutive buckets are found together, about
+    :data:`_BATCH` of them per pass over the bucket ids rather than a pass per bucket,
+    and put in bucket order by a stable sort of their ids.
     """
     ids, counts = _bucket_ids(s, pos)
     if counts.shape[0] == 1:
         return _sorted_twice(s, pos, 0, 0, n1, dtype)
     out = np.empty(s.size, dtype=dtype)
     before = np.cumsum(counts, axis=0) - counts
-    for b in range(counts.shape[0]):
-        if counts[b].any():
-            items = np.flatnonzero(ids == b)  # increasing: the gathers and scatter stream
-            neg, hit = int(before[b, 0]), int(before[b, 1])
-            out[items] = _sorted_twice(s[items], pos[items], neg, hit, n1, dtype)
+    sizes = counts.sum(axis=1)
+    b = 0
+    while b < sizes.size:  # a batch of consecutive buckets of about _BATCH items per pass
+        end = b + 1 + int(np.searchsorted(np.cumsum(sizes[b + 1 :]), _BATCH - sizes[b], "right"))
+        batch = np.flatnonzero((ids >= b) & (ids < end)) if end - b > 1 else None
+        if batch is None:
+            batch = np.flatnonzero(ids == b)
+        # the batch's items bucket by bucket, increasing inside each (a stable sort of ids)
+        batch = batch[np.argsort(ids[batch], kind="stable")]
+        first = np.r_[0, np.cumsum(sizes[b:end])]
+        for j in range(end - b):
+            items = batch[first[j] : first[j + 1]]  # increasing: the gathers and scatter stream
+            if items.size:
+                neg, hit = int(before[b + j, 0]), int(before[b + j, 1])
+                out[items] = _sorted_twice(s[items], pos[items], neg, hit, n1, dtype)
+        b = end
     return out
 
 

@@ -49,6 +49,7 @@ from heldout._result import Result, extra
 from heldout.config import rng as _rng
 
 __all__ = [
+    "EXACT_CELL",
     "SLOPE_MIN_EVENTS",
     "CalibrationError",
     "CalibrationWarning",
@@ -83,7 +84,14 @@ def _bins(p: np.ndarray, n_bins) -> np.ndarray:
     if b > p.size:
         raise ValueError(f"n_bins must be at most the number of items ({p.size}), got {b}")
     edges = np.quantile(p, np.linspace(0, 1, b + 1)[1:-1])
-    return np.unique(np.searchsorted(edges, p, side="right"), return_inverse=True)[1]
+    if edges.size <= 32:  # edges passed (searchsorted's side="right"), a pass per edge
+        raw = np.zeros(p.size, dtype=np.uint8)
+        for edge in edges:
+            raw += p >= edge
+    else:
+        raw = np.searchsorted(edges, p, side="right")
+    present = np.bincount(raw, minlength=b) > 0
+    return (np.cumsum(present) - 1)[raw]  # the rank of each item's bin among the non-empty
 
 
 @dataclass(frozen=True)
@@ -110,16 +118,26 @@ class CalibrationError(Result):
     n_bins: int = extra()
 
 
-def _ce2(y, p, bins, nb, weights=None):
-    """Debiased and plug-in squared errors; rows of ``weights`` are resample counts."""
-    if weights is None:
-        weights = np.ones((1, y.size))
-    r = weights.shape[0]
-    idx = (bins[None, :] + nb * np.arange(r)[:, None]).ravel()
-    w = weights.ravel()
-    n_b = np.bincount(idx, w, r * nb).reshape(r, nb)
-    sy = np.bincount(idx, (weights * y).ravel(), r * nb).reshape(r, nb)
-    sp = np.bincount(idx, (weights * p).ravel(), r * nb).reshape(r, nb)
+#: A cell (the positives or the negatives of one bin) with at most this many items has the
+#: sum of its resampled probabilities drawn item by item; a larger one from its normal law
+#: (see :func:`calibration_error`).
+EXACT_CELL = 200
+
+
+def _ce2(y, p, bins, nb):
+    """Debiased and plug-in squared errors of the items."""
+    return _ce2_of(
+        np.bincount(bins, minlength=nb).astype(float)[None, :],
+        np.bincount(bins, y, nb)[None, :],
+        np.bincount(bins, p, nb)[None, :],
+    )
+
+
+def _ce2_of(n_b, sy, sp):
+    """Debiased and plug-in squared errors from each bin's count, positives and sum of p.
+
+    Rows are data sets (the test set, or its resamples), columns bins.
+    """
     ok = n_b > 1
     safe = np.where(n_b > 0, n_b, 1)
     yb, pb = sy / safe, sp / safe
@@ -127,6 +145,61 @@ def _ce2(y, p, bins, nb, weights=None):
     corr = np.where(ok, yb * (1 - yb) / np.where(ok, n_b - 1, 1), 0.0)
     total = n_b.sum(axis=1, keepdims=True)
     return ((n_b / total) * (gap - corr)).sum(axis=1), ((n_b / total) * gap).sum(axis=1)
+
+
+def _sums_of_draws(values, m, gen):
+    """Sum of ``m[r]`` draws with replacement from ``values``, for every resample ``r``."""
+    out = np.empty(m.size)
+    step = max(1, 4_000_000 // values.size)
+    for start in range(0, m.size, step):
+        mm = m[start : start + step]
+        owner = np.repeat(np.arange(mm.size), mm)
+        taken = values[gen.integers(0, values.size, owner.size)]
+        out[start : start + step] = np.bincount(owner, taken, mm.size)
+    return out
+
+
+def _resampled_ce2(y, p, bins, nb, reps, gen):
+    """Debiased squared errors of ``reps`` resamples of the items, from per-cell statistics.
+
+    Cells are the negatives and the positives of each bin.  A resample's counts per cell
+    are ``Multinomial(n, N_c / n)``, which gives each bin's count and positives; given
+    them, a cell's sum of probabilities is the sum of that many draws from its items
+    (:func:`_cell_sums`).
+    """
+    cell = 2 * bins + (y > 0)
+    count = np.bincount(cell, minlength=2 * nb)
+    draws = gen.multinomial(y.size, count / y.size, size=reps)
+    sums = _cell_sums(p, cell, count, draws, gen)
+    return _ce2_of(
+        (draws[:, 0::2] + draws[:, 1::2]).astype(float),
+        draws[:, 1::2].astype(float),
+        sums[:, 0::2] + sums[:, 1::2],
+    )[0]
+
+
+def _cell_sums(p, cell, count, draws, gen):
+    """Sums of ``draws[r, c]`` draws with replacement from the ``p`` of cell ``c``'s items.
+
+    Item by item in cells of at most :data:`EXACT_CELL` items; in larger ones normal
+    with the draws' mean and variance (clipped to ``[0, draws]``).
+    """
+    nc = count.size
+    mean = np.bincount(cell, p, nc) / np.maximum(count, 1)
+    sd = np.sqrt(np.bincount(cell, (p - mean[cell]) ** 2, nc) / np.maximum(count, 1))
+    small = (count > 0) & (count <= EXACT_CELL)
+    members = np.flatnonzero(small[cell])
+    members = members[np.argsort(cell[members], kind="stable")]
+    start = np.r_[0, np.cumsum(np.where(small, count, 0))]
+    sums = np.zeros(draws.shape)
+    for c in np.flatnonzero(count):
+        m = draws[:, c]
+        if small[c]:
+            sums[:, c] = _sums_of_draws(p[members[start[c] : start[c + 1]]], m, gen)
+        else:
+            normal = m * mean[c] + np.sqrt(m) * sd[c] * gen.standard_normal(m.size)
+            sums[:, c] = np.clip(normal, 0.0, m)
+    return sums
 
 
 def calibration_error(
@@ -154,9 +227,28 @@ def calibration_error(
     high by that excess and undercovers: on the binormal model of
     :doc:`/notebooks/operating_points` (2,000 test sets per cell; log-odds scaled by 0.5
     to 2, 10 and 15 bins, 200 to 3,000 items, prevalence 0.3 and 0.05) it covered 75-94 %
-    at 95 %, the moved one 96.4-99.8 %: it never undercovered and is conservative (a true
-    error of zero is covered whenever the lower end is clipped to zero; away from zero the
-    reason was not measured).  Its width is the price of not undercovering.
+    at 95 %, the moved one 96.4-99.8 % (95.3 % in a cell measured later, below): it never
+    undercovered and is mostly conservative (a true error of zero is covered whenever the
+    lower end is clipped to zero; away from zero the reason was not measured).  Its width
+    is the price of not undercovering.
+
+    A resample is drawn from statistics of *cells* (the positives and the negatives of
+    each bin), not item by item: its counts per cell are
+    :math:`\\mathrm{Multinomial}(n, N_c/n)`, which fixes each bin's count and positives
+    exactly as resampling the items does; given them, the sum of the probabilities drawn
+    in a cell is the sum of that many draws from the cell's items, drawn item by item in
+    cells of at most :data:`EXACT_CELL` items and from its normal law (the draws' mean
+    and variance) in larger ones, where it only moves :math:`\\bar p_b`, inside a bin.
+    So a resample costs a few draws per bin whatever :math:`n`.  The normal part was
+    checked against resampling items: with every cell drawn from the normal law, the
+    two-sample Kolmogorov-Smirnov test did not tell 20,000 resampled estimates drawn
+    each way apart (p above 0.1 at 300, 2,000 and 20,000 items, 10 and 15 bins).  On
+    the binormal model above (AUC 0.85, 2,000 test sets per cell, 1,000 resamples) the
+    interval drawn from cells covered 99.5 % (200 items, 10 bins, log-odds unscaled),
+    98.2 % (800 items, 15 bins, scaled by 0.7), 95.2 % (3,000 items, 10 bins, scaled by
+    1.5, prevalence 0.05) and 95.1 % (3,000 items, 15 bins, scaled by 2), where
+    resampling the items gave 95.3 %; with every cell drawn from the normal law 99.7,
+    98.1, 95.0 and 94.8 %: the book's rule says conservative or holds in every cell.
 
     Parameters
     ----------
@@ -190,15 +282,7 @@ def calibration_error(
     bins = _bins(pp, n_bins)
     nb = int(bins.max()) + 1
     db, plug = _ce2(yy, pp, bins, nb)
-    gen = _rng(seed)
-    chunk = max(1, 1_000_000 // yy.size)
-    boots = []
-    for start in range(0, reps, chunk):
-        b = min(chunk, reps - start)
-        draws = gen.integers(0, yy.size, (b, yy.size)) + yy.size * np.arange(b)[:, None]
-        w = np.bincount(draws.ravel(), minlength=b * yy.size).reshape(b, yy.size).astype(float)
-        boots.append(_ce2(yy, pp, bins, nb, w)[0])
-    boot = np.concatenate(boots)
+    boot = _resampled_ce2(yy, pp, bins, nb, reps, _rng(seed))
     shift = plug[0] - db[0]  # the bootstrap world's truth minus the estimate
     lo2, hi2 = np.quantile(boot, [a / 2, 1 - a / 2]) - shift
     value, low, high = (float(np.sqrt(max(v, 0.0))) for v in (db[0], lo2, hi2))
@@ -279,28 +363,65 @@ class CalibrationSlope(Result):
     events: int = extra(0)
 
 
-def _logistic(x: np.ndarray, y: np.ndarray, offset: np.ndarray, iters: int = 50):
-    """Newton-Raphson for a logistic regression with design ``x`` and an offset; robust s.e."""
-    beta = np.zeros(x.shape[1])
+#: Above this many items, Newton's method starts from the fit to every k-th item.
+_WARM_START = 50_000
+
+
+def _weighted_cross(v, lp):
+    """:math:`X^\\top \\mathrm{diag}(v) X` for the design ``[1]`` or ``[1, lp]``."""
+    if lp is None:
+        return np.array([[v.sum()]])
+    vl = v * lp
+    s1 = vl.sum()
+    return np.array([[v.sum(), s1], [s1, np.einsum("i,i->", vl, lp)]])
+
+
+def _logistic(y: np.ndarray, offset, lp=None, iters: int = 50):
+    """Newton-Raphson for a logistic regression with an offset; robust s.e.
+
+    The design is an intercept, and the slope of ``lp`` when it is given.  On many items
+    it starts from the fit to a systematic subsample (every k-th item, about
+    ``_WARM_START / 2`` of them), a few full iterations from the optimum; it stops, as
+    from zero, when a step is below 1e-10, and the sandwich variance is that of the last
+    iteration's fitted values (less than 1e-10 away).
+    """
+    k = 1 if lp is None else 2
+    beta = np.zeros(k)
+    if y.size > _WARM_START:
+        every = y.size // (_WARM_START // 2)
+        sub_lp = None if lp is None else lp[::every]
+        sub_offset = offset[::every] if np.ndim(offset) else offset
+        try:
+            beta = _logistic(y[::every], sub_offset, sub_lp)[0]
+        except ValueError:
+            beta = np.zeros(k)  # the subsample alone separates: start from zero
     separated = ValueError(
         "p separates the classes of y (almost) perfectly: the calibration slope or intercept "
         "has no finite estimate"
     )
     try:
         for _ in range(iters):
-            mu = special.expit(x @ beta + offset)
-            w = mu * (1 - mu)
-            info = x.T @ (x * w[:, None])
-            step = np.linalg.solve(info, x.T @ (y - mu))
+            if lp is None:
+                eta = np.add(offset, beta[0], out=np.empty(y.size))
+            else:
+                eta = lp * beta[1]
+                eta += beta[0]
+                if np.ndim(offset):
+                    eta += offset
+            mu = special.expit(eta, out=eta)
+            resid = y - mu
+            mu -= mu * mu  # the weights mu (1 - mu), in place
+            info = _weighted_cross(mu, lp)
+            grad = np.array([resid.sum()] + ([] if lp is None else [np.einsum("i,i->", resid, lp)]))
+            step = np.linalg.solve(info, grad)
             beta = beta + step
             if np.max(np.abs(step)) < 1e-10:
                 break
         else:
             raise separated
-        mu = special.expit(x @ beta + offset)
-        bread = np.linalg.inv(x.T @ (x * (mu * (1 - mu))[:, None]))
-        score = x * (y - mu)[:, None]
-        se = np.sqrt(np.diag(bread @ (score.T @ score) @ bread))  # sandwich (robust)
+        bread = np.linalg.inv(info)
+        resid *= resid
+        se = np.sqrt(np.diag(bread @ _weighted_cross(resid, lp) @ bread))  # sandwich (robust)
     except np.linalg.LinAlgError:
         raise separated from None
     if not (np.all(np.isfinite(beta)) and np.all(np.isfinite(se))):
@@ -364,8 +485,8 @@ def calibration_slope(
     if np.ptp(lp) == 0:
         raise ValueError("p must not be constant for a calibration slope")
     z = stats.norm.ppf(1 - a / 2)
-    (a0, b), (_, se_b) = _logistic(np.c_[np.ones_like(lp), lp], yy, np.zeros_like(lp))
-    (ai,), (se_a,) = _logistic(np.ones((lp.size, 1)), yy, lp)
+    (a0, b), (_, se_b) = _logistic(yy, 0.0, lp)
+    (ai,), (se_a,) = _logistic(yy, lp)
     events = int(min(yy.sum(), yy.size - yy.sum()))
     if events < SLOPE_MIN_EVENTS:
         warnings.warn(

@@ -13,14 +13,23 @@ false-positive rate :math:`1-s`; at a vertical jump the highest point counts, wh
 
 ``"bootstrap"`` (default)
     percentile interval of the stratified bootstrap (positives and negatives resampled
-    separately), as pROC's ``ci.se``.  Without scores shared by a positive and a
-    negative it is drawn exactly and cheaply: the threshold of a resample is the
-    :math:`k`-th smallest resampled negative, :math:`k = \\lceil s n_0\\rceil`, which is
-    :math:`y_{(\\lceil n_0 U\\rceil)}` with :math:`U \\sim \\mathrm{Beta}(k, n_0-k+1)`
-    (the :math:`k`-th order statistic of :math:`n_0` uniforms), and given it the
-    resampled sensitivity is :math:`\\mathrm{Bin}(n_1, \\hat S_1(t))/n_1`; so a resample
-    costs two random draws instead of a sort.  With such ties the resamples are drawn
-    item by item.
+    separately), as pROC's ``ci.se``.  It is drawn from order statistics instead of
+    items: the threshold of a resample is the :math:`k`-th smallest resampled negative,
+    :math:`k = \\lceil s n_0\\rceil`, which is :math:`t = y_{(\\lceil n_0 U\\rceil)}` with
+    :math:`U \\sim \\mathrm{Beta}(k, n_0-k+1)` (the :math:`k`-th order statistic of
+    :math:`n_0` uniforms), and given it the resampled positives above :math:`t` are
+    :math:`\\mathrm{Bin}(n_1, \\hat S_1(t))`; so a resample costs two random draws
+    instead of a sort.  When a positive and a negative share the score :math:`t` (any
+    tie, as float32 outputs and rounded scores have), the polygon crosses the tied group
+    on a diagonal, and three more binomials give what it needs: given :math:`U = u`, the
+    other resampled negatives are uniforms below and above :math:`u`, so
+    :math:`\\mathrm{Bin}(n_0-k, (1-\\hat F_0(t))/(1-u))` of them lie above :math:`t` and
+    the rest of those above :math:`u`, with :math:`\\mathrm{Bin}(k-1, (u-\\hat F_0(t^-))/u)`
+    of those below it, lie at :math:`t`; the resampled positives at :math:`t` are
+    binomial given those above it.  The resampled sensitivity is then the polygon's
+    height at :math:`g = n_0(1-s)` false positives, read from these counts, with the
+    distribution that resampling item by item gives (a test checks it against the
+    enumerated bootstrap distribution), in five draws per resample whatever the ties.
     The bootstrap cannot see a threshold beyond the largest negatives: when fewer than
     :data:`MIN_NEGATIVES_ABOVE` negatives are expected above the threshold,
     :math:`n_0(1-s) <` :data:`MIN_NEGATIVES_ABOVE`, it undercovers (binormal model, AUC
@@ -152,23 +161,53 @@ class OperatingPoint(Result):
     exact: object = extra(False)
 
 
-def _bootstrap_fast(x, yneg, k, reps, gen):
-    """Exact stratified bootstrap of the sensitivity when no score is shared across classes."""
+def _bootstrap_fast(x, yneg, k, reps, gen, g=None):
+    """Stratified bootstrap of the sensitivity, drawn from order statistics (module notes).
+
+    ``x`` and ``yneg`` are the positives' and the negatives' scores sorted ascending,
+    ``k = n0 - floor(g)`` the rank of the resampled threshold and ``g`` the false
+    positives allowed (needed only when a positive and a negative share a score).
+    Returns the ``(reps, k.size)`` resampled sensitivities.
+    """
     n1, n0 = x.size, yneg.size
     kk = np.maximum(k, 1)
     u = gen.beta(kk[None, :], (n0 - kk + 1)[None, :], size=(reps, k.size))
     idx = np.clip(np.ceil(n0 * u).astype(np.int64), 1, n0) - 1
-    above = n1 - np.searchsorted(x, yneg[idx], side="right")
-    se = gen.binomial(n1, above / n1) / n1
-    return np.where(k[None, :] == 0, 1.0, se)
+    v = yneg[idx]  # the k-th smallest resampled negative
+    not_above = np.searchsorted(x, v, side="right")
+    hits = gen.binomial(n1, (n1 - not_above) / n1)  # resampled positives above v
+    if g is not None:
+        hits = hits + _tied_share(x, yneg, k, kk, g, u, v, not_above, hits, gen)
+    return np.where(k[None, :] == 0, 1.0, hits / n1)
 
 
-def _bootstrap_items(pos, s, g, reps, gen):
-    out = []
-    n1 = np.count_nonzero(pos)
-    for fp, tp in _roc.resampled_counts(pos, s, reps, gen, chunk=max(1, 2_000_000 // s.size)):
-        out.append(_roc.rows_tpr_at(fp, tp, g) / n1)
-    return np.vstack(out)
+def _tied_share(x, yneg, k, kk, g, u, v, not_above, above, gen):
+    """The positives tied with the threshold ``v`` that the ROC polygon's diagonal counts.
+
+    Given the k-th smallest resampled negative at ``v`` (its uniform ``u``), the
+    ``n0 - k`` resampled negatives above it are independent uniforms on ``(u, 1)`` and
+    the ``k - 1`` below on ``(0, u)``; so the resampled negatives above ``v`` are
+    ``Bin(n0 - k, (1 - F0(v)) / (1 - u))`` and those at ``v`` one plus those of the
+    lower ``k - 1`` that fall at ``v``, ``Bin(k - 1, (u - F0(v-)) / u)``, plus the
+    upper ones that do not pass ``v``.  Given ``above`` resampled positives above
+    ``v``, those at ``v`` are ``Bin(n1 - above, P(= v) / P(<= v))``.  The polygon
+    at ``g`` false positives rises from (negatives above, positives above) by the
+    share ``(g - negatives above) / negatives at v`` of the positives at ``v``.
+    """
+    n1, n0 = x.size, yneg.size
+    at_pos = not_above - np.searchsorted(x, v, side="left")
+    tied_pos = gen.binomial(
+        n1 - above, np.where(not_above > 0, at_pos / np.maximum(not_above, 1), 0.0)
+    )
+    q_lo = np.searchsorted(yneg, v, side="left") / n0
+    q_hi = np.searchsorted(yneg, v, side="right") / n0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_up = np.where(u < 1, (1 - q_hi) / (1 - u), 0.0)
+        p_low = np.where(u > 0, (u - q_lo) / u, 1.0)
+    up = gen.binomial((n0 - kk)[None, :], np.clip(p_up, 0.0, 1.0))
+    low_at = gen.binomial((kk - 1)[None, :], np.clip(p_low, 0.0, 1.0))
+    at_neg = 1 + low_at + (n0 - kk)[None, :] - up
+    return (g[None, :] - up) / at_neg * tied_pos
 
 
 def _at(
@@ -198,11 +237,7 @@ def _at(
         gen = _rng(seed)
         shared = np.any(yneg[np.minimum(np.searchsorted(yneg, x), n0 - 1)] == x)
         k = (n0 - np.floor(g)).astype(np.int64)
-        boot = (
-            _bootstrap_items(pos, s, g, reps, gen)
-            if shared
-            else _bootstrap_fast(x, yneg, k, reps, gen)
-        )
+        boot = _bootstrap_fast(x, yneg, k, reps, gen, g if shared else None)
         low, high = np.quantile(boot, [a / 2, 1 - a / 2], axis=0)
         low, high = np.minimum(low, value), np.maximum(high, value)
     exact = np.zeros(spec.shape, dtype=bool)
