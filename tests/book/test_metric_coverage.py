@@ -291,3 +291,67 @@ def test_several_auc_methods_share_the_test_sets():
     both = mc.auc_coverage(("logit", "wald"), 300, 0.3, 0.8, reps=500, seed=13)
     assert both["logit"] == mc.auc_coverage("logit", 300, 0.3, 0.8, reps=500, seed=13)
     assert both["wald"] == mc.auc_coverage("wald", 300, 0.3, 0.8, reps=500, seed=13)
+
+
+def test_batch_delong_counts_ties_as_halves_like_the_package():
+    """issue 37: the 2-D DeLong of the lessons' simulations (ties as halves, one sort a row)."""
+    rng = np.random.default_rng(37)
+    y = rng.random((40, 50)) < 0.3
+    s = np.round(rng.normal(size=(40, 50)) + y)  # a coarse grid: many cross-class ties
+    s2 = np.round(2 * rng.normal(size=(40, 50)) + y, 1).astype(
+        np.int64
+    )  # whole numbers: radix sort
+    aucs, cov, n1, n0 = mc._batch_delong(y, s, s2)
+    for i in range(40):
+        d = A.delong(y[i], np.vstack([s[i], s2[i]]))
+        np.testing.assert_allclose([aucs[0][i], aucs[1][i]], d.auc, atol=1e-12)
+        np.testing.assert_allclose(
+            [cov[0, 0][i], cov[0, 1][i], cov[1, 1][i]],
+            [d.cov[0, 0], d.cov[0, 1], d.cov[1, 1]],
+            atol=1e-14,
+        )
+        assert (n1[i], n0[i]) == (y[i].sum(), (~y[i]).sum())
+
+
+def test_batched_bca_of_the_auc_is_bootstrap_interval_row_by_row():
+    """issue 37: the batched BCa gives each test set bootstrap_interval's own interval.
+
+    Same generator passed to each row in turn, so the same draws: the intervals must agree
+    exactly (ties included, and a row with one positive, which goes through
+    bootstrap_interval itself).
+    """
+    from heldout.metrics.bootstrap import bootstrap_interval
+
+    y, s = mc.scored_test_sets("binormal", 40, 0.3, 0.9, 8, seed=3)
+    s = np.round(s, 1)
+    y[5] = False
+    y[5, 0] = True  # one positive: no jackknife on that side
+    seen = {}
+    orig = mc._coverage
+
+    def keep(hit, width, truth, defined, alpha):
+        seen["width"], seen["hit"] = np.asarray(width, float), np.asarray(hit)
+        return orig(hit, width, truth, defined, alpha)
+
+    mc._coverage = keep
+    try:
+        c = mc._bca_auc_rows(y, s, 0.9, 0.05, 199, seed=11)
+    finally:
+        mc._coverage = orig
+    gen = np.random.default_rng(11)
+    for i in range(8):
+        e = bootstrap_interval("auc", y[i], s[i], alpha=0.05, n_resamples=199, seed=gen, warn=False)
+        assert seen["width"][i] == pytest.approx(e.high - e.low, abs=1e-15), i
+        assert seen["hit"][i] == (e.low <= 0.9 <= e.high)
+    assert c.reps == 8
+
+
+def test_untuned_settings_have_the_stated_truth():
+    """The truths of untuned_test_sets against a large sample (sklearn's AUC)."""
+    from sklearn.metrics import roc_auc_score
+
+    for setting in mc.UNTUNED_SETTINGS:
+        y, s, truth = mc.untuned_test_sets(setting, 200, seed=5)
+        pooled = np.mean([roc_auc_score(y[i], s[i]) for i in range(200)])
+        # the mean AUC of 200 test sets: its s.e. is below 0.001 in every setting
+        assert pooled == pytest.approx(truth, abs=0.004), (setting, pooled, truth)

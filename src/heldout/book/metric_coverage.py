@@ -876,42 +876,26 @@ def _bca_auc_rows(y: np.ndarray, s: np.ndarray, truth: float, alpha: float, n_re
 
     The interval of each row is :func:`heldout.metrics.bootstrap.bootstrap_interval`'s
     (``"auc"``, ``method="bca"``) with the generator passed to each row in turn: the same
-    draws, the AUC of each resample from its tie-group weights, the jackknife from the
-    placement values.  What is batched is the work of the resamples (one weighted count for
-    many rows and resamples), so a grid point of 2,000 test sets costs seconds, not minutes.
-    Rows with fewer than two items of a class, or a resample without one, go through
-    ``bootstrap_interval`` itself.
+    engine (estimate, tie groups, jackknife) and the same draws.  Only the work of the
+    resamples is batched (one weighted count for the resamples of several rows), which
+    is what a grid point of 2,000 test sets spends its time on.  Rows with fewer than two
+    items of a class go through ``bootstrap_interval`` itself.
     """
     from heldout.metrics.bootstrap import _AUC, bca_interval, bootstrap_interval
 
     rng = make_rng(seed)
     r, n = y.shape
     b_count = int(n_resamples)
-    v, n1, n0 = _batch_placements(y, s)
-    order = np.argsort(s, axis=1)
-    ss = np.take_along_axis(s, order, axis=1)
-    gid_sorted = np.zeros((r, n), np.int64)
-    gid_sorted[:, 1:] = np.cumsum(ss[:, 1:] != ss[:, :-1], axis=1)
-    gid = np.empty_like(gid_sorted)
-    np.put_along_axis(gid, order, gid_sorted, axis=1)
-    codes = 2 * gid + y  # 2 * (tie group in sorted order) + label, as the engine counts them
-    with np.errstate(invalid="ignore", divide="ignore"):
-        theta = np.einsum("ij,ij->i", v, y.astype(float)) / n1
-        jack = np.where(
-            y,
-            (n1[:, None] * theta[:, None] - v) / (n1[:, None] - 1),
-            (n0[:, None] * theta[:, None] - v) / (n0[:, None] - 1),
-        )
+    n1 = y.sum(axis=1)
     step = max(1, 2**21 // n)  # the engine's chunks of resamples (the same stream of draws)
-    per_chunk = max(1, 2**22 // (b_count * n))
+    per_chunk = max(1, 2**19 // (b_count * n))  # rows whose resamples are counted at once
     low, high = np.full(r, math.nan), np.full(r, math.nan)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for first in range(0, r, per_chunk):
-            rows = range(first, min(first + per_chunk, r))
-            draws, batched = [], []
-            for i in rows:
-                if n1[i] < 2 or n0[i] < 2:
+            draws, engines = [], []
+            for i in range(first, min(first + per_chunk, r)):
+                if n1[i] < 2 or n - n1[i] < 2:
                     try:
                         e = bootstrap_interval(
                             "auc",
@@ -926,19 +910,21 @@ def _bca_auc_rows(y: np.ndarray, s: np.ndarray, truth: float, alpha: float, n_re
                     except ValueError:
                         pass
                     continue
+                eng = _AUC(y[i], s[i], None)
                 idx = np.concatenate(
                     [
                         rng.integers(0, n, size=(min(b_count, start + step) - start, n))
                         for start in range(0, b_count, step)
                     ]
                 )
-                draws.append(codes[i][idx])
-                batched.append(i)
-            if not batched:
+                draws.append(eng.codes[0][idx])
+                engines.append((i, eng))
+            if not engines:
                 continue
-            boot = _AUC._auc_from_codes(np.concatenate(draws), n).reshape(len(batched), b_count)
-            for k, i in enumerate(batched):
-                low[i], high[i], _, _ = bca_interval(theta[i], boot[k], jack[i], alpha)
+            boot = _AUC._auc_from_codes(np.concatenate(draws), n).reshape(len(engines), b_count)
+            for k, (i, eng) in enumerate(engines):
+                jack, weights = eng.jackknife()
+                low[i], high[i], _, _ = bca_interval(eng.estimate(), boot[k], jack, alpha, weights)
     defined = np.isfinite(low) & np.isfinite(high)
     hit = defined & (np.where(defined, low, 0) <= truth) & (truth <= np.where(defined, high, 0))
     return _coverage(hit, np.where(defined, high - low, math.nan), truth, defined, alpha)
