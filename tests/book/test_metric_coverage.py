@@ -313,39 +313,6 @@ def test_batch_delong_counts_ties_as_halves_like_the_package():
         assert (n1[i], n0[i]) == (y[i].sum(), (~y[i]).sum())
 
 
-def test_batched_bca_of_the_auc_is_bootstrap_interval_row_by_row():
-    """issue 37: the batched BCa gives each test set bootstrap_interval's own interval.
-
-    Same generator passed to each row in turn, so the same draws: the intervals must agree
-    exactly (ties included, and a row with one positive, which goes through
-    bootstrap_interval itself).
-    """
-    from heldout.metrics.bootstrap import bootstrap_interval
-
-    y, s = mc.scored_test_sets("binormal", 40, 0.3, 0.9, 8, seed=3)
-    s = np.round(s, 1)
-    y[5] = False
-    y[5, 0] = True  # one positive: no jackknife on that side
-    seen = {}
-    orig = mc._coverage
-
-    def keep(hit, width, truth, defined, alpha):
-        seen["width"], seen["hit"] = np.asarray(width, float), np.asarray(hit)
-        return orig(hit, width, truth, defined, alpha)
-
-    mc._coverage = keep
-    try:
-        c = mc._bca_auc_rows(y, s, 0.9, 0.05, 199, seed=11)
-    finally:
-        mc._coverage = orig
-    gen = np.random.default_rng(11)
-    for i in range(8):
-        e = bootstrap_interval("auc", y[i], s[i], alpha=0.05, n_resamples=199, seed=gen, warn=False)
-        assert seen["width"][i] == pytest.approx(e.high - e.low, abs=1e-15), i
-        assert seen["hit"][i] == (e.low <= 0.9 <= e.high)
-    assert c.reps == 8
-
-
 def test_untuned_settings_have_the_stated_truth():
     """The truths of untuned_test_sets against a large sample (sklearn's AUC)."""
     from sklearn.metrics import roc_auc_score

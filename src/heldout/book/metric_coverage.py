@@ -561,7 +561,7 @@ def auc_coverage(
     z = stats.norm.isf(alpha / 2)
     out = {}
     if "bca" in methods:
-        out["bca"] = _bca_auc_rows(y, s, auc, alpha, n_resamples, seed)
+        out["bca"] = _bootstrap_rows("auc", y, s, None, auc, alpha, n_resamples, seed)
     if any(m != "bca" for m in methods):
         aucs, cov, n1, n0 = _batch_delong(y, s)
         defined = (n1 >= 2) & (n0 >= 2)
@@ -869,65 +869,6 @@ def _bootstrap_rows(metric, y, a, b, truth, alpha, n_resamples, seed, per_row=Fa
             defined.append(ok)
     cov = _coverage(np.array(hits), np.array(widths), truth, np.array(defined), alpha)
     return (cov, np.array(hits)) if per_row else cov
-
-
-def _bca_auc_rows(y: np.ndarray, s: np.ndarray, truth: float, alpha: float, n_resamples: int, seed):
-    """BCa intervals of the AUC on many test sets (rows) at once, and their coverage.
-
-    The interval of each row is :func:`heldout.metrics.bootstrap.bootstrap_interval`'s
-    (``"auc"``, ``method="bca"``) with the generator passed to each row in turn: the same
-    engine (estimate, tie groups, jackknife) and the same draws.  Only the work of the
-    resamples is batched (one weighted count for the resamples of several rows), which
-    is what a grid point of 2,000 test sets spends its time on.  Rows with fewer than two
-    items of a class go through ``bootstrap_interval`` itself.
-    """
-    from heldout.metrics.bootstrap import _AUC, bca_interval, bootstrap_interval
-
-    rng = make_rng(seed)
-    r, n = y.shape
-    b_count = int(n_resamples)
-    n1 = y.sum(axis=1)
-    step = max(1, 2**21 // n)  # the engine's chunks of resamples (the same stream of draws)
-    per_chunk = max(1, 2**19 // (b_count * n))  # rows whose resamples are counted at once
-    low, high = np.full(r, math.nan), np.full(r, math.nan)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for first in range(0, r, per_chunk):
-            draws, engines = [], []
-            for i in range(first, min(first + per_chunk, r)):
-                if n1[i] < 2 or n - n1[i] < 2:
-                    try:
-                        e = bootstrap_interval(
-                            "auc",
-                            y[i],
-                            s[i],
-                            alpha=alpha,
-                            n_resamples=b_count,
-                            seed=rng,
-                            warn=False,
-                        )
-                        low[i], high[i] = e.low, e.high
-                    except ValueError:
-                        pass
-                    continue
-                eng = _AUC(y[i], s[i], None)
-                idx = np.concatenate(
-                    [
-                        rng.integers(0, n, size=(min(b_count, start + step) - start, n))
-                        for start in range(0, b_count, step)
-                    ]
-                )
-                draws.append(eng.codes[0][idx])
-                engines.append((i, eng))
-            if not engines:
-                continue
-            boot = _AUC._auc_from_codes(np.concatenate(draws), n).reshape(len(engines), b_count)
-            for k, (i, eng) in enumerate(engines):
-                jack, weights = eng.jackknife()
-                low[i], high[i], _, _ = bca_interval(eng.estimate(), boot[k], jack, alpha, weights)
-    defined = np.isfinite(low) & np.isfinite(high)
-    hit = defined & (np.where(defined, low, 0) <= truth) & (truth <= np.where(defined, high, 0))
-    return _coverage(hit, np.where(defined, high - low, math.nan), truth, defined, alpha)
 
 
 def _label_rows(cells: np.ndarray, n: int, reps: int, rng) -> tuple[np.ndarray, ...]:
