@@ -912,8 +912,8 @@ def auc_interval(
     ``"hull"``
         The smallest interval containing ``"newcombe"`` and ``"effective"``: it
         covers whenever either does, and falls short where both do: with hard
-        positives at 3,200 items, prevalence 0.05 and AUC 0.99 (160 positives, 1.6
-        of them misranked on average) ``"auto"``, which is this hull there, covered
+        positives at 3,200 items, prevalence 0.05 and AUC 0.99 (160 positives, an
+        expected shortfall of 1.6) ``"auto"``, which is this hull there, covered
         92.9 to 94.6 % of 2,000 test sets under four seeds (Newcombe's 78 to 80 %).
     ``"wilson-effective"``
         Wilson's score interval on :math:`n^\\ast` (the idea of Halperin, Gilbert,
