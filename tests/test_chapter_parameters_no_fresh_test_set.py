@@ -49,7 +49,11 @@ def test_cross_validation_follows_its_parameters():
     ):
         rate = _num(glued[f"t1_{key}"])
         if abs(rate - tol) > 1e-3:  # the words follow the numbers
-            assert glued[f"t1_status_{key}"] == ("holds" if rate <= tol else "exceeds"), key
+            word = "holds" if rate <= tol else "exceeds"
+            # a verdict from 100 data sets says, in the quick profile, that it is none (issue 37)
+            assert (
+                glued[f"t1_status_{key}"] == f"{word} (quick build: 100 repetitions, not a verdict)"
+            ), key
     # the exercise does not depend on the parameters
     assert glued["exs_corr_t"] == f"{0.03 / math.sqrt((0.1 + 1 / 9) * 0.03**2):.2f}"
 

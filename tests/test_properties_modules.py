@@ -250,6 +250,16 @@ SPECS = {
         chapter.level_verdict, {"rate": A(prob_c, "prob", accepts=(0.0, 1.0)), "reps": A(count1, "count"), "alpha": A(alpha, "prob")},
         lambda r, v: r in chapter.LEVEL_VERDICTS,
     ),
+    "book.chapter.Verdict": Spec(
+        chapter.Verdict, {"word": A(st.sampled_from(list(chapter.COVERAGE_VERDICTS)), "array"), "reps": A(count1, "count")},
+        lambda r, v: r in chapter.COVERAGE_VERDICTS and r.reps >= 1,
+    ),
+    "book.chapter.few_reps_banner": Spec(
+        chapter.few_reps_banner, {"reps": A(count1, "count")}, lambda r, v: (r is None) == (v["reps"] >= chapter.MIN_REPS),
+    ),
+    "book.chapter.few_reps_note": Spec(
+        chapter.few_reps_note, {"reps": A(count1, "count")}, lambda r, v: (r == "") == (v["reps"] >= chapter.MIN_REPS),
+    ),
     # ------------------------------------------------------------------ decision chart
     "book.decision.leaves": Spec(decision.leaves, {}, corrupt=False, examples=2),
     "book.decision.chart_rows": Spec(decision.chart_rows, {"links": A(st.booleans(), "array")}, keyword=("links",), corrupt=False, examples=2),
@@ -852,6 +862,15 @@ SPECS = {
                                                   "auc_a": A(st.floats(0.6, 0.95), "prob"), "auc_b": A(st.floats(0.6, 0.95), "prob"),
                                                   "correlation": A(st.floats(0, 0.9), "prob")},
         kwargs={"reps": 20, "seed": 1}, examples=6,
+    ),
+    "book.metric_coverage.untuned_test_sets": Spec(
+        metric_coverage.untuned_test_sets, {"setting": _choice(list(metric_coverage.UNTUNED_SETTINGS)), "reps": A(st.integers(1, 5), "count")},
+        kwargs={"seed": 1},
+    ),
+    "book.metric_coverage.untuned_auc_coverage": Spec(
+        metric_coverage.untuned_auc_coverage, {"setting": _choice(list(metric_coverage.UNTUNED_SETTINGS)), "method": _choice(["auto", "logit"]),
+                                               "reps": A(st.integers(1, 20), "count"), "alpha": A(alpha, "prob")},
+        kwargs={"seed": 1}, examples=6,
     ),
     "book.metric_coverage.accuracy_difference_coverage": Spec(
         metric_coverage.accuracy_difference_coverage, {"n": A(st.integers(20, 300), "count"), "accuracy_a": A(st.floats(0.6, 0.95), "prob"),

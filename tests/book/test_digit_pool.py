@@ -113,3 +113,39 @@ def test_kaggle_file_is_refused(monkeypatch):
 def test_bad_input(kwargs, word):
     with pytest.raises(ValueError, match=word):
         D.pool_coverage(_synthetic_pool(300), **kwargs)
+
+
+def test_pool_auc_coverage_every_row_one_test_set_at_a_time():
+    """issue 37: the vectorised pool experiment against auc_interval and auc_difference per test set.
+
+    The forest's probabilities are rounded to a grid of 0.05 (many ties, as a forest's
+    votes give); every row (both models, four methods, the paired difference with MOVER
+    and DeLong) must have the coverage and mean width of the one-by-one computation.
+    """
+    from heldout.config import rng as make_rng
+    from heldout.metrics.auc import auc_difference, auc_interval
+
+    pool = _synthetic_pool()
+    pool.proba["random_forest"] = np.round(pool.proba["random_forest"] * 20) / 20
+    methods = ("logit", "newcombe", "effective", "auto")
+    rows = D.pool_auc_coverage(pool, (4,), test_size=300, reps=25, seed=6, methods=methods)
+    rng = make_rng(6)
+    draws = [rng.integers(0, len(pool), size=300) for _ in range(25)]
+    y_all = pool.labels == 4
+    sc = {m: pool.proba[m][:, 4].astype(float) for m in pool.proba}
+    truth = {m: roc_auc_score(y_all, sc[m]) for m in sc}
+    truth["difference"] = truth["logistic"] - truth["random_forest"]
+    for r in rows:
+        got = []
+        for i in draws:
+            if r["model"] == "difference":
+                e = auc_difference(
+                    y_all[i], sc["logistic"][i], sc["random_forest"][i], method=r["method"]
+                )
+            else:
+                e = auc_interval(y_all[i], sc[r["model"]][i], method=r["method"])
+            got.append((e.low <= truth[r["model"]] <= e.high, e.high - e.low))
+        got = np.array(got, dtype=float)
+        assert r["reps"] == 25
+        assert r["coverage"] == pytest.approx(got[:, 0].mean(), abs=1e-12), r
+        assert r["width"] == pytest.approx(got[:, 1].mean(), rel=1e-9), r

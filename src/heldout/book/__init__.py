@@ -28,6 +28,7 @@ WHERE = {
     "MnistUnavailable": "ledger",
     "Rerun": "rerun",
     "Row": "ledger",
+    "Verdict": "chapter",
     "accuracy_difference_coverage": "metric_coverage",
     "article_value": "claims",
     "articles": "claims",
@@ -47,6 +48,8 @@ WHERE = {
     "counts": "ledger",
     "draw": "decision",
     "evaluate": "ledger",
+    "few_reps_banner": "chapter",
+    "few_reps_note": "chapter",
     "glued": "rerun",
     "inject": "rerun",
     "level_verdict": "chapter",
@@ -73,6 +76,8 @@ WHERE = {
     "status_counts": "ledger",
     "style": "chapter",
     "table": "chapter",
+    "untuned_auc_coverage": "metric_coverage",
+    "untuned_test_sets": "metric_coverage",
     "verdict": "chapter",
 }
 

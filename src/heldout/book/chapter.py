@@ -36,8 +36,12 @@ from heldout._result import Result
 __all__ = [
     "COVERAGE_VERDICTS",
     "LEVEL_VERDICTS",
+    "MIN_REPS",
+    "Verdict",
     "count",
     "coverage_tolerance",
+    "few_reps_banner",
+    "few_reps_note",
     "coverage_verdict",
     "level_verdict",
     "num",
@@ -234,7 +238,7 @@ def publish(name: str, value: Any, fmt: str | Callable[[Any], str] | None = None
     >>> publish('share', 0.1634, 'pct:0')
     '16 %'
     """
-    text = _format(value, fmt)
+    text = str(_format(value, fmt))  # str(): a Verdict prints with its note
     try:
         from myst_nb import glue
     except ImportError:  # outside a book build: formatting still works
@@ -243,11 +247,16 @@ def publish(name: str, value: Any, fmt: str | Callable[[Any], str] | None = None
     return text
 
 
-def verdict(condition: bool, if_true: str, if_false: str) -> str:
+def verdict(condition: bool, if_true: str, if_false: str, *, reps=None) -> str:
     """Pick the word the prose needs from a computed comparison.
 
     ``verdict(exact < hoeffding, "below", "above")`` keeps a sentence such as
     "the exact bound is *below* Hoeffding's" true whatever the inputs.
+
+    When the comparison is a verdict of the book's rule (``coverage_verdict(...) !=
+    "undercovers"``), pass what it rests on as ``reps``: a number of repetitions, a
+    :class:`Verdict` or a sequence of them (the smallest count is kept).  The word is
+    then a :class:`Verdict` and prints with its note when that is below :data:`MIN_REPS`.
 
     Examples
     --------
@@ -255,8 +264,32 @@ def verdict(condition: bool, if_true: str, if_false: str) -> str:
     >>> exact, hoeffding = exact_upper(38, 100), hoeffding_upper(38, 100)
     >>> verdict(exact < hoeffding, 'below', 'above')
     'below'
+    >>> word = coverage_verdict(0.951, 500)
+    >>> str(verdict(word != "undercovers", "holds its level", "falls short", reps=word))
+    'holds its level (500 repetitions: too few for a verdict)'
     """
-    return if_true if bool(condition) else if_false
+    word = if_true if bool(condition) else if_false
+    if reps is None:
+        return word
+    return Verdict(word, _fewest(reps))
+
+
+def _fewest(reps) -> int:
+    """The smallest repetition count in ``reps`` (a count, a Verdict or a flat sequence of them)."""
+    from heldout._checks import as_count
+
+    if isinstance(reps, Verdict):
+        return reps.reps
+    if isinstance(reps, str):
+        raise ValueError(f"reps must be a count or verdicts, got the text {reps!r}")
+    if isinstance(reps, Iterable) and not isinstance(reps, np.ndarray | bytes):
+        reps = [r.reps if isinstance(r, Verdict) else r for r in reps]
+    elif isinstance(reps, np.ndarray) and reps.dtype == object:
+        reps = [r.reps if isinstance(r, Verdict) else r for r in reps.ravel()]
+    counts = as_count(reps, "reps", minimum=1)
+    if np.size(counts) == 0:
+        raise ValueError("reps must hold at least one count or verdict, got none")
+    return int(np.min(counts))
 
 
 #: The three words of :func:`coverage_verdict`.
@@ -265,6 +298,92 @@ COVERAGE_VERDICTS = ("holds", "undercovers", "conservative")
 LEVEL_VERDICTS = ("holds its level", "exceeds its level", "conservative")
 
 _EPS = 1e-12  # rounding slack at the boundaries (they count as "holds")
+
+#: Fewer simulated data sets than this give no printed verdict (the notation page): at
+#: 95 % the rule's two standard errors, ``2 sqrt(0.05 * 0.95 / R)``, are at most 0.01 from
+#: ``R = 1,900`` on.
+MIN_REPS = 1900
+
+
+class Verdict(str):
+    """A verdict word that knows how many simulated data sets it rests on.
+
+    It is the word itself for every comparison (``v == "holds"``, dictionary keys,
+    ``v in COVERAGE_VERDICTS``) and for ``repr``.  Printed -- ``str(v)``, an f-string,
+    :func:`publish`, :func:`table` -- a verdict from fewer than :data:`MIN_REPS`
+    repetitions carries its note: in the quick profile ``"holds (quick build: 300
+    repetitions, not a verdict)"``, in the full profile ``"holds (300 repetitions: too few
+    for a verdict)"``, so that no reader takes it for the book's verdict, and a full build
+    that prints one shows it.  :func:`verdict` passes the note on to a word chosen from it.
+
+    Examples
+    --------
+    >>> v = Verdict("holds", 2000)
+    >>> v == "holds", str(v), v.reps, v.enough
+    (True, 'holds', 2000, True)
+    >>> import os; os.environ["HELDOUT_QUICK"] = "1"
+    >>> few = Verdict("undercovers", 300)
+    >>> few == "undercovers", f"it {few}", few.enough
+    (True, 'it undercovers (quick build: 300 repetitions, not a verdict)', False)
+    >>> del os.environ["HELDOUT_QUICK"]
+    >>> str(few)
+    'undercovers (300 repetitions: too few for a verdict)'
+    """
+
+    reps: int
+
+    def __new__(cls, word: str, reps: int):
+        from heldout._checks import as_count
+
+        if not isinstance(word, str) or not word:
+            raise ValueError(f"word must be a non-empty text, got {word!r}")
+        self = super().__new__(cls, word)
+        self.reps = int(as_count(reps, "reps", minimum=1, scalar=True))
+        return self
+
+    @property
+    def word(self) -> str:
+        """The word alone, without the note."""
+        return str.__str__(self)
+
+    @property
+    def enough(self) -> bool:
+        """At least :data:`MIN_REPS` repetitions: a verdict the book may print."""
+        return self.reps >= MIN_REPS
+
+    @property
+    def note(self) -> str:
+        """What is printed after the word: empty from :data:`MIN_REPS` repetitions on."""
+        return few_reps_note(self.reps)
+
+    def __str__(self) -> str:
+        return self.word + self.note
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def __reduce__(self):  # pickles (and copies) as a Verdict
+        return (Verdict, (self.word, self.reps))
+
+
+def few_reps_note(reps) -> str:
+    """The note printed after a verdict from ``reps`` repetitions (empty from :data:`MIN_REPS` on).
+
+    ``reps`` is a count, a :class:`Verdict` or a sequence of them (the smallest count is used).
+
+    Examples
+    --------
+    >>> few_reps_note(2000), few_reps_note(1000)
+    ('', ' (1,000 repetitions: too few for a verdict)')
+    """
+    from heldout.config import quick
+
+    r = _fewest(reps)
+    if r >= MIN_REPS:
+        return ""
+    if quick():
+        return f" (quick build: {r:,} repetition{'s' * (r != 1)}, not a verdict)"
+    return f" ({r:,} repetition{'s' * (r != 1)}: too few for a verdict)"
 
 
 def coverage_tolerance(reps, alpha: float = 0.05) -> tuple[np.ndarray | float, ...]:
@@ -291,9 +410,12 @@ def coverage_tolerance(reps, alpha: float = 0.05) -> tuple[np.ndarray | float, .
     return se, lo, hi
 
 
-def _words(index: np.ndarray, words: tuple[str, ...]):
-    out = np.asarray(words, dtype=object)[index]
-    return str(out) if np.ndim(out) == 0 else out.astype(str)
+def _words(index: np.ndarray, words: tuple[str, ...], reps: np.ndarray):
+    index, reps = np.broadcast_arrays(index, reps)
+    out = np.empty(index.shape, dtype=object)
+    for place in np.ndindex(index.shape):
+        out[place] = Verdict(words[int(index[place])], int(reps[place]))
+    return out[()] if out.ndim == 0 else out
 
 
 def coverage_verdict(coverage, reps, alpha: float = 0.05):
@@ -322,7 +444,7 @@ def coverage_verdict(coverage, reps, alpha: float = 0.05):
     c, lo, hi = np.broadcast_arrays(c, lo, hi)
     level = 1 - float(alpha)
     index = np.where(c < level - lo - _EPS, 1, np.where(c > level + hi + _EPS, 2, 0))
-    return _words(index, COVERAGE_VERDICTS)
+    return _words(index, COVERAGE_VERDICTS, np.asarray(reps))
 
 
 def level_verdict(rate, reps, alpha: float = 0.05):
@@ -346,7 +468,34 @@ def level_verdict(rate, reps, alpha: float = 0.05):
     r, lo, hi = np.broadcast_arrays(r, lo, hi)
     a = float(alpha)
     index = np.where(r > a + lo + _EPS, 1, np.where(r < a - hi - _EPS, 2, 0))
-    return _words(index, LEVEL_VERDICTS)
+    return _words(index, LEVEL_VERDICTS, np.asarray(reps))
+
+
+def few_reps_banner(reps) -> _MarkdownTable | None:
+    """A line to display under a table or figure of verdicts from too few repetitions.
+
+    ``None`` from :data:`MIN_REPS` repetitions on (nothing to say); otherwise Markdown that
+    says the verdicts above rest on ``reps`` repetitions and are not the book's, for the
+    verdicts a page shows as marks, colours or counts rather than as words.  ``reps`` is
+    a count, a :class:`Verdict` or a sequence of them (the smallest count is used).
+
+    Examples
+    --------
+    >>> few_reps_banner(2000) is None
+    True
+    >>> print(few_reps_banner([2000, 40]).text)
+    *The marks above rest on 40 repetitions, too few for a verdict by the book's rule (at least 1,900).*
+    """
+    from heldout.config import quick
+
+    r = _fewest(reps)
+    if r >= MIN_REPS:
+        return None
+    where = "Quick build: the" if quick() else "The"
+    return _MarkdownTable(
+        f"*{where} marks above rest on {r:,} repetitions, too few for a verdict by the book's "
+        f"rule (at least {MIN_REPS:,}).*"
+    )
 
 
 class _MarkdownTable:
@@ -371,8 +520,8 @@ def _cell(value: Any, fmt: str | Callable[[Any], str] | None, missing: str) -> s
     if isinstance(value, float | np.floating) and math.isnan(value):
         return missing
     if isinstance(value, str):
-        return value.replace("|", "\\|")
-    return _format(value, fmt).replace("|", "\\|")
+        return str(value).replace("|", "\\|")  # str(): a Verdict prints with its note
+    return str(_format(value, fmt)).replace("|", "\\|")
 
 
 def table(

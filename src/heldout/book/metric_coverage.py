@@ -60,6 +60,9 @@ __all__ = [
     "score_truth",
     "scored_test_sets",
     "simultaneous_coverage",
+    "UNTUNED_SETTINGS",
+    "untuned_auc_coverage",
+    "untuned_test_sets",
 ]
 
 
@@ -451,38 +454,67 @@ def scored_test_sets(
 
 
 def _batch_placements(y: np.ndarray, s: np.ndarray):
-    """Per-item placement values of many test sets at once (continuous scores, no ties)."""
-    order = np.argsort(s, axis=1)
+    """Per-item placement values of many test sets at once (rows), ties counted as halves.
+
+    One sort per row: a positive's value is (negatives below it + half the negatives tied
+    with it) / n0, a negative's (positives above it + half the positives tied with it) / n1
+    :cite:`delong1988` (the midrank form of :cite:`sun2014`, on a 2-D array).  Scores that are
+    small whole numbers (such as codes of a pool's distinct scores) sort by radix.
+    """
+    order = np.argsort(s, axis=1, kind="stable" if s.dtype.kind in "iub" else None)
+    ss = np.take_along_axis(s, order, axis=1)
     yy = np.take_along_axis(y, order, axis=1)
-    n1 = yy.sum(axis=1, keepdims=True)
-    n0 = yy.shape[1] - n1
-    neg_below = np.cumsum(~yy, axis=1) - ~yy
-    pos_upto = np.cumsum(yy, axis=1)
+    r, n = yy.shape
+    pos_upto = np.cumsum(yy, axis=1, dtype=np.int32)  # positives at or before each place
+    n1 = pos_upto[:, -1:].astype(float)
+    n0 = n - n1
+    place = np.arange(1, n + 1, dtype=np.int32)  # items at or before each place
+    if n > 1 and np.any(ss[:, 1:] == ss[:, :-1]):  # ties: first and last place of each run
+        new = np.ones((r, n), bool)
+        new[:, 1:] = ss[:, 1:] != ss[:, :-1]
+        last = np.ones((r, n), bool)
+        last[:, :-1] = new[:, 1:]
+        first = np.maximum.accumulate(np.where(new, place - 1, 0), axis=1)
+        end = np.minimum.accumulate(np.where(last, place - 1, n - 1)[:, ::-1], axis=1)[:, ::-1]
+        pos_before = np.take_along_axis(pos_upto - yy, first, axis=1)
+        pos_through = np.take_along_axis(pos_upto, end, axis=1)
+        neg_before = first - pos_before
+        twice_neg = 2 * neg_before + (end + 1 - first) - (pos_through - pos_before)
+        twice_pos = 2 * (n1 - pos_through) + (pos_through - pos_before)
+    else:
+        twice_neg = 2 * (place - pos_upto)  # a positive: the negatives below it
+        twice_pos = 2 * (n1 - pos_upto)  # a negative: the positives above it
     with np.errstate(invalid="ignore", divide="ignore"):
-        sorted_values = np.where(yy, neg_below / n0, (n1 - pos_upto) / n1)
+        sorted_values = np.where(yy, twice_neg / (2 * n0), twice_pos / (2 * n1))
     values = np.empty_like(sorted_values)
     np.put_along_axis(values, order, sorted_values, axis=1)
-    return values, n1[:, 0], n0[:, 0]
+    return values, n1[:, 0].astype(np.int64), n0[:, 0].astype(np.int64)
 
 
 def _batch_delong(y: np.ndarray, *scores: np.ndarray):
-    """AUCs and DeLong covariance terms for many test sets (rows), several models."""
-    vals = []
-    for s in scores:
-        v, n1, n0 = _batch_placements(y, s)
-        vals.append(v)
+    """AUCs and DeLong covariance terms for many test sets (rows), several models.
+
+    Returns ``(aucs, cov, n1, n0)``: one array of AUCs per model, ``cov[i, j]`` (``i <= j``)
+    DeLong's covariance of models ``i`` and ``j`` per row, and the class counts per row.
+    """
+    vals = [_batch_placements(y, s)[0] for s in scores]
+    yf = y.astype(float)
+    n1 = y.sum(axis=1)
+    n0 = y.shape[1] - n1
     with np.errstate(invalid="ignore", divide="ignore"):
-        aucs = [np.where(y, v, 0).sum(axis=1) / n1 for v in vals]
+        sums = [(np.einsum("ij,ij->i", v, yf), v.sum(axis=1)) for v in vals]
+        aucs = [sp / n1 for sp, _ in sums]
+        mean_pos = [sp / n1 for sp, _ in sums]
+        mean_neg = [(st - sp) / n0 for sp, st in sums]
         cov = {}
         for i in range(len(vals)):
             for j in range(i, len(vals)):
-                terms = []
-                for mask, m in ((y, n1), (~y, n0)):
-                    mi = np.where(mask, vals[i], 0).sum(axis=1) / m
-                    mj = np.where(mask, vals[j], 0).sum(axis=1) / m
-                    c = np.where(mask, (vals[i] - mi[:, None]) * (vals[j] - mj[:, None]), 0)
-                    terms.append(c.sum(axis=1) / (m - 1) / m)
-                cov[i, j] = terms[0] + terms[1]
+                prod = vals[i] * vals[j]
+                pos_sum = np.einsum("ij,ij->i", prod, yf)
+                neg_sum = prod.sum(axis=1) - pos_sum
+                s10 = (pos_sum - n1 * mean_pos[i] * mean_pos[j]) / (n1 - 1)
+                s01 = (neg_sum - n0 * mean_neg[i] * mean_neg[j]) / (n0 - 1)
+                cov[i, j] = s10 / n1 + s01 / n0
     return aucs, cov, n1, n0
 
 
@@ -547,6 +579,88 @@ def auc_coverage(
             hit = (low <= auc) & (auc <= high)
             out[m] = _coverage(hit, high - low, auc, defined, alpha)
     return out[methods[0]] if isinstance(method, str) else {m: out[m] for m in methods}
+
+
+#: Settings of :func:`untuned_test_sets`: where the thresholds of ``auc_interval``'s
+#: ``"auto"`` (``SHORTFALL_MIN``, ``CLASS_MIN``) were not chosen.
+UNTUNED_SETTINGS = ("hard-negatives", "ties", "near-one", "near-one-rare")
+
+
+def untuned_test_sets(setting: str, reps: int, seed=None):
+    """Test sets of a setting the AUC thresholds were not tuned on, and the true AUC.
+
+    ``"hard-negatives"``: 80 positives :math:`N(2.33, 1)`, 320 negatives :math:`N(0, 1)` of
+    which 3 % score 12 higher (above every positive); ``"ties"``: 90 positives
+    :math:`N(1.47, 1)` and 210 negatives :math:`N(0, 1)` rounded to a grid of 0.5 (the
+    truth counts tied pairs as halves); ``"near-one"``: binormal, AUC 0.995, 100 positives
+    and 900 negatives; ``"near-one-rare"``: AUC 0.999, 30 positives and 970 negatives.
+    Returns ``y`` (``reps``, n) of bool (positives first), the scores (``reps``, n) and the
+    true AUC.
+
+    Examples
+    --------
+    >>> y, s, truth = untuned_test_sets("near-one", 3, seed=1)
+    >>> y.shape, int(y[0].sum()), truth
+    ((3, 1000), 100, 0.995)
+    """
+    if setting not in UNTUNED_SETTINGS:
+        raise ValueError(f"setting must be one of {', '.join(UNTUNED_SETTINGS)}, got {setting!r}")
+    rng = make_rng(seed)
+    r = _reps(reps)
+    if setting == "hard-negatives":  # 3 % of the negatives score far above every positive
+        n1, n0, mu, h = 80, 320, 2.33, 0.03
+        _items(n1 + n0, r)
+        pos = rng.normal(mu, 1, (r, n1))
+        neg = rng.normal(0, 1, (r, n0)) + _FAR * (rng.random((r, n0)) < h)
+        truth = (1 - h) * special.ndtr(mu / math.sqrt(2)) + h * special.ndtr(
+            (mu - _FAR) / math.sqrt(2)
+        )
+    elif setting == "ties":  # binormal scores rounded to a grid of 0.5: many ties
+        n1, n0, mu = 90, 210, 1.47
+        _items(n1 + n0, r)
+        pos = np.round(2 * rng.normal(mu, 1, (r, n1))) / 2
+        neg = np.round(2 * rng.normal(0, 1, (r, n0))) / 2
+        grid = np.arange(-8, 12.5, 0.5)  # cell probabilities of the rounded scores
+
+        def cell(m):
+            return special.ndtr(grid + 0.25 - m) - special.ndtr(grid - 0.25 - m)
+
+        p1, p0 = cell(mu), cell(0.0)
+        truth = float(np.sum(p1 * (np.cumsum(p0) - p0)) + 0.5 * np.sum(p1 * p0))
+    else:  # AUC near 1
+        n1, n0 = (100, 900) if setting == "near-one" else (30, 970)
+        _items(n1 + n0, r)
+        a = 0.995 if setting == "near-one" else 0.999
+        mu = math.sqrt(2) * special.ndtri(a)
+        pos = rng.normal(mu, 1, (r, n1))
+        neg = rng.normal(0, 1, (r, n0))
+        truth = a
+    y = np.broadcast_to(np.r_[np.ones(n1, bool), np.zeros(n0, bool)], (r, n1 + n0))
+    return np.ascontiguousarray(y), np.hstack([pos, neg]), float(truth)
+
+
+def untuned_auc_coverage(
+    setting: str, method: str = "auto", reps: int = 2000, alpha: float = 0.05, seed=None
+) -> Coverage:
+    """Coverage of an AUC interval on the test sets of :func:`untuned_test_sets`.
+
+    The interval is :func:`heldout.metrics.auc.auc_interval`'s ``method``, computed by the
+    same code for all test sets at once (DeLong's variance from tie-aware placement values).
+
+    Examples
+    --------
+    >>> untuned_auc_coverage("ties", reps=500, seed=3).holds
+    True
+    """
+    from heldout.metrics.auc import _check_method, _interval_arrays
+
+    _check_method(method)
+    alpha = float(as_probability(alpha, "alpha"))
+    y, s, truth = untuned_test_sets(setting, reps, seed)
+    aucs, cov, n1, n0 = _batch_delong(y, s)
+    low, high, _ = _interval_arrays(aucs[0], cov[0, 0], n1, n0, alpha, method)
+    hit = (low <= truth) & (truth <= high)
+    return _coverage(hit, high - low, truth, np.ones(y.shape[0], bool), alpha)
 
 
 #: Score models of :func:`auc_difference_coverage`.

@@ -562,7 +562,7 @@ def pool_auc_coverage(
 
     from heldout._checks import as_probability
     from heldout.config import rng as make_rng
-    from heldout.metrics.auc import _correlation, _interval_arrays, _mover_ends, auc, delong
+    from heldout.metrics.auc import _correlation, _interval_arrays, _mover_ends, auc
 
     test_size = int(_inputs.count(test_size, "test_size", minimum=10))
     reps = int(_inputs.count(reps, "reps", minimum=1))
@@ -575,9 +575,15 @@ def pool_auc_coverage(
     digits = [int(d) for d in np.atleast_1d(as_count(digits, "digits", maximum=9))]
     if any(d < 0 or d > 9 for d in digits):
         raise ValueError(f"digits must be in 0..9, got {digits}")
+    from heldout.book.metric_coverage import _batch_delong
+
     models = list(pool.proba)
     rng = make_rng(seed)
-    draws = [rng.integers(0, len(pool), size=test_size) for _ in range(reps)]
+    draws = np.empty((reps, test_size), dtype=np.int32 if len(pool) < 2**31 else np.int64)
+    for i in range(reps):  # the stream of the earlier loop: one draw of a test set at a time
+        draws[i] = rng.integers(0, len(pool), size=test_size)
+    chunk = max(1, 2**21 // test_size)  # test sets computed at once (about 2 million items)
+    z = stats.norm.isf(alpha / 2)
     level = 1 - alpha
     rows = []
     for digit in digits:
@@ -585,37 +591,40 @@ def pool_auc_coverage(
         scores = np.vstack([pool.proba[m][:, digit].astype(np.float64) for m in models])
         truth = {m: float(auc(y_all, scores[i])) for i, m in enumerate(models)}
         truth["difference"] = truth[models[0]] - truth[models[1]]
+        # each pool score as the rank of its distinct value: small whole numbers keep the
+        # order and the ties of the scores and sort by radix
+        ranks = []
+        for row in scores:
+            inverse = np.unique(row, return_inverse=True)[1].reshape(-1)
+            ranks.append(inverse.astype(np.uint16 if inverse.max() < 2**16 else np.int64))
         hits: dict[tuple, list] = {}
-        for idx in draws:
+        for first in range(0, reps, chunk):
+            idx = draws[first : first + chunk]
             y = y_all[idx]
-            if y.all() or not y.any():
+            keep = y.any(axis=1) & ~y.all(axis=1)
+            if not keep.any():
                 continue
-            d = delong(y, scores[:, idx])
+            idx, y = idx[keep], y[keep]
+            aucs, cov, n1, n0 = _batch_delong(y, *(r[idx] for r in ranks))
+            n1f, n0f = n1.astype(float), n0.astype(float)
             for i, m in enumerate(models):
                 for method in methods:
-                    low, high, _ = _interval_arrays(
-                        d.auc[i], d.cov[i, i], d.n_positive, d.n_negative, alpha, method
-                    )
-                    ok = bool(low <= truth[m] <= high)
-                    hits.setdefault((m, method), []).append((ok, float(high - low)))
-            cov = d.cov
-            diff = d.auc[0] - d.auc[1]
-            half = stats.norm.isf(alpha / 2) * math.sqrt(
-                max(cov[0, 0] + cov[1, 1] - 2 * cov[0, 1], 0.0)
-            )
+                    low, high, _ = _interval_arrays(aucs[i], cov[i, i], n1f, n0f, alpha, method)
+                    ok = (low <= truth[m]) & (truth[m] <= high)
+                    hits.setdefault((m, method), []).append(np.c_[ok, high - low])
+            diff = aucs[0] - aucs[1]
+            half = z * np.sqrt(np.maximum(cov[0, 0] + cov[1, 1] - 2 * cov[0, 1], 0.0))
             r = _correlation(cov[0, 0], cov[1, 1], cov[0, 1])
             ends = {
-                "mover": _mover_ends(
-                    d.auc[0], d.auc[1], cov[0, 0], cov[1, 1], r, d.n_positive, d.n_negative, alpha
-                ),
+                "mover": _mover_ends(aucs[0], aucs[1], cov[0, 0], cov[1, 1], r, n1f, n0f, alpha),
                 "delong": (diff - half, diff + half),
             }
             for method, (low, high) in ends.items():
-                ok = bool(low <= truth["difference"] <= high)
-                hits.setdefault(("difference", method), []).append((ok, float(high - low)))
+                ok = (low <= truth["difference"]) & (truth["difference"] <= high)
+                hits.setdefault(("difference", method), []).append(np.c_[ok, high - low])
         prevalence = float(np.mean(y_all))
         for (model, method), values in hits.items():
-            arr = np.array(values, dtype=float)
+            arr = np.concatenate(values)
             cov = float(arr[:, 0].mean())
             base = max(cov * (1 - cov), level * (1 - level))
             value = truth[model] if model != "difference" else min(truth[m] for m in models)
