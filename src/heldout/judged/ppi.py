@@ -197,20 +197,24 @@ def _ppi_result(mom, w, a: float, *, judge_mean, method: str, disagreements: int
     :func:`ppi_mean`, :func:`ppi_from_counts` and :func:`ppi_difference`)."""
     lam = _lam_of(mom) if w == "tuned" else w
     est, se = _combine(*mom, lam)
-    z = _z(a)
-    return JudgedMean(
+    return _normal_mean(
         float(est),
-        float(est - z * se),
-        float(est + z * se),
-        se=float(se),
+        float(se),
+        a,
         weight=float(lam),
         gold_items=int(mom[7]),
         judge_items=int(mom[8]),
         judge_mean=judge_mean,
         method=method,
-        alpha=a,
         disagreements=disagreements,
     )
+
+
+def _normal_mean(est: float, se: float, a: float, **fields) -> JudgedMean:
+    """A :class:`JudgedMean` with the normal interval ``est -/+ z se`` (one copy for PPI,
+    the judge alone and the stratified estimate); ``fields`` are its other fields."""
+    z = _z(a)
+    return JudgedMean(est, est - z * se, est + z * se, se=se, alpha=a, **fields)
 
 
 def _weight_arg(weight):
@@ -525,18 +529,15 @@ def judge_only_mean(judge: ArrayLike, *, alpha: float = 0.05) -> JudgedMean:
     a = float(as_probability(alpha, "alpha", scalar=True))
     est = float(f.mean())
     se = float(f.std(ddof=1) / np.sqrt(f.size))
-    z = _z(a)
-    return JudgedMean(
+    return _normal_mean(
         est,
-        est - z * se,
-        est + z * se,
-        se=se,
+        se,
+        a,
         weight=float("nan"),
         gold_items=0,
         judge_items=int(f.size),
         judge_mean=est,
         method="judge-only",
-        alpha=a,
     )
 
 
@@ -756,17 +757,14 @@ def stratified_ppi_mean(
     se = float(np.sqrt(share**2 @ np.array(vars_)))
     if max(lams) > 0:
         _warn_if_few(disagree, y.size, _fewest_kind(y))
-    z = _z(a)
-    return JudgedMean(
+    return _normal_mean(
         est,
-        est - z * se,
-        est + z * se,
-        se=se,
+        se,
+        a,
         weight=float(share @ np.array(lams)),
         gold_items=int(y.size),
         judge_items=int(fu.size),
         judge_mean=float((fl.sum() + fu.sum()) / (fl.size + fu.size)),
         method="stratified " + _method(w),
-        alpha=a,
         disagreements=disagree,
     )
