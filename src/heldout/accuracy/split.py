@@ -236,6 +236,12 @@ def optimal_split(c_test, c_train, rows) -> SplitRows:
             )
 
     test_rows = _whole_rows(np.where(crit(high) < crit(low), high, low), rows)
+    return _split_rows(test_rows, rows, fraction)
+
+
+def _split_rows(test_rows, rows, fraction) -> SplitRows:
+    """Both optimisers' result: ``test_rows`` (int64) for testing, the rest of ``rows`` for
+    training (Python ints when scalar), and ``fraction`` as the test share."""
     train_rows = rows - test_rows
     if test_rows.ndim == 0:
         test_rows, train_rows = int(test_rows), int(train_rows)
@@ -359,16 +365,7 @@ def optimal_split_power(c_test, c_train, rows, train_exponent=1.0) -> SplitRows:
 
         better = crit(high) < crit(low)
     test_rows = _whole_rows(np.where(better, high, low), rows_int)
-    train_rows = rows_int - test_rows
-    fraction = test_rows / rows
-    if test_rows.ndim == 0:
-        test_rows, train_rows = int(test_rows), int(train_rows)
-    return SplitRows(
-        test_rows=test_rows,
-        train_rows=train_rows,
-        test_fraction=scalar_or_array(fraction),
-        train_fraction=scalar_or_array(1.0 - fraction),
-    )
+    return _split_rows(test_rows, rows_int, test_rows / rows)
 
 
 # ---------------------------------------------------------------------------
