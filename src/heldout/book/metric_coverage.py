@@ -134,6 +134,16 @@ def _coverage(hit: np.ndarray, width: np.ndarray, truth: float, defined: np.ndar
     )
 
 
+def _covers(low, high, truth, alpha: float, defined=None) -> Coverage:
+    """Coverage of ``truth`` by the intervals ``[low, high]`` of the simulated test sets
+    (one copy of the hit rule for every simulation here); ``defined`` marks the test sets
+    that count (all of them when None)."""
+    hit = (low <= truth) & (truth <= high)
+    if defined is None:
+        defined = np.ones(np.shape(hit)[0], bool)
+    return _coverage(hit, high - low, truth, defined, alpha)
+
+
 def _methods(method) -> tuple:
     """``method`` as a tuple of names (one name, or a list or tuple of names)."""
     if isinstance(method, str):
@@ -300,8 +310,7 @@ def count_coverage(
     counts = make_rng(seed).multinomial(n, cells, size=_reps(reps)).astype(float)
     tn, fp, fn, tp = counts.T
     low, high, defined = _count_interval(metric, method, tn, fp, fn, tp, alpha)
-    hit = (low <= truth) & (truth <= high)
-    return _coverage(hit, high - low, truth, defined, alpha)
+    return _covers(low, high, truth, alpha, defined)
 
 
 @dataclass(frozen=True)
@@ -576,8 +585,7 @@ def auc_coverage(
                 low, high = a - half, a + half
             else:
                 low, high, _ = _interval_arrays(a, var, n1d, n0d, alpha, m)
-            hit = (low <= auc) & (auc <= high)
-            out[m] = _coverage(hit, high - low, auc, defined, alpha)
+            out[m] = _covers(low, high, auc, alpha, defined)
     return out[methods[0]] if isinstance(method, str) else {m: out[m] for m in methods}
 
 
@@ -659,8 +667,7 @@ def untuned_auc_coverage(
     y, s, truth = untuned_test_sets(setting, reps, seed)
     aucs, cov, n1, n0 = _batch_delong(y, s)
     low, high, _ = _interval_arrays(aucs[0], cov[0, 0], n1, n0, alpha, method)
-    hit = (low <= truth) & (truth <= high)
-    return _coverage(hit, high - low, truth, np.ones(y.shape[0], bool), alpha)
+    return _covers(low, high, truth, alpha)
 
 
 #: Score models of :func:`auc_difference_coverage`.
@@ -745,8 +752,7 @@ def auc_difference_coverage(
                 np.maximum(n0, 1),
                 alpha,
             )
-        hit = (low <= truth) & (truth <= high)
-        out[m] = _coverage(hit, high - low, truth, defined, alpha)
+        out[m] = _covers(low, high, truth, alpha, defined)
     return out[methods[0]] if isinstance(method, str) else out
 
 
@@ -833,8 +839,7 @@ def score_coverage(
             continue
         compute = _gamma_interval if m == "gamma" else _t_interval
         _, low, high, _ = compute(loss, alpha, axis=1)
-        hit = (low <= truth) & (truth <= high)
-        out[m] = _coverage(hit, high - low, truth, np.ones(y.shape[0], bool), alpha)
+        out[m] = _covers(low, high, truth, alpha)
     return out[methods[0]] if isinstance(method, str) else out
 
 
@@ -993,8 +998,7 @@ def accuracy_difference_coverage(
     )
     low, high = _agresti_min(counts[:, 1], counts[:, 2], np.full(counts.shape[0], n), alpha)
     truth = ca - cb
-    hit = (low <= truth) & (truth <= high)
-    return _coverage(hit, high - low, truth, np.ones(counts.shape[0], bool), alpha)
+    return _covers(low, high, truth, alpha)
 
 
 # --------------------------------------------------------------------------- several classes
@@ -1087,8 +1091,7 @@ def macro_f1_coverage(
     counts = make_rng(seed).multinomial(n, p.ravel(), size=_reps(reps)).reshape(-1, k, k)
     e = macro_interval(counts, "f1", alpha, method)
     low, high = np.asarray(e.low), np.asarray(e.high)
-    hit = (low <= truth) & (truth <= high)
-    return _coverage(hit, high - low, truth, np.ones(counts.shape[0], bool), alpha)
+    return _covers(low, high, truth, alpha)
 
 
 def score_difference_coverage(
@@ -1133,5 +1136,4 @@ def score_difference_coverage(
         return -np.where(y, np.log(qc), np.log1p(-qc))
 
     _, low, high, _ = _t_interval(losses(sharpness_a) - losses(sharpness_b), alpha, axis=1)
-    hit = (low <= truth) & (truth <= high)
-    return _coverage(hit, high - low, truth, np.ones(y.shape[0], bool), alpha)
+    return _covers(low, high, truth, alpha)
