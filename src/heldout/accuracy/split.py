@@ -1025,6 +1025,8 @@ def measure_criticism(
     return CriticismMeasurement(m_train, m_test, est, true, pop.ideal_loss)
 
 
+# Its signature repeats measure_criticism's (both public: a grid of independent cells, or
+# splits of shared rows); the loss, the fit and the chunking are the helpers both call.
 def measure_splits(
     rows: int,
     test_rows,

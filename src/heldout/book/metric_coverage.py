@@ -322,6 +322,8 @@ class ConditionalCoverage(Result):
     share: np.ndarray
 
 
+# Its signature repeats count_coverage's (both public); the draws and intervals are the
+# helpers both call (_cells, _count_interval); only the summary by denominator differs.
 def precision_conditional_coverage(
     method: str,
     n: int,

@@ -327,6 +327,8 @@ def _true_metric(metric, t, pi, mu):
     return 2 * pi * se / (pi * se + pi + (1 - pi) * (1 - sp))
 
 
+# Its first arguments repeat operating_coverage's (both public: the book's two experiments
+# on binormal test sets); both check them in _checked_design.
 def threshold_simulation(
     metric: str,
     n: int,

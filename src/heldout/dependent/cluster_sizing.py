@@ -353,6 +353,8 @@ class Design(Result):
     optimum: float = extra()
 
 
+# Its result's fields and first arguments repeat clusters_for_half_width's (both public);
+# the checks' helpers (_scalar, _variance, _method) and _clusters_needed are shared.
 def cheapest_design(
     half_width: float,
     icc: float,

@@ -373,6 +373,8 @@ def _gold_table(table: ArrayLike, most: int = MAX_ITEMS) -> tuple[int, int, int,
     return int(t[0, 0]), int(t[0, 1]), int(t[1, 0]), int(t[1, 1])
 
 
+# Its keywords repeat ppi_mean's (both public: arrays or a 2 x 2 table of counts); both end
+# in _ppi_result.
 def ppi_from_counts(
     table: ArrayLike,
     judge_passed: int,

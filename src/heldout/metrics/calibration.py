@@ -526,6 +526,10 @@ class ReliabilityBand(Result):
     outside: int = extra(0)
 
 
+# reliability_band takes calibration_error's arguments and checks them alike (both public, so
+# the signature and the checks stand twice); its bootstrap redraws items and then their labels
+# from the probabilities, per bin, where calibration_error's draws each cell's resampled error
+# (_resampled_ce2), so the two resampling loops stay apart.
 def reliability_band(
     y: ArrayLike,
     p: ArrayLike,

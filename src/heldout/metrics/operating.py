@@ -352,6 +352,8 @@ def sensitivity_at_specificity(
     return OperatingPoint(*parts[:3], *parts[3:7], method=method, exact=parts[7])
 
 
+# Its signature repeats sensitivity_at_specificity's (both public); the work is one
+# function, _at, called with the classes swapped and the scores negated.
 def specificity_at_sensitivity(
     y: ArrayLike,
     scores: ArrayLike,

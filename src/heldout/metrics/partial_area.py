@@ -268,6 +268,8 @@ def partial_auc(
     )  # fmt: skip
 
 
+# Its signature repeats partial_auc's with a second model's scores (both public); their
+# checks are one helper, _common, and the standardisation _standardise.
 def partial_auc_difference(
     y: ArrayLike,
     scores_a: ArrayLike,

@@ -263,6 +263,8 @@ def sprt_operating(
     return SPRTOperating(*out, n)
 
 
+# Its first arguments repeat sprt_operating's (both public: Wald's approximations beside the
+# exact probabilities); both read the test's constants from _setup.
 @renamed(boundaries="method")
 def sprt_wald(
     accuracy,
