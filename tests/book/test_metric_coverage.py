@@ -14,10 +14,10 @@ from heldout.book import metric_coverage as mc
 from heldout.metrics import auc as A
 
 
-def test_batch_delong_matches_the_package():
-    y, s, s2 = mc.binormal_scores(80, 0.3, 0.8, 6, seed=1, correlation=0.5, auc_b=0.7)
-    aucs, cov, _, _ = mc._batch_delong(y, s, s2)
-    for i in range(6):
+def _batch_delong_is_the_package(y, s, s2):
+    """Every row of the 2-D DeLong against heldout.metrics.auc.delong on that row alone."""
+    aucs, cov, n1, n0 = mc._batch_delong(y, s, s2)
+    for i in range(y.shape[0]):
         d = A.delong(y[i], np.vstack([s[i], s2[i]]))
         np.testing.assert_allclose([aucs[0][i], aucs[1][i]], d.auc, atol=1e-12)
         np.testing.assert_allclose(
@@ -25,6 +25,13 @@ def test_batch_delong_matches_the_package():
             [d.cov[0, 0], d.cov[0, 1], d.cov[1, 1]],
             atol=1e-14,
         )
+        assert (n1[i], n0[i]) == (y[i].sum(), (~y[i]).sum())
+
+
+def test_batch_delong_matches_the_package():
+    y, s, s2 = mc.binormal_scores(80, 0.3, 0.8, 6, seed=1, correlation=0.5, auc_b=0.7)
+    assert y.shape[0] == 6
+    _batch_delong_is_the_package(y, s, s2)
 
 
 def test_binormal_scores_have_the_stated_auc_and_correlation():
@@ -301,16 +308,7 @@ def test_batch_delong_counts_ties_as_halves_like_the_package():
     s2 = np.round(2 * rng.normal(size=(40, 50)) + y, 1).astype(
         np.int64
     )  # whole numbers: radix sort
-    aucs, cov, n1, n0 = mc._batch_delong(y, s, s2)
-    for i in range(40):
-        d = A.delong(y[i], np.vstack([s[i], s2[i]]))
-        np.testing.assert_allclose([aucs[0][i], aucs[1][i]], d.auc, atol=1e-12)
-        np.testing.assert_allclose(
-            [cov[0, 0][i], cov[0, 1][i], cov[1, 1][i]],
-            [d.cov[0, 0], d.cov[0, 1], d.cov[1, 1]],
-            atol=1e-14,
-        )
-        assert (n1[i], n0[i]) == (y[i].sum(), (~y[i]).sum())
+    _batch_delong_is_the_package(y, s, s2)
 
 
 def test_untuned_settings_have_the_stated_truth():
