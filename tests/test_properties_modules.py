@@ -188,12 +188,12 @@ SPECS = {
     # ------------------------------------------------------------------ best
     "comparison.best.best_set": Spec(
         best.best_set, {"correct": A(_matrix(), "array"), "alpha": AL, "method": _choice(["signflip", "gaussian"])},
-        keyword=("method",), kwargs={"draws": 50, "seed": 1}, examples=10,
+        keyword=("method",), kwargs={"draws": 100, "seed": 1}, examples=10,
     ),
     "comparison.best.false_claims": Spec(
         best.false_claims, {"accuracies": A(st.lists(st.floats(0.6, 0.95), min_size=2, max_size=3), "array"),
                             "n": A(st.integers(10, 100), "count"), "shared": A(st.floats(0, 1), "prob")},
-        keyword=("shared",), kwargs={"reps": 20, "draws": 20, "seed": 1}, examples=6,
+        keyword=("shared",), kwargs={"reps": 20, "draws": 100, "seed": 1}, examples=6,
     ),
     "comparison.best.pick_best_paired": Spec(
         best.pick_best_paired, {"accuracies": A(st.lists(st.floats(0.6, 0.95), min_size=2, max_size=3), "array"),
@@ -304,12 +304,12 @@ SPECS = {
     ),
     "dependent.clustered.cluster_bootstrap": Spec(
         clustered.cluster_bootstrap, {"scores": A(zero_ones(2, 40), "array"), "clusters": A(_clusters(), "array"), "alpha": AL},
-        keyword=("alpha",), kwargs={"n_resamples": 50, "seed": 1}, prepare=_same_length("scores", "clusters"), allow_nan=True,
+        keyword=("alpha",), kwargs={"n_resamples": 100, "seed": 1}, prepare=_same_length("scores", "clusters"), allow_nan=True,
     ),
     "dependent.clustered.paired_cluster_bootstrap": Spec(
         clustered.paired_cluster_bootstrap,
         {"scores_a": A(zero_ones(2, 40), "array"), "scores_b": A(zero_ones(2, 40), "array"), "clusters": A(_clusters(), "array"), "alpha": AL},
-        keyword=("alpha",), kwargs={"n_resamples": 50, "seed": 1}, prepare=_same_length("scores_a", "scores_b", "clusters"),
+        keyword=("alpha",), kwargs={"n_resamples": 100, "seed": 1}, prepare=_same_length("scores_a", "scores_b", "clusters"),
         allow_nan=True,
     ),
     "dependent.clustered.design_effect": Spec(clustered.design_effect, {"icc": A(prob_c, "prob"), "cluster_size": A(pos, "pos")}),

@@ -805,6 +805,7 @@ def test_accuracy_bounds(
     >>> test_accuracy_bounds(0.95, 800, 200)
     Interval(low=0.75, high=1.0)
     """
+    train_at_least_test = as_flag(train_at_least_test, "train_at_least_test")
     p = as_probability(data_accuracy, "data_accuracy", closed=True)
     t_lo = as_probability(train_accuracy_low, "train_accuracy_low", closed=True)
     t_hi = as_probability(train_accuracy_high, "train_accuracy_high", closed=True)
@@ -889,6 +890,7 @@ def test_accuracy_interval(
     >>> [round(v, 4) for v in test_accuracy_interval(0.95, 800, 200, train_accuracy=1.0)]
     [0.684, 0.8084]
     """
+    train_at_least_test = as_flag(train_at_least_test, "train_at_least_test")
     from heldout.accuracy.bounds import interval
 
     if train_accuracy is None:
@@ -962,6 +964,7 @@ def interval_coverage(
     >>> round(interval_coverage(0.8, 100, 40, 100), 4)
     0.9921
     """
+    train_known = as_flag(train_known, "train_known")
     pi = as_probability(accuracy, "accuracy", closed=True)
     n1 = as_count(train_rows, "train_rows", minimum=1, scalar=True)
     n2 = as_count(test_rows, "test_rows", minimum=1, scalar=True)

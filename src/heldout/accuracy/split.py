@@ -45,6 +45,8 @@ from heldout._checks import (
     _arr,
     as_count,
     as_draws,
+    as_flag,
+    as_instance,
     as_positive,
     as_probability,
     as_real,
@@ -545,6 +547,7 @@ def fit_criticism_model(
     >>> [round(float(v), 3) for v in fit.params]
     [1.6, 79.0, 0.001]
     """
+    absolute_sigma = as_flag(absolute_sigma, "absolute_sigma")
     m_train, m_test, y, sigma = _check_data(m_train, m_test, sq_criticism, sigma)
     n = y.size
     if n < 4:
@@ -1002,6 +1005,7 @@ def measure_criticism(
     >>> m.test_estimate.shape, bool(np.all(m.true_loss >= pop.ideal_loss))
     ((1, 20), True)
     """
+    as_instance(population, "population", LogisticPopulation, "a LogisticPopulation", optional=True)
     train = _sizes(train_sizes, "train_sizes")
     test = _sizes(test_sizes, "test_sizes")
     if np.any(train < 20):
@@ -1052,6 +1056,7 @@ def measure_splits(
     >>> m.m_train.tolist(), m.m_test.tolist()
     ([300, 200], [100, 200])
     """
+    as_instance(population, "population", LogisticPopulation, "a LogisticPopulation", optional=True)
     rows = as_count(rows, "rows", minimum=2, scalar=True)
     test = _sizes(test_rows, "test_rows")
     if np.any(test > rows - 20):

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from heldout._checks import as_instance
 from heldout._result import Result
 
 __all__ = ["DATA_FILE", "Leaf", "chart_rows", "draw", "leaves"]
@@ -156,6 +157,9 @@ def draw(ax=None):
     >>> len(ax.patches) == len({(leaf.have, leaf.want) for leaf in leaves()[2]})
     True
     """
+    from matplotlib.axes import Axes
+
+    as_instance(ax, "ax", Axes, "matplotlib Axes", optional=True)
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyBboxPatch
 

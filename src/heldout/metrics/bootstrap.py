@@ -52,7 +52,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from heldout import _inputs
-from heldout._checks import as_floats
+from heldout._checks import as_flag, as_floats, show
 from heldout._result import Result
 from heldout.config import rng as make_rng
 from heldout.metrics.estimate import Difference, Estimate
@@ -203,6 +203,8 @@ def _acceleration(jack, weights) -> float:
         w = np.ones_like(j) if weights is None else np.asarray(weights, dtype=float)
     except (TypeError, ValueError, OverflowError):
         raise ValueError("jackknife and weights must be arrays of numbers") from None
+    if weights is not None and w.shape != j.shape:
+        raise ValueError(f"weights must have the shape of jackknife {j.shape}, got {show(w)}")
     keep = np.isfinite(j) & (w > 0)
     j, w = j[keep], w[keep]
     if j.size == 0:
@@ -603,6 +605,7 @@ def bootstrap_interval(
     >>> round(d.value, 3), round(d.low, 3), round(d.high, 3), round(d.p_value, 3)
     (0.056, 0.023, 0.085, ...)
     """
+    warn = as_flag(warn, "warn")
     if method not in ("bca", "percentile"):
         raise ValueError(f"method must be 'bca' or 'percentile', got {method!r}")
     a_ = _inputs.alpha_value(alpha)

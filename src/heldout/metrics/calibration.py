@@ -44,7 +44,7 @@ from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from heldout import _inputs
-from heldout._checks import as_count, as_probability
+from heldout._checks import as_count, as_draws, as_probability
 from heldout._result import Result, extra
 from heldout.config import rng as _rng
 
@@ -184,9 +184,7 @@ def calibration_error(
     """
     yy, pp = _yp(y, p)
     a = float(as_probability(alpha, "alpha", scalar=True))
-    reps = int(as_count(n_resamples, "n_resamples"))
-    if reps < 100:
-        raise ValueError(f"n_resamples must be at least 100, got {reps}")
+    reps = as_draws(n_resamples, "n_resamples", minimum=100)
     bins = _bins(pp, n_bins)
     nb = int(bins.max()) + 1
     db, plug = _ce2(yy, pp, bins, nb)
@@ -447,9 +445,7 @@ def reliability_band(
     """
     yy, pp = _yp(y, p)
     a = float(as_probability(alpha, "alpha", scalar=True))
-    reps = int(as_count(n_resamples, "n_resamples"))
-    if reps < 100:
-        raise ValueError(f"n_resamples must be at least 100, got {reps}")
+    reps = as_draws(n_resamples, "n_resamples", minimum=100)
     bins = _bins(pp, n_bins)
     nb = int(bins.max()) + 1
     count = np.bincount(bins, minlength=nb)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 
+from heldout._checks import as_flag
+
 __all__ = ["KINDS", "kind_of_summary", "label_warning_of_summary"]
 
 #: The kinds a model column may have.
@@ -66,6 +68,7 @@ def kind_of_summary(
     >>> kind_of_summary(False, -2.5, 3.0), kind_of_summary(True, 0, 1, given="scores")
     ('scores', 'probabilities')
     """
+    whole = as_flag(whole, "whole")
     lo, hi = float(low), float(high)
     if not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
         raise ValueError(f"low and high must be finite with low <= high, got {low!r}, {high!r}")

@@ -1047,10 +1047,14 @@ def evaluate_files(
     True
     """
     from heldout import _inputs
-    from heldout._checks import as_probability
+    from heldout._checks import as_count, as_probability
+    from heldout.metrics.bootstrap import MAX_RESAMPLES
     from heldout.metrics.evaluate import _check_adjust
 
     a_ = float(as_probability(alpha, "alpha"))
+    n_resamples = as_count(
+        n_resamples, "n_resamples", minimum=100, maximum=MAX_RESAMPLES, scalar=True
+    )
     _check_adjust(adjust)
     if correction not in ("CR1", "CR0"):
         raise ValueError(f"correction must be 'CR1' or 'CR0', got {correction!r}")

@@ -71,6 +71,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from heldout._checks import as_instance, show
 from heldout._deprecate import level_to_alpha, renamed
 from heldout.metrics.report import (  # the report's entries, defined with its builder
     _MAX_MODELS_BEST,
@@ -866,6 +867,10 @@ def _column_kind(name, col, kinds, classes, low_high=None):
     from heldout.metrics.column_kinds import kind_of_summary
     from heldout.metrics.prediction_files import _all_whole, label_warning
 
+    if not (kinds is None or isinstance(kinds, str | dict)):
+        raise TypeError(
+            f"kinds must be a kind, a dict of kinds by model, or None, got {show(kinds)}"
+        )
     given = kinds if isinstance(kinds, str) else (kinds or {}).get(name)
     lo, hi = low_high if low_high is not None else (col.min(), col.max())
     kind = kind_of_summary(_all_whole(col), lo, hi, given, name)
@@ -898,6 +903,10 @@ def forest_plot(report: dict, path=None):
     >>> fig.axes[0].get_xlabel()
     'value with its 95 % interval'
     """
+    from os import PathLike
+
+    as_instance(report, "report", dict, "a report of evaluate()")
+    as_instance(path, "path", (str, PathLike), "a file name", optional=True)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 from numpy.typing import ArrayLike
 
-from heldout._checks import as_choice, as_probability
+from heldout._checks import as_choice, as_draws, as_flag, as_probability
 
 __all__ = ["TUNED_NOTE", "operating_entries", "parse_band"]
 
@@ -164,6 +164,8 @@ def operating_entries(
     )
 
     a = float(as_probability(alpha, "alpha", scalar=True))
+    n_resamples = as_draws(n_resamples, "n_resamples", minimum=100)
+    calibration = as_flag(calibration, "calibration")
     gen = make_rng(seed)
     out: dict = {}
     boot = f"stratified bootstrap ({int(n_resamples)}), threshold estimated"

@@ -42,7 +42,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from heldout import _dist, _inputs
-from heldout._checks import as_flag
+from heldout._checks import as_flag, as_instance
 from heldout._result import Result, extra
 from heldout.metrics.estimate import Difference, Estimate
 from heldout.metrics.item_losses import EPS, brier_items, log_loss_items
@@ -361,6 +361,10 @@ def plot_reliability(rel: Reliability, ax=None, label: str | None = None, color=
     >>> ax.get_xlabel()
     'mean predicted probability in the bin'
     """
+    from matplotlib.axes import Axes
+
+    as_instance(ax, "ax", Axes, "matplotlib Axes", optional=True)
+    as_instance(rel, "rel", Reliability, "a Reliability (from reliability())")
     import matplotlib.pyplot as plt
 
     if ax is None:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from heldout._checks import as_positive, as_probability, check_work
+from heldout._checks import as_flag, as_positive, as_probability, check_work
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 from heldout.resampling import cv
@@ -275,6 +275,7 @@ def simulate_tests(
     >>> sorted(sim.rejection) == sorted(TESTS)
     True
     """
+    track_truth = as_flag(track_truth, "track_truth")
     if not isinstance(problem, TwoViews):
         raise ValueError(f"problem must be a TwoViews instance, got {type(problem).__name__}")
     n, reps, k, resamples, alpha = _simulation_sizes(

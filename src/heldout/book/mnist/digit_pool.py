@@ -47,6 +47,7 @@ import numpy as np
 from scipy import special
 
 from heldout import _inputs
+from heldout._checks import as_instance
 
 __all__ = [
     "POOL_AUC_METHODS",
@@ -258,6 +259,7 @@ def pool_truths(pool: Pool, digit: int) -> dict:
     >>> 0.5 < t[("auc", "logistic")] <= 1.0
     True
     """
+    as_instance(pool, "pool", Pool, "a digit pool (Pool)")
     from heldout.metrics.auc import auc
     from heldout.metrics.fscore import _macro_value_and_gradient
     from heldout.metrics.rates import confusion_matrix
@@ -333,6 +335,7 @@ def pool_coverage(
     >>> all(0 <= r["coverage"] <= 1 for r in rows)
     True
     """
+    as_instance(pool, "pool", Pool, "a digit pool (Pool)")
     from heldout._checks import as_probability
     from heldout.book.metric_coverage import goodman_rows
     from heldout.config import rng as make_rng
@@ -558,6 +561,7 @@ def pool_auc_coverage(
     >>> sorted({r["method"] for r in rows})
     ['auto', 'delong', 'logit', 'mover']
     """
+    as_instance(pool, "pool", Pool, "a digit pool (Pool)")
     from scipy import stats
 
     from heldout._checks import as_probability

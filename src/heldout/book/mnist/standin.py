@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from heldout._checks import as_instance
 from heldout._result import Result
 
 __all__ = [
@@ -181,6 +182,9 @@ def standin_writers(pool, digits_per_writer: int = 10):
     >>> np.bincount(w.writer).tolist(), set(w.series.tolist())
     ([10, 10, 5], {0})
     """
+    from heldout.book.mnist.digit_pool import Pool
+
+    as_instance(pool, "pool", Pool, "a digit pool (digit_pool.Pool)")
     from heldout._checks import as_count
     from heldout.book.mnist.qmnist import Writers
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from heldout._checks import as_probability
+from heldout._checks import as_flag, as_probability
 from heldout._result import Result, extra
 
 __all__ = [
@@ -197,6 +197,7 @@ def fit_predict(
     >>> fit_predict("linear_svc_scaled", X, [0, 1, 0, 1], X[:2], cache=False).tolist()
     [0, 1]
     """
+    cache = as_flag(cache, "cache")
     from heldout.book.mnist.models import PredictionCache, array_digest, model_params
     from heldout.config import quick
 
