@@ -158,7 +158,7 @@ def _numeric(
     if isinstance(value, str | bytes | dict | set) or value is None:
         raise _fail(name, what, value)
     if not allow_bool and isinstance(value, bool | np.bool_):
-        raise ValueError(f"{name} must be {what}, not a boolean (True/False), got {value!r}")
+        raise ValueError(f"{name} must be {what}, not a boolean (True/False), got {show(value)}")
     if isinstance(value, complex | np.complexfloating):
         raise ValueError(f"{name} must be {what}, not a complex number, got {show(value)}")
     try:

@@ -28,6 +28,8 @@ import sys
 import types
 import warnings
 
+from heldout._checks import show
+
 __all__ = ["MOVED", "LegacyFinder", "new_name"]
 
 #: Old module name (``heldout.<old>``) -> the wing that holds it now.
@@ -92,7 +94,7 @@ def new_name(old: str) -> str:
     """
     short = old.removeprefix("heldout.")
     if short not in MOVED:
-        raise ValueError(f"old must name a module of heldout 0.1, got {old!r}")
+        raise ValueError(f"old must name a module of heldout 0.1, got {show(old)}")
     return f"heldout.{MOVED[short]}.{short}"
 
 

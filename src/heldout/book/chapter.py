@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from heldout._checks import show
 from heldout._result import Result
 
 __all__ = [
@@ -66,11 +67,11 @@ _PCT_SPACE = " "
 
 def _finite(value: Any, name: str = "value") -> float:
     if isinstance(value, bool) or isinstance(value, complex):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
+        raise ValueError(f"{name} must be a real number, got {show(value)}")
     try:
         x = float(value)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
+        raise ValueError(f"{name} must be a number, got {show(value)}") from None
     if math.isnan(x):
         raise ValueError(f"{name} is NaN; a page must not show NaN")
     return x
@@ -78,7 +79,7 @@ def _finite(value: Any, name: str = "value") -> float:
 
 def _digits(digits: Any, *, minimum: int = 0) -> int:
     if isinstance(digits, bool) or not isinstance(digits, int | np.integer):
-        raise ValueError(f"digits must be a whole number, got {digits!r}")
+        raise ValueError(f"digits must be a whole number, got {show(digits)}")
     if not minimum <= digits <= 20:
         raise ValueError(f"digits must be from {minimum} to 20, got {digits}")
     return int(digits)
@@ -153,7 +154,9 @@ def count(value: float) -> str:
     """
     x = _finite(value)
     if not math.isfinite(x) or x != round(x):
-        raise ValueError(f"value must be a whole number (count() formats counts), got {value!r}")
+        raise ValueError(
+            f"value must be a whole number (count() formats counts), got {show(value)}"
+        )
     return f"{int(round(x)):,}".replace("-", "−")
 
 
@@ -191,7 +194,9 @@ def _format(value: Any, fmt: str | Callable[[Any], str] | None) -> str:
             return count(value)
         return num(value)
     if not isinstance(fmt, str):
-        raise ValueError(f"fmt must be a format name, a format string or a function, got {fmt!r}")
+        raise ValueError(
+            f"fmt must be a format name, a format string or a function, got {show(fmt)}"
+        )
     name, _, arg = fmt.partition(":")
     if name in _FORMATS:
         if arg and not arg.isdigit():
@@ -439,7 +444,7 @@ def table(
     if len(letters) != len(header) or not set(letters) <= {"l", "c", "r"}:
         raise ValueError(
             f"align must be one of 'l', 'c', 'r' or one such letter per column "
-            f"({len(header)}), got {align!r}"
+            f"({len(header)}), got {show(align)}"
         )
     rule = {"l": ":--", "c": ":-:", "r": "--:"}
     lines = [
@@ -456,7 +461,7 @@ def _rows(rows: Any, columns: Sequence[str] | None, index: bool):
         or not isinstance(columns, Sequence)
         or not all(isinstance(c, str | int | float) for c in columns)
     ):
-        raise ValueError(f"columns must be a list of header texts, got {columns!r}")
+        raise ValueError(f"columns must be a list of header texts, got {show(columns)}")
     if hasattr(rows, "to_dict") and hasattr(rows, "columns"):  # a DataFrame
         frame = rows
         header = [str(c) for c in frame.columns]
@@ -474,7 +479,7 @@ def _rows(rows: Any, columns: Sequence[str] | None, index: bool):
         body = [list(r) for r in zip(*cols, strict=True)]
     else:
         if isinstance(rows, str | bytes) or not isinstance(rows, Iterable):
-            raise ValueError(f"rows must be a table, a mapping or a list of rows, got {rows!r}")
+            raise ValueError(f"rows must be a table, a mapping or a list of rows, got {show(rows)}")
         body = []
         header = None
         for r in rows:
@@ -484,18 +489,18 @@ def _rows(rows: Any, columns: Sequence[str] | None, index: bool):
                 header = header or [str(k) for k in r]
                 body.append([r.get(h) for h in header])
             elif isinstance(r, str | bytes) or not isinstance(r, Iterable):
-                raise ValueError(f"rows: each row must be a sequence of cells, got {r!r}")
+                raise ValueError(f"rows: each row must be a sequence of cells, got {show(r)}")
             else:
                 body.append(list(r))
         if header is None:
             if columns is None:
                 raise ValueError("columns are needed when rows are plain sequences")
             if isinstance(columns, str | bytes) or not isinstance(columns, Sequence):
-                raise ValueError(f"columns must be a list of header texts, got {columns!r}")
+                raise ValueError(f"columns must be a list of header texts, got {show(columns)}")
             header = list(columns)
     if columns is not None:
         if isinstance(columns, str | bytes) or not isinstance(columns, Sequence):
-            raise ValueError(f"columns must be a list of header texts, got {columns!r}")
+            raise ValueError(f"columns must be a list of header texts, got {show(columns)}")
         if len(columns) != len(header):
             raise ValueError(f"columns must have {len(header)} names, got {len(columns)}")
         header = list(columns)
@@ -552,13 +557,15 @@ def rows_of(records: Iterable[Mapping[str, Any] | Result], keys: Sequence[str]) 
         or not isinstance(keys, Sequence)
         or not all(isinstance(k, str | int) for k in keys)
     ):
-        raise ValueError(f"keys must be a list of field names, got {keys!r}")
+        raise ValueError(f"keys must be a list of field names, got {show(keys)}")
     if isinstance(records, str | bytes) or not isinstance(records, Iterable):
-        raise ValueError(f"records must be a list of mappings or result objects, got {records!r}")
+        raise ValueError(
+            f"records must be a list of mappings or result objects, got {show(records)}"
+        )
     out = []
     for r in records:
         if not isinstance(r, Mapping | Result):
-            raise ValueError(f"records must hold mappings or result objects, got {r!r}")
+            raise ValueError(f"records must hold mappings or result objects, got {show(r)}")
         try:
             out.append([getattr(r, k) if isinstance(r, Result) else r[k] for k in keys])
         except (KeyError, AttributeError, TypeError):

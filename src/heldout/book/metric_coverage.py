@@ -36,7 +36,7 @@ import numpy as np
 from scipy import integrate, special, stats
 
 from heldout import _inputs
-from heldout._checks import as_count, as_positive, as_probability, check_work
+from heldout._checks import as_count, as_positive, as_probability, check_work, show
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 from heldout.metrics.auc import AUC_INTERVAL_METHODS
@@ -137,7 +137,7 @@ def _methods(method) -> tuple:
         return (method,)
     if isinstance(method, list | tuple) and method and all(isinstance(m, str) for m in method):
         return tuple(method)
-    raise ValueError(f"method must be a method name or a tuple of names, got {method!r}")
+    raise ValueError(f"method must be a method name or a tuple of names, got {show(method)}")
 
 
 #: Largest number of simulated test sets, of items simulated in all (``n`` times ``reps``)
@@ -185,14 +185,14 @@ def count_truth(metric: str, prevalence: float, sensitivity: float, specificity:
     0.5
     """
     if metric not in _COUNT_METRICS:
-        raise ValueError(f"metric must be one of {', '.join(_COUNT_METRICS)}, got {metric!r}")
+        raise ValueError(f"metric must be one of {', '.join(_COUNT_METRICS)}, got {show(metric)}")
     tn, fp, fn, tp = _cells(prevalence, sensitivity, specificity)
     return float(_count_metric(metric, tn, fp, fn, tp))
 
 
 def _count_metric(metric, tn, fp, fn, tp):
     if metric not in _COUNT_METRICS:
-        raise ValueError(f"metric must be one of {', '.join(_COUNT_METRICS)}, got {metric!r}")
+        raise ValueError(f"metric must be one of {', '.join(_COUNT_METRICS)}, got {show(metric)}")
     with np.errstate(invalid="ignore", divide="ignore"):
         return {
             "accuracy": lambda: (tp + tn) / (tp + tn + fp + fn),
@@ -289,7 +289,7 @@ def count_coverage(
     (True, 0.5)
     """
     if metric not in _COUNT_METRICS:
-        raise ValueError(f"metric must be one of {', '.join(_COUNT_METRICS)}, got {metric!r}")
+        raise ValueError(f"metric must be one of {', '.join(_COUNT_METRICS)}, got {show(metric)}")
     n = int(_inputs.count(n, "n", minimum=1))
     alpha = float(as_probability(alpha, "alpha"))
     cells = _cells(prevalence, sensitivity, specificity)
@@ -423,7 +423,7 @@ def scored_test_sets(
     0.9
     """
     if model not in SCORE_MODELS:
-        raise ValueError(f"model must be one of {', '.join(SCORE_MODELS)}, got {model!r}")
+        raise ValueError(f"model must be one of {', '.join(SCORE_MODELS)}, got {show(model)}")
     if model == "binormal":
         return binormal_scores(n, prevalence, auc, reps, seed)
     rng = make_rng(seed)
@@ -441,7 +441,7 @@ def scored_test_sets(
         s = np.where(y, e * a / (1 - a), e)
     elif model == "hard-positives":
         if a < 0.5:
-            raise ValueError(f"auc must be at least 0.5 for model {model!r}, got {auc!r}")
+            raise ValueError(f"auc must be at least 0.5 for model {model!r}, got {show(auc)}")
         hard = rng.random((r, n)) < 2 * (1 - a)
         s = z + np.where(y & ~hard, _FAR, 0.0)
     else:
@@ -523,7 +523,7 @@ def auc_coverage(
     methods = _methods(method)
     for m in methods:
         if m not in _AUC_METHODS:
-            raise ValueError(f"method must be one of {', '.join(_AUC_METHODS)}, got {m!r}")
+            raise ValueError(f"method must be one of {', '.join(_AUC_METHODS)}, got {show(m)}")
     alpha = float(as_probability(alpha, "alpha"))
     y, s = scored_test_sets(model, n, prevalence, auc, reps, seed)
     z = stats.norm.isf(alpha / 2)
@@ -584,9 +584,11 @@ def auc_difference_coverage(
     methods = _methods(method)
     for m in methods:
         if m not in ("mover", "delong"):
-            raise ValueError(f"method must be 'mover' or 'delong', got {m!r}")
+            raise ValueError(f"method must be 'mover' or 'delong', got {show(m)}")
     if model not in PAIRED_SCORE_MODELS:
-        raise ValueError(f"model must be one of {', '.join(PAIRED_SCORE_MODELS)}, got {model!r}")
+        raise ValueError(
+            f"model must be one of {', '.join(PAIRED_SCORE_MODELS)}, got {show(model)}"
+        )
     alpha = float(as_probability(alpha, "alpha"))
     if model == "binormal":
         y, sa, sb = binormal_scores(
@@ -665,7 +667,7 @@ def score_truth(score: str, prevalence: float, auc: float, sharpness: float = 1.
         return loss * dens
 
     if score not in ("brier", "log_loss"):
-        raise ValueError(f"score must be 'brier' or 'log_loss', got {score!r}")
+        raise ValueError(f"score must be 'brier' or 'log_loss', got {show(score)}")
     lo, hi = min(-10.0, mu - 10), max(10.0, mu + 10)
     value, _ = integrate.quad(integrand, lo, hi, limit=200, epsabs=1e-12, epsrel=1e-10)
     return float(value)
@@ -706,7 +708,7 @@ def score_coverage(
     methods = _methods(method)
     for m in methods:
         if m not in ("t", "gamma", "bca"):
-            raise ValueError(f"method must be 'gamma', 't' or 'bca', got {m!r}")
+            raise ValueError(f"method must be 'gamma', 't' or 'bca', got {show(m)}")
     qc = np.clip(q, 1e-15, 1 - 1e-15)
     if score == "brier":
         loss = (q - y) ** 2
@@ -903,7 +905,7 @@ def simultaneous_coverage(
     p = as_probability(probabilities, "probabilities", closed=True)
     if p.ndim != 1 or p.size < 2 or not np.isclose(p.sum(), 1.0):
         raise ValueError(
-            f"probabilities must be at least two cell probabilities summing to 1, got {probabilities!r}"
+            f"probabilities must be at least two cell probabilities summing to 1, got {show(probabilities)}"
         )
     n = int(_inputs.count(n, "n", minimum=1))
     counts = make_rng(seed).multinomial(n, p, size=_reps(reps))
@@ -920,7 +922,7 @@ def simultaneous_coverage(
     else:
         raise ValueError(
             "method must be bonferroni-exact, goodman, sison-glaz or clopper-pearson, "
-            f"got {method!r}"
+            f"got {show(method)}"
         )
     hit = np.all((low <= p + 1e-12) & (p - 1e-12 <= high), axis=1)
     return _coverage(
@@ -1002,7 +1004,7 @@ def score_difference_coverage(
     from heldout.metrics.scores import _t_interval
 
     if score not in ("brier", "log_loss"):
-        raise ValueError(f"score must be 'brier' or 'log_loss', got {score!r}")
+        raise ValueError(f"score must be 'brier' or 'log_loss', got {show(score)}")
     alpha = float(as_probability(alpha, "alpha"))
     truth = score_truth(score, prevalence, auc, sharpness_a) - score_truth(
         score, prevalence, auc, sharpness_b

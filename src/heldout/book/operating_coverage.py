@@ -366,6 +366,10 @@ def threshold_simulation(
             f"(a simulation that cannot finish here), got reps={r:,} with n={n:,}"
         )
     a = float(as_probability(alpha, "alpha", scalar=True))
+    k = int(as_count(folds, "folds", minimum=2, scalar=True))
+    if k > n // 2:  # each class needs at least `folds` items: never drawn otherwise
+        raise ValueError(f"folds must be at most n / 2 = {n // 2:,}, got {k:,}")
+    folds = k
     gen = make_rng(seed)
     opt = np.empty(r)
     cover = np.zeros((3, r), dtype=bool)

@@ -333,7 +333,7 @@ def _margin_test_args(only_a_correct, only_b_correct, n, margin, alpha, who: str
     alpha = _alpha(alpha)
     margin = _scalar(margin, "margin")
     if not 0.0 < margin < 1.0:
-        raise ValueError(f"margin must be strictly between 0 and 1, got {margin!r}")
+        raise ValueError(f"margin must be strictly between 0 and 1, got {show(margin)}")
     b, c, m = _pair_counts(only_a_correct, only_b_correct, n)
     if b.ndim:
         raise ValueError(f"{who} takes single counts, not arrays")
@@ -578,9 +578,9 @@ def first_at_least(fn, target: float, *, start: int = 1, n_max: int = _N_MAX) ->
     8
     """
     if not callable(fn):
-        raise ValueError(f"fn must be a function of n, got {fn!r}")
+        raise ValueError(f"fn must be a function of n, got {show(fn)}")
     if isinstance(target, bool) or not isinstance(target, int | float | np.integer | np.floating):
-        raise ValueError(f"target must be a real number, got {target!r}")
+        raise ValueError(f"target must be a real number, got {show(target)}")
     if not (-1e308 <= target <= 1e308):  # NaN, infinities and 10**400 (no float() overflow)
         raise ValueError(f"target must be finite, got {show(target)}")
     start = int(as_count(start, "start", minimum=1, scalar=True))

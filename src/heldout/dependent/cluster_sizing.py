@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from heldout._checks import as_count, as_positive, as_probability, check_elements
+from heldout._checks import as_count, as_positive, as_probability, check_elements, show
 from heldout._result import Result, extra
 
 __all__ = [
@@ -68,7 +68,7 @@ def _variance(accuracy, variance) -> float:
 
 def _method(method: str) -> str:
     if method not in METHODS:
-        raise ValueError(f"method must be 't' or 'normal', got {method!r}")
+        raise ValueError(f"method must be 't' or 'normal', got {show(method)}")
     return method
 
 
@@ -271,7 +271,7 @@ def clusters_for_power(
     pw = _scalar(power, "power", as_probability)
     if alternative not in ("greater", "less", "two-sided"):
         raise ValueError(
-            f"alternative must be 'greater', 'less' or 'two-sided', got {alternative!r}"
+            f"alternative must be 'greater', 'less' or 'two-sided', got {show(alternative)}"
         )
     if p1 == p0 or (alternative == "greater" and p1 < p0) or (alternative == "less" and p1 > p0):
         raise ValueError(

@@ -64,7 +64,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from heldout import _dist, _inputs
-from heldout._checks import as_positive, as_probability, as_size, scalar_or_array
+from heldout._checks import as_positive, as_probability, as_size, scalar_or_array, show
 from heldout._result import Result, extra
 from heldout.metrics.estimate import Difference, Estimate
 
@@ -870,7 +870,9 @@ def _method_name(method: str, branch: int) -> str:
 
 def _check_method(method: str, name: str = "method") -> str:
     if method not in AUC_INTERVAL_METHODS:
-        raise ValueError(f"{name} must be one of {', '.join(AUC_INTERVAL_METHODS)}, got {method!r}")
+        raise ValueError(
+            f"{name} must be one of {', '.join(AUC_INTERVAL_METHODS)}, got {show(method)}"
+        )
     return method
 
 
@@ -1051,7 +1053,7 @@ def auc_difference(
     """
     if method not in AUC_DIFFERENCE_METHODS:
         raise ValueError(
-            f"method must be one of {', '.join(AUC_DIFFERENCE_METHODS)}, got {method!r}"
+            f"method must be one of {', '.join(AUC_DIFFERENCE_METHODS)}, got {show(method)}"
         )
     a_ = _inputs.alpha_value(alpha)
     pos = _inputs.binary_labels(y, "y")
@@ -1202,7 +1204,9 @@ def auc_variance(
     0.000441
     """
     if method not in AUC_VARIANCE_METHODS:
-        raise ValueError(f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {method!r}")
+        raise ValueError(
+            f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {show(method)}"
+        )
     a = as_probability(auc, "auc")
     n1 = _inputs.count(n_positive, "n_positive", minimum=1).astype(float)
     n0 = _inputs.count(n_negative, "n_negative", minimum=1).astype(float)
@@ -1343,12 +1347,16 @@ def auc_size(
     1340
     """
     if method not in AUC_VARIANCE_METHODS:
-        raise ValueError(f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {method!r}")
+        raise ValueError(
+            f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {show(method)}"
+        )
     _check_method(interval, "interval")
     a = as_probability(auc, "auc")
     h = as_positive(half_width, "half_width")
     if np.any(h >= 1):
-        raise ValueError(f"half_width must be below 1 (an AUC lies in [0, 1]), got {half_width!r}")
+        raise ValueError(
+            f"half_width must be below 1 (an AUC lies in [0, 1]), got {show(half_width)}"
+        )
     pi = as_probability(prevalence, "prevalence")
     al = as_probability(alpha, "alpha")
     a, h, pi, al = np.broadcast_arrays(a, h, pi, al)
@@ -1393,7 +1401,9 @@ def auc_power_size(
     92
     """
     if method not in AUC_VARIANCE_METHODS:
-        raise ValueError(f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {method!r}")
+        raise ValueError(
+            f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {show(method)}"
+        )
     a1 = as_probability(auc, "auc")
     a0 = as_probability(null_auc, "null_auc")
     pi = as_probability(prevalence, "prevalence")

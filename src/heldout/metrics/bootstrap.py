@@ -166,11 +166,11 @@ def bca_interval(
     alpha = _inputs.alpha_value(alpha)
     theta_hat = float(_inputs.scores(theta_hat, "theta_hat", ndim=0))
     if method not in ("bca", "percentile"):
-        raise ValueError(f"method must be 'bca' or 'percentile', got {method!r}")
+        raise ValueError(f"method must be 'bca' or 'percentile', got {show(method)}")
     try:
         b = np.asarray(boot, dtype=float)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"boot must be an array of resampled values, got {boot!r}") from None
+        raise ValueError(f"boot must be an array of resampled values, got {show(boot)}") from None
     if b.ndim != 1:
         raise ValueError(f"boot must be 1-d (one value per resample), got shape {b.shape}")
     if b.size == 0:
@@ -178,7 +178,7 @@ def bca_interval(
     if df is not None:
         d = as_floats(df, "df", scalar=True)
         if not d > 0:  # NaN too: it gave a zero-width interval
-            raise ValueError(f"df must be a positive number of degrees of freedom, got {df!r}")
+            raise ValueError(f"df must be a positive number of degrees of freedom, got {show(df)}")
     b = b[np.isfinite(b)]
     if b.size == 0:
         return BCaInterval(math.nan, math.nan, math.nan, math.nan)
@@ -607,7 +607,7 @@ def bootstrap_interval(
     """
     warn = as_flag(warn, "warn")
     if method not in ("bca", "percentile"):
-        raise ValueError(f"method must be 'bca' or 'percentile', got {method!r}")
+        raise ValueError(f"method must be 'bca' or 'percentile', got {show(method)}")
     a_ = _inputs.alpha_value(alpha)
     _check_resamples(n_resamples)
     rng = make_rng(seed)
@@ -621,7 +621,7 @@ def bootstrap_interval(
     else:
         if not isinstance(metric, str) or metric not in METRICS:
             raise ValueError(
-                f"metric must be a callable or one of {', '.join(METRICS)}, got {metric!r}"
+                f"metric must be a callable or one of {', '.join(METRICS)}, got {show(metric)}"
             )
         eng = _engine(metric, y, a, b)
         theta, boot, low, high, z0, acc = _counts_bca(eng, metric, rng, n_resamples, a_, method)
@@ -696,7 +696,7 @@ def _check_resamples(n_resamples) -> None:
         or n_resamples > MAX_RESAMPLES
     ):
         raise ValueError(
-            f"n_resamples must be a whole number from 100 to {MAX_RESAMPLES}, got {n_resamples!r}"
+            f"n_resamples must be a whole number from 100 to {MAX_RESAMPLES}, got {show(n_resamples)}"
         )
 
 
@@ -897,7 +897,7 @@ def cluster_bootstrap_interval(
     from heldout.dependent.clustered import cluster_codes
 
     if not isinstance(metric, str) or metric not in CLUSTER_METRICS:
-        raise ValueError(f"metric must be one of {', '.join(CLUSTER_METRICS)}, got {metric!r}")
+        raise ValueError(f"metric must be one of {', '.join(CLUSTER_METRICS)}, got {show(metric)}")
     a_ = _inputs.alpha_value(alpha)
     _check_resamples(n_resamples)
     pos = _inputs.binary_labels(y, "y")

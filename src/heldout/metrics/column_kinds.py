@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from heldout._checks import as_flag
+from heldout._checks import as_count, as_flag, show
 
 __all__ = ["KINDS", "kind_of_summary", "label_warning_of_summary"]
 
@@ -71,7 +71,7 @@ def kind_of_summary(
     whole = as_flag(whole, "whole")
     lo, hi = float(low), float(high)
     if not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
-        raise ValueError(f"low and high must be finite with low <= high, got {low!r}, {high!r}")
+        raise ValueError(f"low and high must be finite with low <= high, got {show(low)}, {high!r}")
     from heldout._inputs import detected_kind
 
     in_unit = lo >= 0 and hi <= 1
@@ -81,7 +81,7 @@ def kind_of_summary(
     if given not in KINDS:
         raise ValueError(
             f"the kind of model {name!r} must be 'labels', 'probabilities' or 'scores', "
-            f"got {given!r}"
+            f"got {show(given)}"
         )
     if given == "labels" and detected != "labels":
         raise ValueError(f"model {name!r} is read as labels but holds fractions")
@@ -125,7 +125,7 @@ def label_warning_of_summary(distinct, n: int, classes) -> str | None:
     import numpy as np
 
     values = np.unique(np.asarray(distinct, dtype=float))
-    n = int(n)
+    n = int(as_count(n, "n", minimum=1, scalar=True))
     notes = []
     foreign = np.setdiff1d(values, np.asarray(classes, dtype=float))
     if foreign.size:

@@ -74,6 +74,7 @@ from pathlib import Path
 import numpy as np
 
 from heldout import _files as _limits
+from heldout._checks import show
 from heldout.metrics.report import (
     _MAX_MODELS_BEST,
     _PROPER,
@@ -158,15 +159,15 @@ def _check_resources(memory_limit, threads) -> None:
         m = _MEMORY.match(memory_limit) if isinstance(memory_limit, str) else None
         if m is None or float(m.group(1)) <= 0:
             raise ValueError(
-                f"memory_limit must be a positive size such as '2GB' or '512MiB', got {memory_limit!r}"
+                f"memory_limit must be a positive size such as '2GB' or '512MiB', got {show(memory_limit)}"
             )
     if threads is not None:
         if isinstance(threads, bool) or not isinstance(threads, int | np.integer):
             raise ValueError(
-                f"threads must be a whole number from 1 to {MAX_THREADS}, got {threads!r}"
+                f"threads must be a whole number from 1 to {MAX_THREADS}, got {show(threads)}"
             )
         if not 1 <= int(threads) <= MAX_THREADS:
-            raise ValueError(f"threads must be from 1 to {MAX_THREADS}, got {threads!r}")
+            raise ValueError(f"threads must be from 1 to {MAX_THREADS}, got {show(threads)}")
 
 
 def _q(name: str) -> str:
@@ -1057,25 +1058,27 @@ def evaluate_files(
     )
     _check_adjust(adjust)
     if correction not in ("CR1", "CR0"):
-        raise ValueError(f"correction must be 'CR1' or 'CR0', got {correction!r}")
+        raise ValueError(f"correction must be 'CR1' or 'CR0', got {show(correction)}")
     if clusters is not None and not isinstance(clusters, str):
-        raise ValueError(f"clusters must be the name of a column of cluster ids, got {clusters!r}")
+        raise ValueError(
+            f"clusters must be the name of a column of cluster ids, got {show(clusters)}"
+        )
     best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99))
     if best_draws > 10_000_000:
         raise ValueError(f"best_draws must be at most 10,000,000, got {best_draws:,}")
     th = float(as_probability(threshold, "threshold"))
     if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {show(engine)}")
     if models is not None and (
         isinstance(models, str) or not all(isinstance(m, str) for m in models)
     ):
-        raise ValueError(f"models must be a list of column names, got {models!r}")
+        raise ValueError(f"models must be a list of column names, got {show(models)}")
     if not isinstance(source, str | os.PathLike):
-        raise ValueError(f"source must be a file, a folder or a glob, got {source!r}")
+        raise ValueError(f"source must be a file, a folder or a glob, got {show(source)}")
     if not isinstance(label, str):
-        raise ValueError(f"label must be a column name, got {label!r}")
+        raise ValueError(f"label must be a column name, got {show(label)}")
     if strata is not None and not isinstance(strata, str):
-        raise ValueError(f"strata must be the name of a column of strata, got {strata!r}")
+        raise ValueError(f"strata must be the name of a column of strata, got {show(strata)}")
     if shares is not None and strata is None:
         raise ValueError("shares need strata (a column of strata)")
     if strata is not None and strata == clusters:

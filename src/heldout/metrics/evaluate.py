@@ -801,7 +801,7 @@ def evaluate(
     if not isinstance(predictions, dict) or not predictions:
         raise ValueError("predictions must be a dict holding at least one model's column")
     if correction not in ("CR1", "CR0"):
-        raise ValueError(f"correction must be 'CR1' or 'CR0', got {correction!r}")
+        raise ValueError(f"correction must be 'CR1' or 'CR0', got {show(correction)}")
     y_range: list = []
     yy = _inputs.scores(y, "labels", low_high=y_range)
     if max(-y_range[0], y_range[1]) >= _inputs.MAX_LABEL:
@@ -883,7 +883,7 @@ def _check_adjust(adjust: str) -> None:
     from heldout.comparison.multiple import _METHODS
 
     if adjust not in _METHODS:
-        raise ValueError(f"adjust must be one of {', '.join(_METHODS)}, got {adjust!r}")
+        raise ValueError(f"adjust must be one of {', '.join(_METHODS)}, got {show(adjust)}")
 
 
 # --------------------------------------------------------------------------- plot

@@ -45,6 +45,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from heldout import _dist, _inputs
+from heldout._checks import show
 from heldout.metrics.estimate import Estimate
 
 __all__ = [
@@ -92,7 +93,7 @@ def _estimate(value, low, high, se, method, n, alpha):
 
 def _check_method(method, allowed):
     if method not in allowed:
-        raise ValueError(f"method must be one of {', '.join(allowed)}, got {method!r}")
+        raise ValueError(f"method must be one of {', '.join(allowed)}, got {show(method)}")
 
 
 # --------------------------------------------------------------------------- binary F1
@@ -321,7 +322,7 @@ def macro_interval(
     """
     _check_method(method, DELTA_METHODS)
     if average not in AVERAGES:
-        raise ValueError(f"average must be one of {', '.join(AVERAGES)}, got {average!r}")
+        raise ValueError(f"average must be one of {', '.join(AVERAGES)}, got {show(average)}")
     a = _inputs.alpha_value(alpha)
     c = _stack(matrix)
     n = c.sum(axis=(-2, -1))

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from heldout import _files
+from heldout._checks import show
 from heldout.metrics.column_kinds import (  # the rule of a column's kind, and its thresholds
     kind_of_summary,
     label_warning_of_summary,
@@ -448,11 +449,11 @@ def read_predictions(
             or not isinstance(names, list | tuple)
             or not all(isinstance(v, str) for v in names)
         ):
-            raise ValueError(f"{what} must be a list of column names, got {names!r}")
+            raise ValueError(f"{what} must be a list of column names, got {show(names)}")
     if reader not in ("auto", "numpy", "arrow"):
-        raise ValueError(f"reader must be 'auto', 'numpy' or 'arrow', got {reader!r}")
+        raise ValueError(f"reader must be 'auto', 'numpy' or 'arrow', got {show(reader)}")
     if not isinstance(source, str | os.PathLike):
-        raise ValueError(f"source must be a file name or '-', got {source!r}")
+        raise ValueError(f"source must be a file name or '-', got {show(source)}")
     if str(source) == "-":
         columns, model_names, found = _read_csv(
             sys.stdin.buffer, name, label, models, groups=groups

@@ -39,7 +39,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from heldout import _dist, _inputs
-from heldout._checks import as_counts
+from heldout._checks import as_counts, show
 from heldout._deprecate import renamed
 from heldout._result import Result
 from heldout.metrics.estimate import Difference, Estimate
@@ -95,7 +95,7 @@ class Confusion(Result):
             "npv": (self.tn, self.tn + self.fn),
         }
         if rate not in table:
-            raise ValueError(f"rate must be one of {', '.join(table)}, got {rate!r}")
+            raise ValueError(f"rate must be one of {', '.join(table)}, got {show(rate)}")
         return table[rate]
 
 
@@ -150,7 +150,7 @@ def rate_interval(
     (0.9, 0.7819, 0.9667)
     """
     if method not in RATE_METHODS:
-        raise ValueError(f"method must be one of {', '.join(RATE_METHODS)}, got {method!r}")
+        raise ValueError(f"method must be one of {', '.join(RATE_METHODS)}, got {show(method)}")
     a = _inputs.alpha_value(alpha)
     _inputs.count(k, "k")
     _inputs.count(n, "n")

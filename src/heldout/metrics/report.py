@@ -54,6 +54,7 @@ import warnings
 
 import numpy as np
 
+from heldout._checks import show
 from heldout.metrics.estimate import Difference, Estimate
 
 __all__ = [
@@ -133,11 +134,11 @@ def metric_entry(result: Estimate | None, note: str = "", **extra) -> dict:
     'no positives'
     """
     if not isinstance(note, str):
-        raise ValueError(f"note must be a text, got {note!r}")
+        raise ValueError(f"note must be a text, got {show(note)}")
     if result is None:
         return {"value": None, "low": None, "high": None, "method": note, **extra}
     if not isinstance(result, Estimate):
-        raise ValueError(f"result must be an Estimate or None, got {result!r}")
+        raise ValueError(f"result must be an Estimate or None, got {show(result)}")
     out = {
         "value": _num(result.value),
         "low": _num(result.low),
@@ -158,11 +159,11 @@ def pair_entry(result: Difference | None, note: str = "", **extra) -> dict:
     {'value': None, 'low': None, 'high': None, 'p_value': None, 'method': 'needs scores'}
     """
     if not isinstance(note, str):
-        raise ValueError(f"note must be a text, got {note!r}")
+        raise ValueError(f"note must be a text, got {show(note)}")
     if result is None:
         return {"value": None, "low": None, "high": None, "p_value": None, "method": note, **extra}
     if not isinstance(result, Difference):
-        raise ValueError(f"result must be a Difference or None, got {result!r}")
+        raise ValueError(f"result must be a Difference or None, got {show(result)}")
     out = {
         "value": _num(result.value),
         "low": _num(result.low),

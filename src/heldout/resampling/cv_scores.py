@@ -99,9 +99,9 @@ def number(value, name: str) -> float:
     try:
         ndim = np.ndim(value)
     except (TypeError, ValueError, OverflowError):  # ragged nested lists
-        raise ValueError(f"{name} must be a single number, got {value!r}") from None
+        raise ValueError(f"{name} must be a single number, got {show(value)}") from None
     if ndim != 0:
-        raise ValueError(f"{name} must be a single number, got {value!r}")
+        raise ValueError(f"{name} must be a single number, got {show(value)}")
     # the shared check: refuses text, None, booleans, complex numbers and 10**400 by name
     return as_floats(value, name, scalar=True)
 
@@ -177,7 +177,7 @@ def splits(
     n = whole(n, "n", minimum=2)
     check_work(n, 10**9, "n (items split)")
     if design not in DESIGNS:
-        raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
+        raise ValueError(f"design must be one of {DESIGNS}, got {show(design)}")
     k = whole(k, "k", minimum=2)  # checked even where the design ignores it
     if test_fraction is not None:  # likewise: a bad value is refused, never ignored
         as_probability(test_fraction, "test_fraction", scalar=True)
@@ -261,26 +261,30 @@ def fit(estimator, X_train, y_train):
 
 def _estimator(estimator) -> None:
     if not (hasattr(estimator, "fit") and hasattr(estimator, "get_params")):
-        raise ValueError(f"estimator must be a scikit-learn estimator, got {estimator!r}")
+        raise ValueError(f"estimator must be a scikit-learn estimator, got {show(estimator)}")
 
 
 def _parts(parts, n: int) -> list:
     """``(train, test)`` index pairs, checked against ``n`` rows."""
     if isinstance(parts, str | bytes | dict) or not hasattr(parts, "__iter__"):
-        raise ValueError(f"parts must be a list of (train, test) index arrays, got {parts!r}")
+        raise ValueError(f"parts must be a list of (train, test) index arrays, got {show(parts)}")
     out = []
     for pair in parts:
         try:
             tr, te = (np.asarray(p) for p in pair)
         except (TypeError, ValueError, OverflowError):
-            raise ValueError(f"parts must hold (train, test) index pairs, got {pair!r}") from None
+            raise ValueError(
+                f"parts must hold (train, test) index pairs, got {show(pair)}"
+            ) from None
         for idx in (tr, te):
             if (
                 idx.ndim != 1
                 or idx.dtype.kind not in "iu"
                 or (idx.size and (idx.min() < 0 or idx.max() >= n))
             ):
-                raise ValueError(f"parts must hold index arrays of rows 0..{n - 1}, got {pair!r}")
+                raise ValueError(
+                    f"parts must hold index arrays of rows 0..{n - 1}, got {show(pair)}"
+                )
         out.append((tr, te))
     return out
 
@@ -432,7 +436,7 @@ def _columns(columns, width: int, name: str) -> np.ndarray | slice:
         return cols
     cols = as_count(cols, name)
     if np.any(cols >= width):
-        raise ValueError(f"{name} must index the {width} columns of X, got {columns!r}")
+        raise ValueError(f"{name} must index the {width} columns of X, got {show(columns)}")
     return cols
 
 

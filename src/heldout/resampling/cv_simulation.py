@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from heldout._checks import as_flag, as_positive, as_probability, check_work
+from heldout._checks import as_flag, as_positive, as_probability, check_work, show
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 from heldout.resampling import cv
@@ -101,7 +101,7 @@ class TwoViews:
 
     def _mu(self, view: str) -> np.ndarray:
         if view not in ("a", "b"):
-            raise ValueError(f"view must be 'a' or 'b', got {view!r}")
+            raise ValueError(f"view must be 'a' or 'b', got {show(view)}")
         sep = self.separation_a if view == "a" else self.separation_b
         return np.full(self.features, sep / 2.0 / np.sqrt(self.features))
 

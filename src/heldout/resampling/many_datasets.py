@@ -266,7 +266,7 @@ def _read_scores(fh, source: str) -> ScoreTable:
     learners = head[first:]
     if len(learners) < 2:
         raise ValueError(
-            f"{source}: the header needs a data set column and at least 2 learners, got {head!r}"
+            f"{source}: the header needs a data set column and at least 2 learners, got {show(head)}"
         )
     _names(learners, len(learners), "", f"{source}: the learner names")
     rows: list[list[float]] = []
@@ -520,7 +520,7 @@ def _control(control, names: tuple) -> int | None:
     if isinstance(control, str):
         if control not in names:
             raise ValueError(
-                f"control must be one of the learners {list(names)!r}, got {control!r}"
+                f"control must be one of the learners {list(names)!r}, got {show(control)}"
             )
         return names.index(control)
     c = as_count(control, "control", scalar=True)

@@ -81,11 +81,11 @@ _scalar = number  # a single number, else ValueError naming the argument
 def _floats(value, name: str) -> np.ndarray:
     """``value`` as a float array, or ``ValueError`` naming it (text, ragged lists...)."""
     if isinstance(value, str | bytes | dict) or value is None:
-        raise ValueError(f"{name} must be an array of numbers, got {value!r}")
+        raise ValueError(f"{name} must be an array of numbers, got {show(value)}")
     try:
         return np.asarray(value, dtype=float)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be an array of numbers, got {value!r}") from None
+        raise ValueError(f"{name} must be an array of numbers, got {show(value)}") from None
 
 
 def _whole(value, name: str, minimum: int = 0) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from heldout._checks import as_count, as_probability
+from heldout._checks import as_count, as_probability, show
 
 #: Methods of :func:`heldout.sequential.confidence_sequence`.
 METHODS = ("betting", "empirical-bernstein", "mixture", "hoeffding")
@@ -26,7 +26,7 @@ def scalar(value, name: str) -> None:
     try:
         ndim = np.ndim(value)
     except (TypeError, ValueError, OverflowError):  # ragged nested lists
-        raise ValueError(f"{name} must be a single number, got {value!r}") from None
+        raise ValueError(f"{name} must be a single number, got {show(value)}") from None
     if ndim != 0:
         raise ValueError(f"{name} must be a single number, got an array of shape {np.shape(value)}")
 
@@ -36,7 +36,7 @@ def alpha_(alpha, name: str = "alpha", *, below: float = 1.0) -> float:
     scalar(alpha, name)
     a = float(as_probability(alpha, name))
     if a >= below:
-        raise ValueError(f"{name} must be below {below:g}, got {alpha!r}")
+        raise ValueError(f"{name} must be below {below:g}, got {show(alpha)}")
     return a
 
 
@@ -51,7 +51,7 @@ def outcomes(x, name: str = "x") -> np.ndarray:
     try:
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be an array of numbers in [0, 1], got {x!r}") from None
+        raise ValueError(f"{name} must be an array of numbers in [0, 1], got {show(x)}") from None
     if arr.ndim not in (1, 2):
         raise ValueError(
             f"{name} must be one sequence of outcomes (1-D) or one per row (2-D), "
@@ -108,10 +108,10 @@ def pool(value, n: int | None = None, name: str = "pool") -> int | None:
     try:
         big = float(value) > MAX_POOL
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a whole number of items, got {value!r}") from None
+        raise ValueError(f"{name} must be a whole number of items, got {show(value)}") from None
     if big:
         raise ValueError(
-            f"{name} must be at most 2**53 (use pool=None for a pool without end), got {value!r}"
+            f"{name} must be at most 2**53 (use pool=None for a pool without end), got {show(value)}"
         )
     size = int(as_count(value, name, minimum=1))
     if n is not None and size < n:
@@ -124,13 +124,15 @@ def pool(value, n: int | None = None, name: str = "pool") -> int | None:
 
 def method_(method: str) -> str:
     if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
+        raise ValueError(
+            f"method must be one of {', '.join(map(repr, METHODS))}, got {show(method)}"
+        )
     return method
 
 
 def alternative_(alternative: str) -> str:
     if alternative not in ALTERNATIVES:
         raise ValueError(
-            f"alternative must be one of {', '.join(map(repr, ALTERNATIVES))}, got {alternative!r}"
+            f"alternative must be one of {', '.join(map(repr, ALTERNATIVES))}, got {show(alternative)}"
         )
     return alternative

@@ -230,7 +230,7 @@ def sprt_operating(
     p = np.atleast_1d(p).astype(float)
     limit = _inputs.whole(horizon, "horizon")
     if limit > MAX_HORIZON:
-        raise ValueError(f"horizon must be at most {MAX_HORIZON:,}, got {horizon!r}")
+        raise ValueError(f"horizon must be at most {MAX_HORIZON:,}, got {show(horizon)}")
     # a tolerance <= 0 or NaN is never met: the loop would run to the horizon every time
     tolerance = float(_inputs.as_probability(tolerance, "tolerance", scalar=True))
     prob = np.ones((p.size, 1))  # P(S_n = base + j, no decision yet)

@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from heldout._checks import show
 from heldout._result import Result
 
 #: MD5 sums of the four uncompressed standard IDX files (LeCun et al.).
@@ -562,7 +563,7 @@ def article_rows(digits: Digits, n: int = KAGGLE_ROWS, seed=None) -> Images:
     from heldout.config import rng
 
     if not isinstance(digits, Digits):
-        raise ValueError(f"digits must be a Digits object (from load_mnist), got {digits!r}")
+        raise ValueError(f"digits must be a Digits object (from load_mnist), got {show(digits)}")
     n = int(as_count(n, "n", minimum=1))
     if n > len(digits):
         raise ValueError(f"n must be at most the {len(digits)} digits available, got {n}")

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from heldout._checks import as_flag, as_probability
+from heldout._checks import as_flag, as_probability, show
 from heldout._result import Result, extra
 
 __all__ = [
@@ -96,7 +96,7 @@ def group_split(groups: ArrayLike, fractions: ArrayLike = (0.8, 0.1, 0.1), seed=
     g = _groups(groups)
     f = as_probability(fractions, "fractions")
     if f.shape != (3,) or abs(f.sum() - 1) > 1e-9:
-        raise ValueError(f"fractions must be three shares summing to 1, got {fractions!r}")
+        raise ValueError(f"fractions must be three shares summing to 1, got {show(fractions)}")
     labels, codes = np.unique(g, return_inverse=True)
     order = rng(seed).permutation(labels.size)
     sizes = np.bincount(codes, minlength=labels.size)[order]
@@ -202,7 +202,7 @@ def fit_predict(
     from heldout.config import quick
 
     if model not in LEAK_MODELS:
-        raise ValueError(f"model must be one of {', '.join(LEAK_MODELS)}, got {model!r}")
+        raise ValueError(f"model must be one of {', '.join(LEAK_MODELS)}, got {show(model)}")
     from heldout.resampling.cv_scores import _check_x, _check_xy
 
     X_train, y_train = _check_xy(X_train, y_train, "X_train", "y_train")
