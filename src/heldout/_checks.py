@@ -31,6 +31,8 @@ Helpers (all keyword options are keyword-only):
     checks: the refusals above happen here, by name.
 ``as_choice(value, name, choices)``
     One of a few strings (``method="exact"``...).
+``in_choices(value, choices)``
+    ``value in choices`` that is False (not an error) for arrays and other unhashables.
 ``as_flag(value, name)``
     ``True`` or ``False`` (also numpy booleans), as a Python ``bool``.
 ``as_instance(value, name, types, what, *, optional=False)``
@@ -87,6 +89,7 @@ __all__ = [
     "as_draws",
     "as_flag",
     "as_instance",
+    "in_choices",
     "as_floats",
     "as_positive",
     "as_probability",
@@ -364,6 +367,22 @@ def as_instance(value, name: str, types, what: str, *, optional: bool = False):
     if (optional and value is None) or isinstance(value, types):
         return value
     raise TypeError(f"{name} must be {what}, got {show(value)}")
+
+
+def in_choices(value, choices) -> bool:
+    """Is ``value`` one of ``choices``?  Arrays, lists and other unhashable values never are.
+
+    (``array in ("a", "b")`` compares element-wise and raises numpy's "truth value of an
+    array is ambiguous", which names no argument.)
+
+    >>> in_choices("exact", ("exact", "normal")), in_choices(np.ones(2), ("exact",))
+    (True, False)
+    """
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return value in choices
 
 
 def as_flag(value, name: str) -> bool:

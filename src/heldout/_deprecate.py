@@ -42,6 +42,8 @@ import inspect
 import warnings
 from collections.abc import Callable
 
+from heldout._checks import in_choices
+
 __all__ = ["alias", "level_to_alpha", "renamed"]
 
 _ORDINAL = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
@@ -97,7 +99,7 @@ def renamed(*, positional: tuple[str, ...] = (), **old: str | tuple[str, Callabl
                     )
                     kwargs[new_name] = convert(value) if convert is not None else value
             for old_name, (new_name, convert) in table.items():
-                if old_name not in kwargs:
+                if not in_choices(old_name, kwargs):
                     continue
                 if new_name in kwargs:
                     raise ValueError(

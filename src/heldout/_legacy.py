@@ -28,7 +28,7 @@ import sys
 import types
 import warnings
 
-from heldout._checks import show
+from heldout._checks import in_choices, show
 
 __all__ = ["MOVED", "LegacyFinder", "new_name"]
 
@@ -93,7 +93,7 @@ def new_name(old: str) -> str:
     'heldout.metrics.auc'
     """
     short = old.removeprefix("heldout.")
-    if short not in MOVED:
+    if not in_choices(short, MOVED):
         raise ValueError(f"old must name a module of heldout 0.1, got {show(old)}")
     return f"heldout.{MOVED[short]}.{short}"
 

@@ -1259,7 +1259,7 @@ def simulate_fitted(
     n2 = (
         int(round(0.2 * n))
         if test_rows is None
-        else int(as_count(test_rows, "test_rows", minimum=1))
+        else int(as_count(test_rows, "test_rows", minimum=1, scalar=True))
     )
     if n2 >= n:
         raise ValueError(

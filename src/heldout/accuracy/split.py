@@ -421,7 +421,7 @@ class CriticismFit(Result):
         return np.sqrt(np.diag(self.cov))
 
     def _quantile(self, level: float) -> float:
-        level = float(as_probability(level, "level"))
+        level = float(as_probability(level, "level", scalar=True))
         # Known weights: normal reference; weights or scale estimated: Student t on dof.
         if self.weighted and self.absolute_sigma:
             return float(special.ndtri(0.5 + level / 2))
@@ -466,8 +466,8 @@ class CriticismFit(Result):
             f, se = self.test_fraction, self.test_fraction_se
             return (max(0.0, f - q * se), min(1.0, f + q * se))
         if method == "bootstrap":
-            level = float(as_probability(level, "level"))
-            draws = int(as_count(draws, "draws", minimum=100))
+            level = float(as_probability(level, "level", scalar=True))
+            draws = int(as_count(draws, "draws", minimum=100, scalar=True))
             gen = _rng(seed)
             sample = gen.multivariate_normal(self.params, self.cov, size=draws, method="svd")
             a = np.sqrt(np.clip(sample[:, 0], 0, None))
@@ -757,12 +757,12 @@ def logistic_population(
     >>> pop.pool_size, pop.n_features, round(pop.ideal_loss, 3)
     (1000, 10, 1.486)
     """
-    d = int(as_count(n_features, "n_features", minimum=1))
-    signal = float(as_positive(signal, "signal", allow_zero=True))
+    d = int(as_count(n_features, "n_features", minimum=1, scalar=True))
+    signal = float(as_positive(signal, "signal", allow_zero=True, scalar=True))
     intercept = as_real(intercept, "intercept", scalar=True)
-    n = int(as_count(pool_size, "pool_size", minimum=100, maximum=50_000_000))
+    n = int(as_count(pool_size, "pool_size", minimum=100, maximum=50_000_000, scalar=True))
     check_elements(float(n) * d, "pool_size x n_features")
-    mu = float(as_probability(mu, "mu"))
+    mu = float(as_probability(mu, "mu", scalar=True))
     if mu >= 0.5:
         raise ValueError(f"mu must be below 1/2, got {show(mu)}")
     seed = SEED if seed is None else as_count(seed, "seed", scalar=True)
@@ -841,7 +841,7 @@ def fit_logistic_batch(
         raise ValueError(f"y must have shape {X.shape[:2]} to match X, got {y.shape}")
     if np.any((y != 0) & (y != 1)):
         raise ValueError("y must hold only 0 and 1")
-    C = float(as_positive(C, "C"))
+    C = float(as_positive(C, "C", scalar=True))
     r, n, d = X.shape
     Z = np.concatenate([X, np.ones((r, n, 1))], axis=2)
     Z32 = Z.astype(np.float32)

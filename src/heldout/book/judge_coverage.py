@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special, stats
 
-from heldout._checks import as_count, as_floats, as_instance, as_probability, check_work
+from heldout._checks import as_count, as_floats, as_instance, as_probability, check_work, in_choices
 from heldout._result import Result
 from heldout.config import rng as make_rng
 from heldout.judged.misclassification import MIN_YOUDEN, _rg_parts
@@ -388,7 +388,7 @@ def pool_judge_grades(pool, model: str = "random_forest", judge: str = "logistic
     from heldout.book.mnist.digit_pool import Pool
 
     as_instance(pool, "pool", Pool, "a digit pool (digit_pool.Pool)")
-    if model not in pool.proba or judge not in pool.proba:
+    if not (in_choices(model, pool.proba) and in_choices(judge, pool.proba)):
         raise ValueError(f"model and judge must be among the pool's models {sorted(pool.proba)}")
     if model == judge:
         raise ValueError("the judge must be another model than the one it grades")

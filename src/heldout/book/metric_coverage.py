@@ -36,7 +36,7 @@ import numpy as np
 from scipy import integrate, special, stats
 
 from heldout import _inputs
-from heldout._checks import as_count, as_positive, as_probability, check_work, show
+from heldout._checks import as_count, as_positive, as_probability, check_work, in_choices, show
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 from heldout.metrics.auc import AUC_INTERVAL_METHODS
@@ -159,9 +159,9 @@ def _items(n: int, reps: int) -> None:
 # --------------------------------------------------------------------------- binary labels
 def _cells(prevalence, sensitivity, specificity) -> np.ndarray:
     """Cell shares [tn, fp, fn, tp] of a binary confusion matrix."""
-    pi = float(as_probability(prevalence, "prevalence"))
-    s = float(as_probability(sensitivity, "sensitivity", closed=True))
-    t = float(as_probability(specificity, "specificity", closed=True))
+    pi = float(as_probability(prevalence, "prevalence", scalar=True))
+    s = float(as_probability(sensitivity, "sensitivity", closed=True, scalar=True))
+    t = float(as_probability(specificity, "specificity", closed=True, scalar=True))
     return np.array([(1 - pi) * t, (1 - pi) * (1 - t), pi * (1 - s), pi * s])
 
 
@@ -184,14 +184,14 @@ def count_truth(metric: str, prevalence: float, sensitivity: float, specificity:
     >>> round(count_truth("precision", 0.1, 0.9, 0.9), 4)  # 0.09 / (0.09 + 0.09)
     0.5
     """
-    if metric not in _COUNT_METRICS:
+    if not in_choices(metric, _COUNT_METRICS):
         raise ValueError(f"metric must be one of {', '.join(_COUNT_METRICS)}, got {show(metric)}")
     tn, fp, fn, tp = _cells(prevalence, sensitivity, specificity)
     return float(_count_metric(metric, tn, fp, fn, tp))
 
 
 def _count_metric(metric, tn, fp, fn, tp):
-    if metric not in _COUNT_METRICS:
+    if not in_choices(metric, _COUNT_METRICS):
         raise ValueError(f"metric must be one of {', '.join(_COUNT_METRICS)}, got {show(metric)}")
     with np.errstate(invalid="ignore", divide="ignore"):
         return {
@@ -288,10 +288,10 @@ def count_coverage(
     >>> c.holds, round(c.truth, 3)
     (True, 0.5)
     """
-    if metric not in _COUNT_METRICS:
+    if not in_choices(metric, _COUNT_METRICS):
         raise ValueError(f"metric must be one of {', '.join(_COUNT_METRICS)}, got {show(metric)}")
     n = int(_inputs.count(n, "n", minimum=1))
-    alpha = float(as_probability(alpha, "alpha"))
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
     cells = _cells(prevalence, sensitivity, specificity)
     truth = float(_count_metric(metric, *cells))
     counts = make_rng(seed).multinomial(n, cells, size=_reps(reps)).astype(float)
@@ -336,7 +336,7 @@ def precision_conditional_coverage(
     """
     # one entry per possible denominator: n is limited to what fits in memory
     n = int(as_count(n, "n", minimum=1, maximum=10**7, scalar=True))
-    alpha = float(as_probability(alpha, "alpha"))
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
     cells = _cells(prevalence, sensitivity, specificity)
     truth = float(_count_metric("precision", *cells))
     counts = make_rng(seed).multinomial(n, cells, size=_reps(reps)).astype(float)
@@ -370,8 +370,8 @@ def binormal_scores(
     """
     rng = make_rng(seed)
     n = int(_inputs.count(n, "n", minimum=2))
-    pi = float(as_probability(prevalence, "prevalence"))
-    mu = math.sqrt(2) * special.ndtri(float(as_probability(auc, "auc")))
+    pi = float(as_probability(prevalence, "prevalence", scalar=True))
+    mu = math.sqrt(2) * special.ndtri(float(as_probability(auc, "auc", scalar=True)))
     r = _reps(reps)
     _items(n, r)
     y = rng.random((r, n)) < pi
@@ -379,8 +379,8 @@ def binormal_scores(
     s = noise + mu * y
     if auc_b is None:
         return y, s
-    rho = float(as_probability(correlation, "correlation", closed=True))
-    mu_b = math.sqrt(2) * special.ndtri(float(as_probability(auc_b, "auc_b")))
+    rho = float(as_probability(correlation, "correlation", closed=True, scalar=True))
+    mu_b = math.sqrt(2) * special.ndtri(float(as_probability(auc_b, "auc_b", scalar=True)))
     s_b = rho * noise + math.sqrt(1 - rho**2) * rng.standard_normal((r, n)) + mu_b * y
     return y, s, s_b
 
@@ -422,14 +422,14 @@ def scored_test_sets(
     >>> round(float(auc(y[0], s[0])), 2)
     0.9
     """
-    if model not in SCORE_MODELS:
+    if not in_choices(model, SCORE_MODELS):
         raise ValueError(f"model must be one of {', '.join(SCORE_MODELS)}, got {show(model)}")
     if model == "binormal":
         return binormal_scores(n, prevalence, auc, reps, seed)
     rng = make_rng(seed)
     n = int(_inputs.count(n, "n", minimum=2))
-    pi = float(as_probability(prevalence, "prevalence"))
-    a = float(as_probability(auc, "auc"))
+    pi = float(as_probability(prevalence, "prevalence", scalar=True))
+    a = float(as_probability(auc, "auc", scalar=True))
     r = _reps(reps)
     _items(n, r)
     y = rng.random((r, n)) < pi
@@ -522,9 +522,9 @@ def auc_coverage(
 
     methods = _methods(method)
     for m in methods:
-        if m not in _AUC_METHODS:
+        if not in_choices(m, _AUC_METHODS):
             raise ValueError(f"method must be one of {', '.join(_AUC_METHODS)}, got {show(m)}")
-    alpha = float(as_probability(alpha, "alpha"))
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
     y, s = scored_test_sets(model, n, prevalence, auc, reps, seed)
     z = stats.norm.isf(alpha / 2)
     out = {}
@@ -583,13 +583,13 @@ def auc_difference_coverage(
 
     methods = _methods(method)
     for m in methods:
-        if m not in ("mover", "delong"):
+        if not in_choices(m, ("mover", "delong")):
             raise ValueError(f"method must be 'mover' or 'delong', got {show(m)}")
-    if model not in PAIRED_SCORE_MODELS:
+    if not in_choices(model, PAIRED_SCORE_MODELS):
         raise ValueError(
             f"model must be one of {', '.join(PAIRED_SCORE_MODELS)}, got {show(model)}"
         )
-    alpha = float(as_probability(alpha, "alpha"))
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
     if model == "binormal":
         y, sa, sb = binormal_scores(
             n, prevalence, auc_a, reps, seed, correlation=correlation, auc_b=auc_b
@@ -597,10 +597,10 @@ def auc_difference_coverage(
     else:
         rng = make_rng(seed)
         n = int(_inputs.count(n, "n", minimum=2))
-        pi = float(as_probability(prevalence, "prevalence"))
-        qa = 2 * (1 - float(as_probability(auc_a, "auc_a")))
-        qb = 2 * (1 - float(as_probability(auc_b, "auc_b")))
-        rho = float(as_probability(correlation, "correlation", closed=True))
+        pi = float(as_probability(prevalence, "prevalence", scalar=True))
+        qa = 2 * (1 - float(as_probability(auc_a, "auc_a", scalar=True)))
+        qb = 2 * (1 - float(as_probability(auc_b, "auc_b", scalar=True)))
+        rho = float(as_probability(correlation, "correlation", closed=True, scalar=True))
         r = _reps(reps)
         _items(n, r)
         y = rng.random((r, n)) < pi
@@ -651,8 +651,8 @@ def score_truth(score: str, prevalence: float, auc: float, sharpness: float = 1.
     >>> round(score_truth("brier", 0.5, 0.5), 6)  # q = 1/2 always
     0.25
     """
-    pi = float(as_probability(prevalence, "prevalence"))
-    mu = math.sqrt(2) * special.ndtri(float(as_probability(auc, "auc")))
+    pi = float(as_probability(prevalence, "prevalence", scalar=True))
+    mu = math.sqrt(2) * special.ndtri(float(as_probability(auc, "auc", scalar=True)))
     k = float(as_positive(sharpness, "sharpness", scalar=True))
 
     def integrand(s):
@@ -666,7 +666,7 @@ def score_truth(score: str, prevalence: float, auc: float, sharpness: float = 1.
             loss = -(p_true * math.log(q) + (1 - p_true) * math.log1p(-q))
         return loss * dens
 
-    if score not in ("brier", "log_loss"):
+    if not in_choices(score, ("brier", "log_loss")):
         raise ValueError(f"score must be 'brier' or 'log_loss', got {show(score)}")
     lo, hi = min(-10.0, mu - 10), max(10.0, mu + 10)
     value, _ = integrate.quad(integrand, lo, hi, limit=200, epsabs=1e-12, epsrel=1e-10)
@@ -699,7 +699,7 @@ def score_coverage(
     """
     from heldout.metrics.scores import _gamma_interval, _t_interval
 
-    alpha = float(as_probability(alpha, "alpha"))
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
     truth = score_truth(score, prevalence, auc, sharpness)
     y, s = binormal_scores(n, prevalence, auc, reps, seed)
     mu = math.sqrt(2) * special.ndtri(auc)
@@ -707,7 +707,7 @@ def score_coverage(
     q = special.expit(sharpness * logit)
     methods = _methods(method)
     for m in methods:
-        if m not in ("t", "gamma", "bca"):
+        if not in_choices(m, ("t", "gamma", "bca")):
             raise ValueError(f"method must be 'gamma', 't' or 'bca', got {show(m)}")
     qc = np.clip(q, 1e-15, 1 - 1e-15)
     if score == "brier":
@@ -867,7 +867,7 @@ def accuracy_difference_coverage(
     """
     from heldout.metrics.rates import _agresti_min
 
-    alpha = float(as_probability(alpha, "alpha"))
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
     ca = float(as_probability(accuracy_a, "accuracy_a", scalar=True))
     cb = float(as_probability(accuracy_b, "accuracy_b", scalar=True))
     agreement = float(as_probability(agreement, "agreement", closed=True, scalar=True))
@@ -901,7 +901,7 @@ def simultaneous_coverage(
     """
     from heldout.metrics.multinomial import sison_glaz
 
-    alpha = float(as_probability(alpha, "alpha"))
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
     p = as_probability(probabilities, "probabilities", closed=True)
     if p.ndim != 1 or p.size < 2 or not np.isclose(p.sum(), 1.0):
         raise ValueError(
@@ -962,11 +962,11 @@ def macro_f1_coverage(
     """
     from heldout.metrics.fscore import _macro_value_and_gradient, macro_interval
 
-    alpha = float(as_probability(alpha, "alpha"))
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
     k = int(as_count(classes, "classes", minimum=2, maximum=1000, scalar=True))
     shares = float(imbalance) ** np.arange(k)
     shares /= shares.sum()
-    acc = float(as_probability(accuracy, "accuracy", closed=True))
+    acc = float(as_probability(accuracy, "accuracy", closed=True, scalar=True))
     p = np.full((k, k), (1 - acc) / (k - 1))
     np.fill_diagonal(p, acc)
     p *= shares[:, None]
@@ -1003,9 +1003,9 @@ def score_difference_coverage(
     """
     from heldout.metrics.scores import _t_interval
 
-    if score not in ("brier", "log_loss"):
+    if not in_choices(score, ("brier", "log_loss")):
         raise ValueError(f"score must be 'brier' or 'log_loss', got {show(score)}")
-    alpha = float(as_probability(alpha, "alpha"))
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
     truth = score_truth(score, prevalence, auc, sharpness_a) - score_truth(
         score, prevalence, auc, sharpness_b
     )

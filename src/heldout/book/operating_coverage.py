@@ -184,12 +184,12 @@ def operating_coverage(
     from heldout.metrics.simultaneous_band import roc_band
 
     check = as_choice(check, "check", COVERAGE_CHECKS)
-    n = int(as_count(n, "n", minimum=20))
+    n = int(as_count(n, "n", minimum=20, scalar=True))
     if n > _MAX_N:
         raise ValueError(f"n must be at most {_MAX_N:,} items per simulated test set, got {n:,}")
     pi = float(as_probability(prevalence, "prevalence", scalar=True))
     mu = _mu(float(as_probability(auc, "auc", scalar=True)))
-    r = int(as_count(reps, "reps", minimum=1))
+    r = int(as_count(reps, "reps", minimum=1, scalar=True))
     if r > _MAX_REPS or n * r > _MAX_WORK:
         raise ValueError(
             f"reps must be at most {_MAX_REPS:,} and n * reps at most {_MAX_WORK:,} "
@@ -354,12 +354,12 @@ def threshold_simulation(
     from heldout.metrics import threshold_optimism as th
 
     metric = as_choice(metric, "metric", th.TUNED_METRICS)
-    n = int(as_count(n, "n", minimum=20))
+    n = int(as_count(n, "n", minimum=20, scalar=True))
     if n > _MAX_N:
         raise ValueError(f"n must be at most {_MAX_N:,} items per simulated test set, got {n:,}")
     pi = float(as_probability(prevalence, "prevalence", scalar=True))
     mu = _mu(float(as_probability(auc, "auc", scalar=True)))
-    r = int(as_count(reps, "reps", minimum=1))
+    r = int(as_count(reps, "reps", minimum=1, scalar=True))
     if r > _MAX_REPS or n * r > _MAX_WORK:
         raise ValueError(
             f"reps must be at most {_MAX_REPS:,} and n * reps at most {_MAX_WORK:,} "

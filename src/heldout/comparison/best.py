@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from heldout._checks import show
+from heldout._checks import in_choices, show
 from heldout._result import Result
 from heldout.comparison.paired import first_at_least, mcnemar_exact
 from heldout.comparison.predictions import (
@@ -291,7 +291,7 @@ def _pattern_prior(prior, k: int) -> float:
     if prior is None:
         prior = "uniform"
     if isinstance(prior, str):
-        if prior not in PAIRED_PRIORS:
+        if not in_choices(prior, PAIRED_PRIORS):
             raise ValueError(
                 f"prior must be one of {', '.join(PAIRED_PRIORS)} or a concentration per "
                 f"pattern (a number >= 0), got {show(prior)}"

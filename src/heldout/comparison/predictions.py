@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from heldout import _files
-from heldout._checks import show
+from heldout._checks import in_choices, show
 from heldout._result import Result, extra
 
 __all__ = [
@@ -348,7 +348,7 @@ def read_predictions(source, label: str = "label", threshold: float = 0.5) -> Pr
     except csv.Error as exc:
         raise ValueError(f"predictions file: the header row cannot be read as CSV: {exc}") from None
     _files.check_header(header, "predictions file")
-    if label not in header:
+    if not in_choices(label, header):
         raise ValueError(
             f"predictions file has no label column {label!r} (columns: {', '.join(header)}); "
             "name it with --label"

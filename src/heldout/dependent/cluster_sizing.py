@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from heldout._checks import as_count, as_positive, as_probability, check_elements, show
+from heldout._checks import as_count, as_positive, as_probability, check_elements, in_choices, show
 from heldout._result import Result, extra
 
 __all__ = [
@@ -67,7 +67,7 @@ def _variance(accuracy, variance) -> float:
 
 
 def _method(method: str) -> str:
-    if method not in METHODS:
+    if not in_choices(method, METHODS):
         raise ValueError(f"method must be 't' or 'normal', got {show(method)}")
     return method
 
@@ -269,7 +269,7 @@ def clusters_for_power(
     m = int(_scalar(cluster_size, "cluster_size", as_count, minimum=1))
     a = _scalar(alpha, "alpha", as_probability)
     pw = _scalar(power, "power", as_probability)
-    if alternative not in ("greater", "less", "two-sided"):
+    if not in_choices(alternative, ("greater", "less", "two-sided")):
         raise ValueError(
             f"alternative must be 'greater', 'less' or 'two-sided', got {show(alternative)}"
         )

@@ -54,7 +54,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from heldout import _dist, _inputs
-from heldout._checks import as_count, as_positive, as_probability, show
+from heldout._checks import as_count, as_positive, as_probability, in_choices, show
 from heldout._result import Result, extra
 
 __all__ = [
@@ -181,7 +181,7 @@ def _count(value, name: str, minimum: int, maximum: int) -> int:
         raise ValueError(f"{name} must be a whole number, got {show(value)}") from None
     if np.isfinite(big) and big > maximum:
         raise ValueError(f"{name} must be at most {maximum:,}, got {show(value)}")
-    return int(as_count(value, name, minimum=minimum))
+    return int(as_count(value, name, minimum=minimum, scalar=True))
 
 
 def _alpha(alpha) -> float:
@@ -192,7 +192,7 @@ def _alpha(alpha) -> float:
 
 
 def _choice(value: str, allowed: tuple[str, ...], name: str) -> str:
-    if value not in allowed:
+    if not in_choices(value, allowed):
         raise ValueError(
             f"{name} must be one of {', '.join(map(repr, allowed))}, got {show(value)}"
         )
@@ -919,8 +919,8 @@ def simulate_coverage(
     """
     from heldout.config import rng
 
-    p = float(as_probability(accuracy, "accuracy"))
-    rho = float(as_probability(icc, "icc", closed=True))
+    p = float(as_probability(accuracy, "accuracy", scalar=True))
+    rho = float(as_probability(icc, "icc", closed=True, scalar=True))
     if rho >= 1:
         raise ValueError(f"icc must be below 1 for a simulation, got {show(icc)}")
     a = _alpha(alpha)

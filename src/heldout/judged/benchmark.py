@@ -57,7 +57,7 @@ from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from heldout import _dist
-from heldout._checks import as_count, as_floats, as_probability, check_work, show
+from heldout._checks import as_count, as_floats, as_probability, check_work, in_choices, show
 from heldout._result import Result, extra
 from heldout.config import rng
 
@@ -201,7 +201,7 @@ def _alpha(alpha) -> float:
 
 
 def _method(method, in_unit_interval: bool) -> str:
-    if method not in METHODS:
+    if not in_choices(method, METHODS):
         raise ValueError(
             f"method must be one of {', '.join(map(repr, METHODS))}, got {show(method)}"
         )

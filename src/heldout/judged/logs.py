@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from heldout import _files
+from heldout._checks import in_choices
 from heldout._result import Result, extra
 
 __all__ = [
@@ -198,7 +199,7 @@ def read_inspect_log(
             if not scores:
                 raise ValueError(f"{path!r}: sample {s.id!r} has no score")
             name = next(iter(scores))
-        if name not in scores:
+        if not in_choices(name, scores):
             raise ValueError(
                 f"{path!r}: sample {s.id!r} has no score {name!r} (scores: {', '.join(scores)})"
             )
@@ -210,7 +211,7 @@ def read_inspect_log(
         rows_y.append(float(to_float(value)))
         if cluster is not None:
             meta = s.metadata or {}
-            if cluster not in meta or meta[cluster] is None:
+            if not in_choices(cluster, meta) or meta[cluster] is None:
                 raise ValueError(f"{path!r}: sample {s.id!r} has no metadata {cluster!r}")
             rows_c.append(str(meta[cluster]))
         if gold is not None:
@@ -304,7 +305,7 @@ def read_lm_eval_samples(
                             f"{', '.join(LM_EVAL_METRICS)}); name it with metric="
                         )
                     chosen_metric = (listed or known)[0]
-                if chosen_metric not in row:
+                if not in_choices(chosen_metric, row):
                     raise ValueError(f"{path!r}: line {number} has no field {chosen_metric!r}")
                 value = row[chosen_metric]
                 if isinstance(value, bool):

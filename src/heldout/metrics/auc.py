@@ -64,7 +64,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from heldout import _dist, _inputs
-from heldout._checks import as_positive, as_probability, as_size, scalar_or_array, show
+from heldout._checks import as_positive, as_probability, as_size, in_choices, scalar_or_array, show
 from heldout._result import Result, extra
 from heldout.metrics.estimate import Difference, Estimate
 
@@ -869,7 +869,7 @@ def _method_name(method: str, branch: int) -> str:
 
 
 def _check_method(method: str, name: str = "method") -> str:
-    if method not in AUC_INTERVAL_METHODS:
+    if not in_choices(method, AUC_INTERVAL_METHODS):
         raise ValueError(
             f"{name} must be one of {', '.join(AUC_INTERVAL_METHODS)}, got {show(method)}"
         )
@@ -1051,7 +1051,7 @@ def auc_difference(
     >>> round(d.value, 3), round(d.low, 3), round(d.high, 3), d.p_value < 0.001
     (0.072, 0.039, 0.105, True)
     """
-    if method not in AUC_DIFFERENCE_METHODS:
+    if not in_choices(method, AUC_DIFFERENCE_METHODS):
         raise ValueError(
             f"method must be one of {', '.join(AUC_DIFFERENCE_METHODS)}, got {show(method)}"
         )
@@ -1203,7 +1203,7 @@ def auc_variance(
     >>> round(auc_variance(0.85, 100, 400, "binormal"), 6)
     0.000441
     """
-    if method not in AUC_VARIANCE_METHODS:
+    if not in_choices(method, AUC_VARIANCE_METHODS):
         raise ValueError(
             f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {show(method)}"
         )
@@ -1346,7 +1346,7 @@ def auc_size(
     >>> auc_size(0.85, 0.03, 0.2, interval="wald").n  # z * sqrt(V) <= h
     1340
     """
-    if method not in AUC_VARIANCE_METHODS:
+    if not in_choices(method, AUC_VARIANCE_METHODS):
         raise ValueError(
             f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {show(method)}"
         )
@@ -1400,7 +1400,7 @@ def auc_power_size(
     >>> auc_power_size(0.75, 0.3, null_auc=0.65, power=0.9).n_positive
     92
     """
-    if method not in AUC_VARIANCE_METHODS:
+    if not in_choices(method, AUC_VARIANCE_METHODS):
         raise ValueError(
             f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {show(method)}"
         )

@@ -79,7 +79,7 @@ def _yp(y, p) -> tuple[np.ndarray, np.ndarray]:
 
 def _bins(p: np.ndarray, n_bins) -> np.ndarray:
     """Equal-mass bin index of every item (ties kept in one bin; empty bins dropped)."""
-    b = int(as_count(n_bins, "n_bins", minimum=1))
+    b = int(as_count(n_bins, "n_bins", minimum=1, scalar=True))
     if b > p.size:
         raise ValueError(f"n_bins must be at most the number of items ({p.size}), got {b}")
     edges = np.quantile(p, np.linspace(0, 1, b + 1)[1:-1])

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from heldout._checks import as_count, as_flag, show
+from heldout._checks import as_count, as_flag, in_choices, show
 
 __all__ = ["KINDS", "kind_of_summary", "label_warning_of_summary"]
 
@@ -78,7 +78,7 @@ def kind_of_summary(
     detected = detected_kind(whole, lo, hi)
     if given is None:
         return detected
-    if given not in KINDS:
+    if not in_choices(given, KINDS):
         raise ValueError(
             f"the kind of model {name!r} must be 'labels', 'probabilities' or 'scores', "
             f"got {show(given)}"

@@ -74,7 +74,7 @@ from pathlib import Path
 import numpy as np
 
 from heldout import _files as _limits
-from heldout._checks import show
+from heldout._checks import in_choices, show
 from heldout.metrics.report import (
     _MAX_MODELS_BEST,
     _PROPER,
@@ -176,14 +176,14 @@ def _q(name: str) -> str:
 
 
 def _columns(names, label, models, source, cluster=None, strata=None):
-    if label not in names:
+    if not in_choices(label, names):
         raise ValueError(
             f"{source}: no column named {label!r} (the labels); columns are {', '.join(names)}"
         )
     for what, column in (("cluster", cluster), ("stratum", strata)):
         if column is None:
             continue
-        if column not in names:
+        if not in_choices(column, names):
             plural = "clusters" if what == "cluster" else "strata"
             raise ValueError(f"{source}: no column named {column!r} (the {plural})")
         if column == label or (models is not None and column in models):
@@ -1052,12 +1052,12 @@ def evaluate_files(
     from heldout.metrics.bootstrap import MAX_RESAMPLES
     from heldout.metrics.evaluate import _check_adjust
 
-    a_ = float(as_probability(alpha, "alpha"))
+    a_ = float(as_probability(alpha, "alpha", scalar=True))
     n_resamples = as_count(
         n_resamples, "n_resamples", minimum=100, maximum=MAX_RESAMPLES, scalar=True
     )
     _check_adjust(adjust)
-    if correction not in ("CR1", "CR0"):
+    if not in_choices(correction, ("CR1", "CR0")):
         raise ValueError(f"correction must be 'CR1' or 'CR0', got {show(correction)}")
     if clusters is not None and not isinstance(clusters, str):
         raise ValueError(
@@ -1066,8 +1066,8 @@ def evaluate_files(
     best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99))
     if best_draws > 10_000_000:
         raise ValueError(f"best_draws must be at most 10,000,000, got {best_draws:,}")
-    th = float(as_probability(threshold, "threshold"))
-    if engine not in ENGINES:
+    th = float(as_probability(threshold, "threshold", scalar=True))
+    if not in_choices(engine, ENGINES):
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {show(engine)}")
     if models is not None and (
         isinstance(models, str) or not all(isinstance(m, str) for m in models)

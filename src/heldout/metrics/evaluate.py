@@ -71,7 +71,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from heldout._checks import as_instance, show
+from heldout._checks import as_instance, in_choices, show
 from heldout._deprecate import level_to_alpha, renamed
 from heldout.metrics.report import (  # the report's entries, defined with its builder
     _MAX_MODELS_BEST,
@@ -787,8 +787,8 @@ def evaluate(
     from heldout._checks import as_count, as_probability
     from heldout.config import rng
 
-    a_ = float(as_probability(alpha, "alpha"))
-    th = float(as_probability(threshold, "threshold"))
+    a_ = float(as_probability(alpha, "alpha", scalar=True))
+    th = float(as_probability(threshold, "threshold", scalar=True))
     # checked here, before any metric: a bad value must raise, not become a note in a field
     from heldout.metrics.bootstrap import MAX_RESAMPLES
 
@@ -800,7 +800,7 @@ def evaluate(
         rng(seed)  # None, an int >= 0 or a Generator, else a ValueError naming seed
     if not isinstance(predictions, dict) or not predictions:
         raise ValueError("predictions must be a dict holding at least one model's column")
-    if correction not in ("CR1", "CR0"):
+    if not in_choices(correction, ("CR1", "CR0")):
         raise ValueError(f"correction must be 'CR1' or 'CR0', got {show(correction)}")
     y_range: list = []
     yy = _inputs.scores(y, "labels", low_high=y_range)
@@ -882,7 +882,7 @@ def _check_adjust(adjust: str) -> None:
     """Refuse an unknown adjustment by name (``evaluate`` and the out-of-core engine)."""
     from heldout.comparison.multiple import _METHODS
 
-    if adjust not in _METHODS:
+    if not in_choices(adjust, _METHODS):
         raise ValueError(f"adjust must be one of {', '.join(_METHODS)}, got {show(adjust)}")
 
 

@@ -45,7 +45,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from heldout import _dist, _inputs
-from heldout._checks import show
+from heldout._checks import in_choices, show
 from heldout.metrics.estimate import Estimate
 
 __all__ = [
@@ -92,7 +92,7 @@ def _estimate(value, low, high, se, method, n, alpha):
 
 
 def _check_method(method, allowed):
-    if method not in allowed:
+    if not in_choices(method, allowed):
         raise ValueError(f"method must be one of {', '.join(allowed)}, got {show(method)}")
 
 
@@ -321,7 +321,7 @@ def macro_interval(
     (0.8577, 0.0286)
     """
     _check_method(method, DELTA_METHODS)
-    if average not in AVERAGES:
+    if not in_choices(average, AVERAGES):
         raise ValueError(f"average must be one of {', '.join(AVERAGES)}, got {show(average)}")
     a = _inputs.alpha_value(alpha)
     c = _stack(matrix)

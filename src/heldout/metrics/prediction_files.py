@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from heldout import _files
-from heldout._checks import show
+from heldout._checks import in_choices, show
 from heldout.metrics.column_kinds import (  # the rule of a column's kind, and its thresholds
     kind_of_summary,
     label_warning_of_summary,
@@ -109,13 +109,13 @@ def _header(line: bytes, source: str) -> list[str]:
 
 def _columns_wanted(names, label, models, source, groups=()):
     for g in groups:
-        if g not in names:
+        if not in_choices(g, names):
             raise ValueError(
                 f"{source}: no column named {g!r} (named as a cluster or stratum column); columns are {', '.join(names)}"
             )
         if g == label:
             raise ValueError(f"{source}: column {g!r} cannot be both the labels and the groups")
-    if label not in names:
+    if not in_choices(label, names):
         raise ValueError(
             f"{source}: no column named {label!r} (the labels; choose another with --label); "
             f"columns are {', '.join(names)}"
@@ -450,7 +450,7 @@ def read_predictions(
             or not all(isinstance(v, str) for v in names)
         ):
             raise ValueError(f"{what} must be a list of column names, got {show(names)}")
-    if reader not in ("auto", "numpy", "arrow"):
+    if not in_choices(reader, ("auto", "numpy", "arrow")):
         raise ValueError(f"reader must be 'auto', 'numpy' or 'arrow', got {show(reader)}")
     if not isinstance(source, str | os.PathLike):
         raise ValueError(f"source must be a file name or '-', got {show(source)}")

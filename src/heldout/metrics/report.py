@@ -323,7 +323,7 @@ def _table_bootstrap(metric, counts, alpha, n_resamples, seed, warn=False, class
     )
     bs._warn_if_small(metric, eng.minority(), int(np.count_nonzero(~np.isfinite(boot))), boot.size)
     p = bs._bca_p_value(boot, z0, acc, "bca")
-    return Difference(theta, low, high, p_value=p, method="bootstrap-bca", n=eng.n, alpha=alpha)
+    return bs._difference(theta, low, high, boot, p, method="bootstrap-bca", n=eng.n, alpha=alpha)
 
 
 # --------------------------------------------------------------------------- two classes

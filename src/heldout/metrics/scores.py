@@ -42,7 +42,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from heldout import _dist, _inputs
-from heldout._checks import as_flag, as_instance, show
+from heldout._checks import as_flag, as_instance, in_choices, show
 from heldout._result import Result, extra
 from heldout.metrics.estimate import Difference, Estimate
 from heldout.metrics.item_losses import EPS, brier_items, log_loss_items
@@ -66,7 +66,7 @@ SCORES = ("brier", "log_loss")
 
 
 def _items(score: str, y, p) -> np.ndarray:
-    if score not in SCORES:
+    if not in_choices(score, SCORES):
         raise ValueError(f"score must be one of {', '.join(SCORES)}, got {show(score)}")
     return brier_items(y, p) if score == "brier" else log_loss_items(y, p)
 
@@ -163,14 +163,14 @@ def score_interval(
     >>> round(e.value, 4), round(e.low, 4), round(e.high, 4), e.method
     (0.17, 0.1579, 0.1829, 'brier-gamma')
     """
-    if method not in SCORE_INTERVAL_METHODS:
+    if not in_choices(method, SCORE_INTERVAL_METHODS):
         raise ValueError(
             f"method must be one of {', '.join(SCORE_INTERVAL_METHODS)}, got {show(method)}"
         )
     if method == "bca":
         from heldout.metrics.bootstrap import bootstrap_interval
 
-        if score not in SCORES:
+        if not in_choices(score, SCORES):
             raise ValueError(f"score must be one of {', '.join(SCORES)}, got {show(score)}")
         return bootstrap_interval(score, y, p, alpha=alpha, **bootstrap_options)
     if bootstrap_options:

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from heldout._checks import as_probability, show
+from heldout._checks import as_probability, in_choices, show
 from heldout._result import Result, extra
 
 __all__ = [
@@ -99,7 +99,7 @@ class CVTest(Result):
 
 
 def _check_alternative(alternative: str) -> str:
-    if alternative not in _ALTERNATIVES:
+    if not in_choices(alternative, _ALTERNATIVES):
         raise ValueError(f"alternative must be one of {_ALTERNATIVES}, got {show(alternative)}")
     return alternative
 
@@ -413,7 +413,7 @@ def mcnemar_split(
     from heldout.comparison.compare import disagreements, mcnemar_exact
 
     _check_alternative(alternative)
-    if method not in ("exact", "chi2"):
+    if not in_choices(method, ("exact", "chi2")):
         raise ValueError(f"method must be 'exact' or 'chi2', got {show(method)}")
     b, c = disagreements(correct_a, correct_b)
     n = int(np.size(correct_a))
@@ -470,7 +470,7 @@ def compare(
     >>> r.method, round(r.statistic, 3)
     ('corrected', 2.092)
     """
-    if method not in METHODS:
+    if not in_choices(method, METHODS):
         raise ValueError(f"method must be one of {METHODS}, got {show(method)}")
     if test_fraction is not None:  # checked even where the method does not use it
         as_probability(test_fraction, "test_fraction", scalar=True)

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from heldout._checks import as_probability, check_work, show
+from heldout._checks import as_probability, check_work, in_choices, show
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 from heldout.resampling.cv_scores import (
@@ -401,7 +401,7 @@ def simulate_coverage(
 
     if not isinstance(problem, TwoViews):
         raise ValueError(f"problem must be a TwoViews instance, got {type(problem).__name__}")
-    if view not in ("a", "b"):
+    if not in_choices(view, ("a", "b")):
         raise ValueError(f"view must be 'a' or 'b', got {show(view)}")
     n = whole(n, "n", minimum=10)
     reps = whole(reps, "reps", minimum=2)

@@ -40,6 +40,7 @@ from heldout._checks import (
     as_probability,
     check_elements,
     check_work,
+    in_choices,
     show,
 )
 from heldout._result import Result, extra
@@ -91,7 +92,7 @@ def whole(value, name: str, minimum: int = 0) -> int:
     x = number(value, name)  # a single number (refuses arrays and ragged lists)
     if np.isfinite(x) and abs(x) >= 2.0**63:
         raise ValueError(f"{name} must be below 2**63, got {show(value)}")
-    return int(as_count(x, name, minimum=minimum))
+    return int(as_count(x, name, minimum=minimum, scalar=True))
 
 
 def number(value, name: str) -> float:
@@ -176,7 +177,7 @@ def splits(
     """
     n = whole(n, "n", minimum=2)
     check_work(n, 10**9, "n (items split)")
-    if design not in DESIGNS:
+    if not in_choices(design, DESIGNS):
         raise ValueError(f"design must be one of {DESIGNS}, got {show(design)}")
     k = whole(k, "k", minimum=2)  # checked even where the design ignores it
     if test_fraction is not None:  # likewise: a bad value is refused, never ignored

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from heldout._checks import as_flag, as_positive, as_probability, check_work, show
+from heldout._checks import as_flag, as_positive, as_probability, check_work, in_choices, show
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 from heldout.resampling import cv
@@ -100,7 +100,7 @@ class TwoViews:
         return np.arange(self.features, 2 * self.features)
 
     def _mu(self, view: str) -> np.ndarray:
-        if view not in ("a", "b"):
+        if not in_choices(view, ("a", "b")):
             raise ValueError(f"view must be 'a' or 'b', got {show(view)}")
         sep = self.separation_a if view == "a" else self.separation_b
         return np.full(self.features, sep / 2.0 / np.sqrt(self.features))

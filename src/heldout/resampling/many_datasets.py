@@ -42,6 +42,7 @@ from heldout._checks import (
     as_floats,
     as_probability,
     check_work,
+    in_choices,
     show,
 )
 from heldout._files import check_header, header_line, line_of
@@ -518,7 +519,7 @@ def _control(control, names: tuple) -> int | None:
     if control is None:
         return None
     if isinstance(control, str):
-        if control not in names:
+        if not in_choices(control, names):
             raise ValueError(
                 f"control must be one of the learners {list(names)!r}, got {show(control)}"
             )

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from heldout._checks import as_count, as_positive, as_probability, check_elements, show
+from heldout._checks import as_count, as_positive, as_probability, check_elements, in_choices, show
 from heldout._deprecate import renamed
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
@@ -93,7 +93,7 @@ def _whole(value, name: str, minimum: int = 0) -> int:
     x = _scalar(value, name)
     if math.isfinite(x) and x >= _MAX_QUERIES:
         raise ValueError(f"{name} must be below 2**62, got {show(value)}")
-    return int(as_count(x, name, minimum=minimum))
+    return int(as_count(x, name, minimum=minimum, scalar=True))
 
 
 # =========================================================================== the Ladder
@@ -134,7 +134,7 @@ class Ladder:
     """
 
     def __init__(self, method: str = "fixed", step: float | None = None):
-        if method not in ("fixed", "parameter-free"):
+        if not in_choices(method, ("fixed", "parameter-free")):
             raise ValueError(f"method must be 'fixed' or 'parameter-free', got {show(method)}")
         if method == "fixed":
             if step is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from heldout._checks import as_count, as_probability, show
+from heldout._checks import as_count, as_probability, in_choices, show
 
 #: Methods of :func:`heldout.sequential.confidence_sequence`.
 METHODS = ("betting", "empirical-bernstein", "mixture", "hoeffding")
@@ -34,7 +34,7 @@ def scalar(value, name: str) -> None:
 def alpha_(alpha, name: str = "alpha", *, below: float = 1.0) -> float:
     """A single error probability strictly between 0 and ``below``."""
     scalar(alpha, name)
-    a = float(as_probability(alpha, name))
+    a = float(as_probability(alpha, name, scalar=True))
     if a >= below:
         raise ValueError(f"{name} must be below {below:g}, got {show(alpha)}")
     return a
@@ -113,7 +113,7 @@ def pool(value, n: int | None = None, name: str = "pool") -> int | None:
         raise ValueError(
             f"{name} must be at most 2**53 (use pool=None for a pool without end), got {show(value)}"
         )
-    size = int(as_count(value, name, minimum=1))
+    size = int(as_count(value, name, minimum=1, scalar=True))
     if n is not None and size < n:
         raise ValueError(
             f"{name} must be at least the number of outcomes ({n:,}): a pool of {size:,} items "
@@ -123,7 +123,7 @@ def pool(value, n: int | None = None, name: str = "pool") -> int | None:
 
 
 def method_(method: str) -> str:
-    if method not in METHODS:
+    if not in_choices(method, METHODS):
         raise ValueError(
             f"method must be one of {', '.join(map(repr, METHODS))}, got {show(method)}"
         )
@@ -131,7 +131,7 @@ def method_(method: str) -> str:
 
 
 def alternative_(alternative: str) -> str:
-    if alternative not in ALTERNATIVES:
+    if not in_choices(alternative, ALTERNATIVES):
         raise ValueError(
             f"alternative must be one of {', '.join(map(repr, ALTERNATIVES))}, got {show(alternative)}"
         )

@@ -354,7 +354,7 @@ def pool_coverage(
         which = "test_size" if test_size > 10**7 else "reps"
         raise ValueError(f"{which} must be at most {10**7 if which == 'test_size' else 10**6:,}")
     bootstrap_reps = min(int(_inputs.count(bootstrap_reps, "bootstrap_reps")), reps)
-    alpha = float(as_probability(alpha, "alpha"))
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
     truths = pool_truths(pool, digit)
     z_crit = float(-special.ndtri(alpha / 2))
     rng = make_rng(seed)
@@ -573,7 +573,7 @@ def pool_auc_coverage(
     if test_size > 10**7 or reps > 10**6:  # stated limits of the simulation
         which = "test_size" if test_size > 10**7 else "reps"
         raise ValueError(f"{which} must be at most {10**7 if which == 'test_size' else 10**6:,}")
-    alpha = float(as_probability(alpha, "alpha"))
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
     from heldout._checks import as_count
 
     digits = [int(d) for d in np.atleast_1d(as_count(digits, "digits", maximum=9))]

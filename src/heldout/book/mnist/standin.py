@@ -308,7 +308,7 @@ def record_outcomes(path=None, *, seed=None, test_groups: float = 0.2) -> Path:
     from heldout.config import SEED
 
     seed = SEED if seed is None else int(as_count(seed, "seed", scalar=True))
-    test_groups = float(as_probability(test_groups, "test_groups"))
+    test_groups = float(as_probability(test_groups, "test_groups", scalar=True))
     digits = load_mnist()
     exp = models.experiment(progress=False)
     rows = qmnist.article_writers(digits, n=exp.n)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from heldout._checks import as_flag, as_probability, show
+from heldout._checks import as_flag, as_probability, in_choices, show
 from heldout._result import Result, extra
 
 __all__ = [
@@ -155,7 +155,7 @@ def leak_design(groups: ArrayLike, test_groups: float = 0.2, seed=None) -> LeakD
     from heldout.config import rng
 
     g = _groups(groups)
-    share = float(as_probability(test_groups, "test_groups"))
+    share = float(as_probability(test_groups, "test_groups", scalar=True))
     gen = rng(seed)
     labels = np.unique(g)
     k = max(1, int(round(share * labels.size)))
@@ -201,7 +201,7 @@ def fit_predict(
     from heldout.book.mnist.models import PredictionCache, array_digest, model_params
     from heldout.config import quick
 
-    if model not in LEAK_MODELS:
+    if not in_choices(model, LEAK_MODELS):
         raise ValueError(f"model must be one of {', '.join(LEAK_MODELS)}, got {show(model)}")
     from heldout.resampling.cv_scores import _check_x, _check_xy
 
