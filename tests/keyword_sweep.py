@@ -114,19 +114,26 @@ def kind_of(param: inspect.Parameter, spec) -> tuple[str, tuple]:
     return "array", ()
 
 
-def _accepted_ok(kind: str, value, extra: tuple) -> bool:
+#: Probabilities that must lie strictly inside (0, 1): an error level or a power.
+STRICT = ("alpha", "level", "power", "assurance", "confidence", "beta", "delta")
+
+
+def _accepted_ok(kind: str, value, extra: tuple, name: str = "") -> bool:
     """May a parameter of this kind take this value (arrays: where every element may)?
 
     The functions broadcast their numeric arguments, so an array of valid numbers (or an
     empty one) is a valid argument of a numeric kind; never of a flag, choice or seed.
+    A probability other than an error level or a power may be 0 or 1 (a share, a weight,
+    a sensitivity: the specs draw most of them from the open interval only).
     """
     from property_support import accepted_ok
 
     if isinstance(value, np.ndarray):
         if kind in ("flag", "choice", "seed"):
             return False
-        return all(accepted_ok(kind, float(x), extra) for x in value.ravel())
-    if kind == "prob_closed" and not isinstance(value, bool) and value in (0, 1):
+        return all(_accepted_ok(kind, float(x), extra, name) for x in value.ravel())
+    closed = kind == "prob_closed" or (kind == "prob" and name not in STRICT)
+    if closed and not isinstance(value, bool) and value in (0, 1):
         return True
     return accepted_ok("prob" if kind == "prob_closed" else kind, value, extra)
 
@@ -253,7 +260,7 @@ def judge(obj, spec, kwargs, name, value, params) -> str | None:
         ):
             others = [p for p in params if p != name and p in message]
             kind_, extra = kind_of(params[name], spec)
-            if not (others and _accepted_ok(kind_, value, extra)):
+            if not (others and _accepted_ok(kind_, value, extra, name)):
                 return f"{kind} not naming {name}: {message[:160]!r}"
         return None
     except Exception as exc:  # noqa: BLE001 - the defect this sweep looks for
@@ -262,7 +269,7 @@ def judge(obj, spec, kwargs, name, value, params) -> str | None:
         signal.setitimer(signal.ITIMER_REAL, 0)
         _close_figures()
     kind_, extra = kind_of(params[name], spec)
-    if not _accepted_ok(kind_, value, extra):
+    if not _accepted_ok(kind_, value, extra, name):
         return f"accepted (a {kind_}) and returned {_short(result)}"
     allow_inf = spec.allow_inf if spec is not None else False
     allow_nan = spec.allow_nan if spec is not None else False

@@ -260,7 +260,7 @@ SPECS = {
     "config.rng": Spec(config.rng, {"seed": A(seed, "seed")}),
     # ------------------------------------------------------------------ cluster sizing
     "dependent.cluster_sizing.optimal_cluster_size": Spec(
-        cluster_sizing.optimal_cluster_size, {"icc": A(prob, "prob"), "cost_cluster": A(pos, "pos"), "cost_item": A(pos, "pos")},
+        cluster_sizing.optimal_cluster_size, {"icc": A(prob, "prob"), "cost_cluster": A(pos, "pos0"), "cost_item": A(pos, "pos")},
     ),
     "dependent.cluster_sizing.clusters_for_half_width": Spec(
         cluster_sizing.clusters_for_half_width,
@@ -271,7 +271,7 @@ SPECS = {
     "dependent.cluster_sizing.cheapest_design": Spec(
         cluster_sizing.cheapest_design,
         {"half_width": A(st.floats(0.01, 0.3), "pos"), "icc": A(st.floats(0.001, 0.9), "prob"),
-         "cost_cluster": A(st.floats(0.1, 100), "pos"), "cost_item": A(st.floats(0.1, 100), "pos"),
+         "cost_cluster": A(st.floats(0.1, 100), "pos0"), "cost_item": A(st.floats(0.1, 100), "pos"),
          "accuracy": A(ACC.strategy, "prob"), "alpha": AL},
         keyword=("accuracy", "alpha"), examples=10,
     ),
@@ -925,7 +925,7 @@ SPECS = {
     "metrics.column_kinds.kind_of_summary": Spec(
         column_kinds.kind_of_summary, {"whole": _flag(), "low": A(st.sampled_from([0.0, -1.5, 0.2]), "array"),
                                        "high": A(st.sampled_from([1.0, 0.9, 3.0]), "array"),
-                                       "given": _choice([None, "labels", "probabilities", "scores"])},
+                                       "given": A(st.sampled_from([None, "labels", "probabilities", "scores"]), "choice", accepts=(None,))},
         lambda r, v: r in ("labels", "probabilities", "scores"), corrupt=False,
     ),
     "metrics.column_kinds.label_warning_of_summary": Spec(

@@ -1064,6 +1064,7 @@ def measure_splits(
             f"test_rows must leave at least 20 training rows out of {rows}, got {show(test_rows)}"
         )
     repeats = as_count(repeats, "repeats", minimum=2, scalar=True)
+    batch_rows = as_count(batch_rows, "batch_rows", minimum=1, maximum=50_000_000, scalar=True)
     check_work(float(repeats) * rows * test.size, _MEASURE_LIMIT, "repeats times rows times splits")
     pop = logistic_population() if population is None else population
     gen = _rng(seed)

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from heldout._checks import show
+from heldout._checks import as_flag, show
 from heldout._result import Result
 
 __all__ = [
@@ -421,6 +421,11 @@ def table(
     |--:|--:|--:|
     | 38 | 100 | 0.467 |
     """
+    index = as_flag(index, "index")
+    if not isinstance(missing, str):
+        raise ValueError(f"missing must be the text of an empty cell, got {show(missing)}")
+    if formats is not None and not isinstance(formats, Mapping):
+        raise ValueError(f"formats must be a mapping of column to format, got {show(formats)}")
     formats = dict(formats or {})
     header, body = _rows(rows, columns, index)
     for r in body:

@@ -36,7 +36,15 @@ import numpy as np
 from scipy import integrate, special, stats
 
 from heldout import _inputs
-from heldout._checks import as_count, as_positive, as_probability, check_work, in_choices, show
+from heldout._checks import (
+    as_count,
+    as_draws,
+    as_positive,
+    as_probability,
+    check_work,
+    in_choices,
+    show,
+)
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 from heldout.metrics.auc import AUC_INTERVAL_METHODS
@@ -525,6 +533,7 @@ def auc_coverage(
         if not in_choices(m, _AUC_METHODS):
             raise ValueError(f"method must be one of {', '.join(_AUC_METHODS)}, got {show(m)}")
     alpha = float(as_probability(alpha, "alpha", scalar=True))
+    n_resamples = as_draws(n_resamples, "n_resamples", minimum=100)
     y, s = scored_test_sets(model, n, prevalence, auc, reps, seed)
     z = stats.norm.isf(alpha / 2)
     out = {}
@@ -709,6 +718,7 @@ def score_coverage(
     for m in methods:
         if not in_choices(m, ("t", "gamma", "bca")):
             raise ValueError(f"method must be 'gamma', 't' or 'bca', got {show(m)}")
+    n_resamples = as_draws(n_resamples, "n_resamples", minimum=100)
     qc = np.clip(q, 1e-15, 1 - 1e-15)
     if score == "brier":
         loss = (q - y) ** 2
@@ -964,7 +974,11 @@ def macro_f1_coverage(
 
     alpha = float(as_probability(alpha, "alpha", scalar=True))
     k = int(as_count(classes, "classes", minimum=2, maximum=1000, scalar=True))
-    shares = float(imbalance) ** np.arange(k)
+    shares = float(as_positive(imbalance, "imbalance", scalar=True)) ** np.arange(k)
+    if not np.all(np.isfinite(shares)) or shares[-1] == 0:
+        raise ValueError(
+            f"imbalance**(classes - 1) must be a finite positive share, got {show(imbalance)}"
+        )
     shares /= shares.sum()
     acc = float(as_probability(accuracy, "accuracy", closed=True, scalar=True))
     p = np.full((k, k), (1 - acc) / (k - 1))

@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import integrate, special, stats
 
-from heldout._checks import as_choice, as_count, as_probability
+from heldout._checks import as_choice, as_count, as_draws, as_positive, as_probability
 from heldout._result import Result
 from heldout.config import rng as make_rng
 
@@ -196,9 +196,9 @@ def operating_coverage(
             f"(a simulation that cannot finish here), got reps={r:,} with n={n:,}"
         )
     a = float(as_probability(alpha, "alpha", scalar=True))
-    gamma = float(gamma)
-    if not gamma > 0:
-        raise ValueError(f"gamma must be positive, got {gamma}")
+    gamma = float(as_positive(gamma, "gamma", scalar=True))
+    n_bins = int(as_count(n_bins, "n_bins", minimum=2, maximum=1000, scalar=True))
+    n_resamples = as_draws(n_resamples, "n_resamples", minimum=100)
     gen = make_rng(seed)
     hits = np.zeros(r, dtype=bool)
     widths = np.full(r, np.nan)

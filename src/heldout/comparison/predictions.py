@@ -172,8 +172,12 @@ def as_correct(correct, name: str = "correct", *, min_models: int = 2) -> np.nda
         )
     if arr.shape[0] == 0:
         raise ValueError(f"{name} has no items (rows)")
-    if isinstance(min_models, bool) or not isinstance(min_models, int | np.integer):
-        raise ValueError(f"min_models must be a whole number, got {show(min_models)}")
+    if (
+        isinstance(min_models, bool)
+        or not isinstance(min_models, int | np.integer)
+        or min_models < 1
+    ):
+        raise ValueError(f"min_models must be a whole number of at least 1, got {show(min_models)}")
     if arr.shape[1] < min_models:
         raise ValueError(
             f"{name} must have at least {min_models} models (columns), got {arr.shape[1]}"

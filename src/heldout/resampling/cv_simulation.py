@@ -30,7 +30,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from heldout._checks import as_flag, as_positive, as_probability, check_work, in_choices, show
+from heldout._checks import (
+    as_count,
+    as_flag,
+    as_positive,
+    as_probability,
+    check_work,
+    in_choices,
+    show,
+)
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 from heldout.resampling import cv
@@ -276,6 +284,7 @@ def simulate_tests(
     True
     """
     track_truth = as_flag(track_truth, "track_truth")
+    eval_rows = int(as_count(eval_rows, "eval_rows", minimum=1, maximum=10**7, scalar=True))
     if not isinstance(problem, TwoViews):
         raise ValueError(f"problem must be a TwoViews instance, got {type(problem).__name__}")
     n, reps, k, resamples, alpha = _simulation_sizes(
