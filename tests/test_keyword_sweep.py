@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 KNOWN = HERE / "keyword_sweep_known.txt"
 #: Seconds without any output after which the worker counts as hung (it has its own
 #: per-call alarm of ``keyword_sweep.CALL_SECONDS``; this catches calls stuck in C).
-SILENCE = 30.0
+SILENCE = 60.0
 #: How many public callables may go unswept (DRIVEN_ELSEWHERE plus SKIPPED plus no baseline).
 UNSWEPT = 71
 

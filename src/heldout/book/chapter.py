@@ -444,8 +444,12 @@ def table(
         letters = ["r" if n and body else "l" for n in numeric]
     elif isinstance(align, str) and len(align) == 1:
         letters = [align] * len(header)
-    else:
+    elif isinstance(align, str) or (
+        isinstance(align, Sequence) and all(isinstance(x, str) for x in align)
+    ):
         letters = list(align)
+    else:
+        letters = []  # refused below, by name
     if len(letters) != len(header) or not set(letters) <= {"l", "c", "r"}:
         raise ValueError(
             f"align must be one of 'l', 'c', 'r' or one such letter per column "

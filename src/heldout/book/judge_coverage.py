@@ -259,6 +259,7 @@ def coverage_grid(
     sizes = as_count(gold_sizes, "gold_sizes", minimum=2)
     if not isinstance(judges, dict) or not judges:
         raise ValueError("judges must be a non-empty dict {name: (sensitivity, specificity)}")
+    reps = int(as_count(reps, "reps", minimum=1, scalar=True))
     check_work(float(ps.size) * sizes.size * len(judges) * float(reps), 10**8, "cells x reps")
     gen = make_rng(seed)
     rows = []

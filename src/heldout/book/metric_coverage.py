@@ -298,7 +298,7 @@ def count_coverage(
     """
     if not in_choices(metric, _COUNT_METRICS):
         raise ValueError(f"metric must be one of {', '.join(_COUNT_METRICS)}, got {show(metric)}")
-    n = int(_inputs.count(n, "n", minimum=1))
+    n = int(_inputs.count(n, "n", minimum=1, scalar=True))
     alpha = float(as_probability(alpha, "alpha", scalar=True))
     cells = _cells(prevalence, sensitivity, specificity)
     truth = float(_count_metric(metric, *cells))
@@ -377,7 +377,7 @@ def binormal_scores(
     ((1, 20000), 0.8)
     """
     rng = make_rng(seed)
-    n = int(_inputs.count(n, "n", minimum=2))
+    n = int(_inputs.count(n, "n", minimum=2, scalar=True))
     pi = float(as_probability(prevalence, "prevalence", scalar=True))
     mu = math.sqrt(2) * special.ndtri(float(as_probability(auc, "auc", scalar=True)))
     r = _reps(reps)
@@ -435,7 +435,7 @@ def scored_test_sets(
     if model == "binormal":
         return binormal_scores(n, prevalence, auc, reps, seed)
     rng = make_rng(seed)
-    n = int(_inputs.count(n, "n", minimum=2))
+    n = int(_inputs.count(n, "n", minimum=2, scalar=True))
     pi = float(as_probability(prevalence, "prevalence", scalar=True))
     a = float(as_probability(auc, "auc", scalar=True))
     r = _reps(reps)
@@ -599,13 +599,15 @@ def auc_difference_coverage(
             f"model must be one of {', '.join(PAIRED_SCORE_MODELS)}, got {show(model)}"
         )
     alpha = float(as_probability(alpha, "alpha", scalar=True))
+    as_probability(auc_a, "auc_a", scalar=True)
+    as_probability(auc_b, "auc_b", scalar=True)
     if model == "binormal":
         y, sa, sb = binormal_scores(
             n, prevalence, auc_a, reps, seed, correlation=correlation, auc_b=auc_b
         )
     else:
         rng = make_rng(seed)
-        n = int(_inputs.count(n, "n", minimum=2))
+        n = int(_inputs.count(n, "n", minimum=2, scalar=True))
         pi = float(as_probability(prevalence, "prevalence", scalar=True))
         qa = 2 * (1 - float(as_probability(auc_a, "auc_a", scalar=True)))
         qb = 2 * (1 - float(as_probability(auc_b, "auc_b", scalar=True)))
@@ -813,7 +815,7 @@ def bootstrap_coverage(
     alpha = float(as_probability(alpha, "alpha", scalar=True))
     n_resamples = as_count(n_resamples, "n_resamples", minimum=1, scalar=True)
     rng = make_rng(seed)
-    n = int(_inputs.count(n, "n", minimum=2))
+    n = int(_inputs.count(n, "n", minimum=2, scalar=True))
     r = _reps(reps)
     _items(n, r)
     check_work(float(n) * r * n_resamples, MAX_DRAWS, "n times reps times n_resamples")
@@ -885,7 +887,7 @@ def accuracy_difference_coverage(
     cells = np.array([both, ca - both, cb - both, 1 - ca - cb + both])
     if np.any(cells < -1e-12):
         raise ValueError("agreement is too strong for these accuracies")
-    n = int(_inputs.count(n, "n", minimum=1))
+    n = int(_inputs.count(n, "n", minimum=1, scalar=True))
     counts = make_rng(seed).multinomial(
         n, np.maximum(cells, 0) / np.maximum(cells, 0).sum(), size=_reps(reps)
     )
@@ -917,7 +919,7 @@ def simultaneous_coverage(
         raise ValueError(
             f"probabilities must be at least two cell probabilities summing to 1, got {show(probabilities)}"
         )
-    n = int(_inputs.count(n, "n", minimum=1))
+    n = int(_inputs.count(n, "n", minimum=1, scalar=True))
     counts = make_rng(seed).multinomial(n, p, size=_reps(reps))
     if method == "goodman":
         low, high = goodman_rows(counts, alpha)
@@ -985,7 +987,7 @@ def macro_f1_coverage(
     np.fill_diagonal(p, acc)
     p *= shares[:, None]
     truth = float(_macro_value_and_gradient(p, "f1")[0])
-    n = int(_inputs.count(n, "n", minimum=1))
+    n = int(_inputs.count(n, "n", minimum=1, scalar=True))
     counts = make_rng(seed).multinomial(n, p.ravel(), size=_reps(reps)).reshape(-1, k, k)
     e = macro_interval(counts, "f1", alpha, method)
     low, high = np.asarray(e.low), np.asarray(e.high)
@@ -1020,6 +1022,8 @@ def score_difference_coverage(
     if not in_choices(score, ("brier", "log_loss")):
         raise ValueError(f"score must be 'brier' or 'log_loss', got {show(score)}")
     alpha = float(as_probability(alpha, "alpha", scalar=True))
+    sharpness_a = float(as_positive(sharpness_a, "sharpness_a", scalar=True))
+    sharpness_b = float(as_positive(sharpness_b, "sharpness_b", scalar=True))
     truth = score_truth(score, prevalence, auc, sharpness_a) - score_truth(
         score, prevalence, auc, sharpness_b
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from heldout._checks import as_count, as_flag, in_choices, show
+from heldout._checks import as_count, as_flag, as_floats, in_choices, show
 
 __all__ = ["KINDS", "kind_of_summary", "label_warning_of_summary"]
 
@@ -69,9 +69,12 @@ def kind_of_summary(
     ('scores', 'probabilities')
     """
     whole = as_flag(whole, "whole")
-    lo, hi = float(low), float(high)
+    lo = float(as_floats(low, "low", scalar=True))
+    hi = float(as_floats(high, "high", scalar=True))
     if not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
-        raise ValueError(f"low and high must be finite with low <= high, got {show(low)}, {high!r}")
+        raise ValueError(
+            f"low and high must be finite with low <= high, got {show(low)}, {show(high)}"
+        )
     from heldout._inputs import detected_kind
 
     in_unit = lo >= 0 and hi <= 1

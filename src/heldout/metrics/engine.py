@@ -1063,14 +1063,14 @@ def evaluate_files(
         raise ValueError(
             f"clusters must be the name of a column of cluster ids, got {show(clusters)}"
         )
-    best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99))
+    best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99, scalar=True))
     if best_draws > 10_000_000:
         raise ValueError(f"best_draws must be at most 10,000,000, got {best_draws:,}")
     th = float(as_probability(threshold, "threshold", scalar=True))
     if not in_choices(engine, ENGINES):
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {show(engine)}")
     if models is not None and (
-        isinstance(models, str) or not all(isinstance(m, str) for m in models)
+        not isinstance(models, list | tuple) or not all(isinstance(m, str) for m in models)
     ):
         raise ValueError(f"models must be a list of column names, got {show(models)}")
     if not isinstance(source, str | os.PathLike):

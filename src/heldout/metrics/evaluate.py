@@ -825,7 +825,7 @@ def evaluate(
         cluster_codes(cl, yy.size)  # at least two clusters, no missing ids
     y_int = yy.astype(_narrow(classes))
     _check_adjust(adjust)
-    best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99))
+    best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99, scalar=True))
     labels, scores, ranges, report = _read_models(predictions, kinds, classes, yy.size, th)
     all_classes = np.union1d(classes, np.concatenate([_distinct(v) for v in labels.values()]))
     if all_classes.size > MAX_CLASSES:

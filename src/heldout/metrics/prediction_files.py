@@ -440,6 +440,8 @@ def read_predictions(
     >>> os.unlink(f.name)
     """
     name = "standard input" if str(source) == "-" else str(source)
+    if isinstance(groups, str) or not isinstance(groups, list | tuple):
+        raise ValueError(f"groups must be a list of column names, got {show(groups)}")
     groups = tuple(groups)
     if len(set(groups)) != len(groups):
         raise ValueError(f"{name}: a group column is named twice")

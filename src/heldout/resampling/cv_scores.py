@@ -395,6 +395,12 @@ def predict_splits(estimator, X, y, parts, X_new=None) -> SplitPredictions:
     _estimator(estimator)
     X, y = _check_xy(X, y)
     parts = _parts(parts, len(y))
+    if X_new is not None:
+        new = as_floats(X_new, "X_new")
+        if new.ndim != 2 or new.shape[1] != X.shape[1] or not np.all(np.isfinite(new)):
+            raise ValueError(
+                f"X_new must be finite rows of {X.shape[1]} features like X, got {show(X_new)}"
+            )
     k = _plain_knn(estimator)
     out_test: list[np.ndarray] = []
     out_new: list[np.ndarray] | None = None if X_new is None else []
@@ -579,6 +585,8 @@ def from_cross_validate(
     >>> s.scores_a.shape, s.test_fraction
     ((5,), 0.2)
     """
+    if not isinstance(key, str):
+        raise ValueError(f"key must be the name of a score in the results, got {show(key)}")
     for name, res in (("result_a", result_a), ("result_b", result_b)):
         if not isinstance(res, dict) or key not in res:
             raise ValueError(f"{name} must be a dict from cross_validate holding {key!r}")
