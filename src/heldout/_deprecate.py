@@ -42,8 +42,6 @@ import inspect
 import warnings
 from collections.abc import Callable
 
-from heldout._checks import in_choices
-
 __all__ = ["alias", "level_to_alpha", "renamed"]
 
 _ORDINAL = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
@@ -99,7 +97,7 @@ def renamed(*, positional: tuple[str, ...] = (), **old: str | tuple[str, Callabl
                     )
                     kwargs[new_name] = convert(value) if convert is not None else value
             for old_name, (new_name, convert) in table.items():
-                if not in_choices(old_name, kwargs):
+                if old_name not in kwargs:
                     continue
                 if new_name in kwargs:
                     raise ValueError(

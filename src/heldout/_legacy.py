@@ -28,8 +28,6 @@ import sys
 import types
 import warnings
 
-from heldout._checks import in_choices, show
-
 __all__ = ["MOVED", "LegacyFinder", "new_name"]
 
 #: Old module name (``heldout.<old>``) -> the wing that holds it now.
@@ -93,8 +91,8 @@ def new_name(old: str) -> str:
     'heldout.metrics.auc'
     """
     short = old.removeprefix("heldout.")
-    if not in_choices(short, MOVED):
-        raise ValueError(f"old must name a module of heldout 0.1, got {show(old)}")
+    if short not in MOVED:
+        raise ValueError(f"old must name a module of heldout 0.1, got {old!r}")
     return f"heldout.{MOVED[short]}.{short}"
 
 

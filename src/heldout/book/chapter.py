@@ -200,7 +200,7 @@ def _format(value: Any, fmt: str | Callable[[Any], str] | None) -> str:
     name, _, arg = fmt.partition(":")
     if name in _FORMATS:
         if arg and not arg.isdigit():
-            raise ValueError(f"fmt {fmt!r}: the digits after ':' must be a whole number")
+            raise ValueError(f"fmt {show(fmt)}: the digits after ':' must be a whole number")
         return _FORMATS[name](value, int(arg)) if arg else _FORMATS[name](value)
     # a Python format specification such as ".3f" or ",d"
     _finite(value)

@@ -257,7 +257,7 @@ def _count_interval(metric, method, tn, fp, fn, tp, alpha):
         se = np.sqrt(p * (1 - p) / n)
         low, high = np.clip(p - z * se, 0, 1), np.clip(p + z * se, 0, 1)
     else:
-        raise ValueError(f"method {method!r} does not apply to {metric}")
+        raise ValueError(f"method {show(method)} does not apply to {metric}")
     return low, high, defined
 
 
@@ -449,7 +449,7 @@ def scored_test_sets(
         s = np.where(y, e * a / (1 - a), e)
     elif model == "hard-positives":
         if a < 0.5:
-            raise ValueError(f"auc must be at least 0.5 for model {model!r}, got {show(auc)}")
+            raise ValueError(f"auc must be at least 0.5 for model {show(model)}, got {show(auc)}")
         hard = rng.random((r, n)) < 2 * (1 - a)
         s = z + np.where(y & ~hard, _FAR, 0.0)
     else:

@@ -70,7 +70,7 @@ def parse_values(assignments: Sequence[str]) -> dict[str, Any]:
                 f"values: expected name=value with a Python name on the left, got {show(item)}"
             )
         if name in values:
-            raise ValueError(f"values: {name!r} is given twice")
+            raise ValueError(f"values: {show(name)} is given twice")
         try:
             values[name] = ast.literal_eval(text.strip())
         except (ValueError, SyntaxError):
@@ -150,7 +150,7 @@ def inject(nb, values: Mapping[str, Any]) -> int:
     tagged = [i for i, cell in enumerate(nb.cells) if PARAMETERS_TAG in _tags(cell)]
     if len(tagged) != 1:
         raise ValueError(
-            f"nb: a chapter needs exactly one cell tagged {PARAMETERS_TAG!r}, found {len(tagged)}"
+            f"nb: a chapter needs exactly one cell tagged {show(PARAMETERS_TAG)}, found {len(tagged)}"
         )
     where = tagged[0]
     known = parameter_names(nb.cells[where].source)

@@ -503,7 +503,7 @@ def _many(correct, n, prior):
             f"correct must list at least two models (a 1-d array), got {show(correct)}"
         )
     if np.any(k > n_arr):
-        raise ValueError(f"correct must not exceed n, got correct={correct!r}, n={n!r}")
+        raise ValueError(f"correct must not exceed n, got correct={show(correct)}, n={show(n)}")
     return _beta_params(k, n_arr - k, prior)
 
 
@@ -669,7 +669,7 @@ def required_size(accuracy, gap, models=1):
     m = as_count(models, "models", minimum=1).astype(float)  # a number of models: whole
     if np.any(g >= p):
         raise ValueError(
-            f"gap must be smaller than accuracy, got gap={gap!r}, accuracy={accuracy!r}"
+            f"gap must be smaller than accuracy, got gap={show(gap)}, accuracy={show(accuracy)}"
         )
     with np.errstate(over="ignore", divide="ignore"):
         raw = m**2 * p * (1.0 - p) / g**2
@@ -714,7 +714,7 @@ def pick_best_probability(accuracy, gap, n, models=1):
     m = _count(models, "models", minimum=1)
     if g >= p:
         raise ValueError(
-            f"gap must be smaller than accuracy, got gap={gap!r}, accuracy={accuracy!r}"
+            f"gap must be smaller than accuracy, got gap={show(gap)}, accuracy={show(accuracy)}"
         )
     q = p - g
     # only scores within 12 standard deviations of the best model's mean matter (tail < 1e-30)
@@ -797,7 +797,7 @@ def paired_cell_probs(acc_a, acc_b, disagreement) -> np.ndarray:
     probs = np.array([p11, p10, p01, p00])
     if np.any(probs < -1e-12):
         raise ValueError(
-            f"disagreement={disagreement!r} is impossible with acc_a={acc_a!r}, acc_b={acc_b!r} "
+            f"disagreement={show(disagreement)} is impossible with acc_a={show(acc_a)}, acc_b={show(acc_b)} "
             f"(need |acc_a - acc_b| <= disagreement <= min(acc_a + acc_b, 2 - acc_a - acc_b))"
         )
     return np.clip(probs, 0.0, 1.0) / np.clip(probs, 0.0, 1.0).sum()
@@ -920,7 +920,7 @@ def required_size_paired(gap, disagreement, *, power: float = 0.95):
         raise ValueError(f"power must exceed 0.5, got {show(power)}")
     if np.any(d < g):
         raise ValueError(
-            f"disagreement must be at least gap (p10 + p01 >= p10 - p01), got {show(disagreement)} < {gap!r}"
+            f"disagreement must be at least gap (p10 + p01 >= p10 - p01), got {show(disagreement)} < {show(gap)}"
         )
     z = float(special.ndtri(power))
     with np.errstate(over="ignore", divide="ignore"):

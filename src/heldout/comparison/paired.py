@@ -429,7 +429,7 @@ def _cells(acc_a, acc_b, disagreement) -> tuple[float, float, float]:
     p10, p01 = (d + pa - pb) / 2.0, (d - pa + pb) / 2.0
     if p10 < -1e-12 or p01 < -1e-12 or pa - p10 < -1e-12 or 1 - pa - p01 < -1e-12:
         raise ValueError(
-            f"disagreement={d!r} is impossible with acc_a={pa!r} and acc_b={pb!r} (it must lie "
+            f"disagreement={show(d)} is impossible with acc_a={show(pa)} and acc_b={show(pb)} (it must lie "
             f"between |acc_a - acc_b| and min(acc_a + acc_b, 2 - acc_a - acc_b))"
         )
     return max(p10, 0.0), max(p01, 0.0), d
@@ -737,7 +737,7 @@ def paired_size(
         raise ValueError("acc_a and acc_b must differ: equal accuracies cannot be told apart")
     if alternative == "greater" and p10 < p01 or alternative == "less" and p10 > p01:
         raise ValueError(
-            f"alternative={alternative!r} points the other way from acc_a={pa} and acc_b={pb}"
+            f"alternative={show(alternative)} points the other way from acc_a={pa} and acc_b={pb}"
         )
     theta, level = _power_parts(p10, p01, d, alpha, alternative)
     if power <= level:

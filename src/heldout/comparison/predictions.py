@@ -354,7 +354,7 @@ def read_predictions(source, label: str = "label", threshold: float = 0.5) -> Pr
     _files.check_header(header, "predictions file")
     if not in_choices(label, header):
         raise ValueError(
-            f"predictions file has no label column {label!r} (columns: {', '.join(header)}); "
+            f"predictions file has no label column {show(label)} (columns: {', '.join(header)}); "
             "name it with --label"
         )
     if len(set(header)) != len(header):
@@ -363,7 +363,7 @@ def read_predictions(source, label: str = "label", threshold: float = 0.5) -> Pr
     names = [h for h in header if h != label]
     if len(names) < 2:
         raise ValueError(
-            f"predictions file must have at least two model columns besides {label!r}, "
+            f"predictions file must have at least two model columns besides {show(label)}, "
             f"got {len(names)}"
         )
     if not body.strip():
@@ -411,13 +411,13 @@ def _correct_by_kind(truth, models, names, threshold):
             correct[:, j] = x == y
         elif kind == "scores":
             raise ValueError(
-                f"predictions file column {name!r} holds scores outside [0, 1] (for example "
+                f"predictions file column {show(name)} holds scores outside [0, 1] (for example "
                 f"{x[int(np.argmax(np.abs(x) > 1))]:g}), which predict no label; give predicted "
                 "labels or probabilities of class 1 (heldout evaluate reads scores for the AUC)"
             )
         elif not np.all((y == 0) | (y == 1)):
             raise ValueError(
-                f"predictions file column {name!r} holds probabilities, which need labels 0 "
+                f"predictions file column {show(name)} holds probabilities, which need labels 0 "
                 "and 1; the label column holds other values"
             )
         else:

@@ -86,7 +86,7 @@ def _clusters_needed(per_cluster_var, half_width, alpha, method):
         raw = z**2 * v / np.square(np.float64(half_width))
     if np.any(raw > MAX_CLUSTERS):
         raise ValueError(
-            f"half_width {half_width!r} is too small: it needs more than {MAX_CLUSTERS:.0e} clusters"
+            f"half_width {show(half_width)} is too small: it needs more than {MAX_CLUSTERS:.0e} clusters"
         )
     lo = np.maximum(np.ceil(raw * (1 - 1e-12)), 2.0)
     if method == "normal":
@@ -275,8 +275,8 @@ def clusters_for_power(
         )
     if p1 == p0 or (alternative == "greater" and p1 < p0) or (alternative == "less" and p1 > p0):
         raise ValueError(
-            f"accuracy must differ from null in the direction of alternative={alternative!r}, "
-            f"got accuracy={accuracy!r} and null={null!r}"
+            f"accuracy must differ from null in the direction of alternative={show(alternative)}, "
+            f"got accuracy={show(accuracy)} and null={show(null)}"
         )
     za = stats.norm.isf(a / 2 if alternative == "two-sided" else a)
     zb = stats.norm.ppf(pw)

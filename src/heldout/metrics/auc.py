@@ -1411,7 +1411,9 @@ def auc_power_size(
     pw = as_probability(power, "power")
     a1, a0, pi, al, pw = np.broadcast_arrays(a1, a0, pi, al, pw)
     if np.any(a1 <= a0):
-        raise ValueError(f"auc must exceed null_auc, got auc={auc!r} and null_auc={null_auc!r}")
+        raise ValueError(
+            f"auc must exceed null_auc, got auc={show(auc)} and null_auc={show(null_auc)}"
+        )
     za, zb = -special.ndtri(al), special.ndtri(pw)
     kappa = (1 - pi) / pi
 

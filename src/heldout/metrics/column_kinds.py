@@ -83,13 +83,15 @@ def kind_of_summary(
         return detected
     if not in_choices(given, KINDS):
         raise ValueError(
-            f"the kind of model {name!r} must be 'labels', 'probabilities' or 'scores', "
+            f"the kind of model {show(name)} must be 'labels', 'probabilities' or 'scores', "
             f"got {show(given)}"
         )
     if given == "labels" and detected != "labels":
-        raise ValueError(f"model {name!r} is read as labels but holds fractions")
+        raise ValueError(f"model {show(name)} is read as labels but holds fractions")
     if given == "probabilities" and not in_unit:
-        raise ValueError(f"model {name!r} is read as probabilities but holds values outside [0, 1]")
+        raise ValueError(
+            f"model {show(name)} is read as probabilities but holds values outside [0, 1]"
+        )
     if given == "scores" and detected != "scores":
         return "probabilities" if in_unit else "scores"
     return given

@@ -178,16 +178,16 @@ def _q(name: str) -> str:
 def _columns(names, label, models, source, cluster=None, strata=None):
     if not in_choices(label, names):
         raise ValueError(
-            f"{source}: no column named {label!r} (the labels); columns are {', '.join(names)}"
+            f"{source}: no column named {show(label)} (the labels); columns are {', '.join(names)}"
         )
     for what, column in (("cluster", cluster), ("stratum", strata)):
         if column is None:
             continue
         if not in_choices(column, names):
             plural = "clusters" if what == "cluster" else "strata"
-            raise ValueError(f"{source}: no column named {column!r} (the {plural})")
+            raise ValueError(f"{source}: no column named {show(column)} (the {plural})")
         if column == label or (models is not None and column in models):
-            raise ValueError(f"the {what} column {column!r} must not be the label or a model")
+            raise ValueError(f"the {what} column {show(column)} must not be the label or a model")
     if models is None:
         models = [c for c in names if c not in (label, cluster, strata)]
     else:
@@ -195,7 +195,9 @@ def _columns(names, label, models, source, cluster=None, strata=None):
         if missing:
             raise ValueError(f"{source}: no column named {', '.join(map(repr, missing))}")
     if not models:
-        raise ValueError(f"{source}: there is no model column besides the label column {label!r}")
+        raise ValueError(
+            f"{source}: there is no model column besides the label column {show(label)}"
+        )
     return list(models)
 
 
@@ -231,7 +233,7 @@ def _duckdb_statistics(
     row = con.execute(f"SELECT count(*), {checks} FROM data").fetchone()
     for (what, column), missing in zip(tail, row[len(row) - len(tail) :], strict=True):
         if missing:
-            raise ValueError(f"the {what} column {column!r} holds missing values")
+            raise ValueError(f"the {what} column {show(column)} holds missing values")
     run = lambda sql: con.execute(sql).fetchall()  # noqa: E731
     stats = _finish(
         row[: len(row) - len(tail)] if tail else row,
@@ -260,7 +262,7 @@ def _read_summary(row, models, kinds, label):
     for i, name in enumerate([label, *models]):
         bad, whole, lo, hi = row[1 + 4 * i : 5 + 4 * i]
         if bad:
-            raise ValueError(f"column {name!r} holds missing values, NaN or infinities")
+            raise ValueError(f"column {show(name)} holds missing values, NaN or infinities")
         summary[name] = (bool(whole), lo, hi)
     _check_labels(summary[label], label, n)
     kind_of, source = _kinds(models, kinds, summary)
@@ -648,7 +650,7 @@ def _several_classes(summary, label, models, kind_of) -> bool:
         for m in models:
             if kind_of[m] != "labels":
                 raise ValueError(
-                    f"model {m!r} holds {kind_of[m]}, which need labels 0 and 1; with several "
+                    f"model {show(m)} holds {kind_of[m]}, which need labels 0 and 1; with several "
                     "classes the engine takes predicted labels only"
                 )
     return multi
@@ -766,7 +768,7 @@ def _dask_statistics(files, fmt, label, models, kinds, threshold, cluster=None, 
     row = dask.compute(*lazy)
     for (what, column, _), missing in zip(tail, row[len(row) - len(tail) :], strict=True):
         if missing:
-            raise ValueError(f"the {what} column {column!r} holds missing values")
+            raise ValueError(f"the {what} column {show(column)} holds missing values")
     if groups is not None:
         ddf = ddf.assign(_cluster=groups.astype(str))
     if layers is not None:
@@ -1095,7 +1097,7 @@ def evaluate_files(
             stats = _dask_statistics(files, fmt, label, models, kinds, th, clusters, strata)
     except ImportError as exc:
         raise ValueError(
-            f"engine {engine!r} needs the 'large' extra (in a clone: pip install '.[large]'): {exc}"
+            f"engine {show(engine)} needs the 'large' extra (in a clone: pip install '.[large]'): {exc}"
         ) from None
     except ValueError:
         raise
@@ -1104,7 +1106,7 @@ def evaluate_files(
         raise ValueError(f"{source}: the {engine} engine could not read it ({first})") from None
     if clusters is not None and stats["clusters"]["sizes"].size < 2:  # as evaluate refuses
         raise ValueError(
-            f"the cluster column {clusters!r} holds a single cluster; need two or more"
+            f"the cluster column {show(clusters)} holds a single cluster; need two or more"
         )
     if strata is not None:
         _check_strata(stats["strata"], shares)  # as evaluate checks them before any metric

@@ -684,7 +684,7 @@ def _read_models(predictions: dict, kinds, classes: np.ndarray, n: int, th: floa
         else:
             if classes.size > 2 or not set(classes.tolist()) <= {0, 1}:
                 raise ValueError(
-                    f"model {name!r} holds {kind}, which need labels 0 and 1; "
+                    f"model {show(name)} holds {kind}, which need labels 0 and 1; "
                     f"the label column holds {classes.size} classes"
                 )
             scores[name] = col

@@ -111,13 +111,13 @@ def _columns_wanted(names, label, models, source, groups=()):
     for g in groups:
         if not in_choices(g, names):
             raise ValueError(
-                f"{source}: no column named {g!r} (named as a cluster or stratum column); columns are {', '.join(names)}"
+                f"{source}: no column named {show(g)} (named as a cluster or stratum column); columns are {', '.join(names)}"
             )
         if g == label:
-            raise ValueError(f"{source}: column {g!r} cannot be both the labels and the groups")
+            raise ValueError(f"{source}: column {show(g)} cannot be both the labels and the groups")
     if not in_choices(label, names):
         raise ValueError(
-            f"{source}: no column named {label!r} (the labels; choose another with --label); "
+            f"{source}: no column named {show(label)} (the labels; choose another with --label); "
             f"columns are {', '.join(names)}"
         )
     if models is None:
@@ -130,7 +130,9 @@ def _columns_wanted(names, label, models, source, groups=()):
         if both:
             raise ValueError(f"{source}: column {both[0]!r} cannot be both a model and a group")
     if not models:
-        raise ValueError(f"{source}: there is no model column besides the label column {label!r}")
+        raise ValueError(
+            f"{source}: there is no model column besides the label column {show(label)}"
+        )
     return [names.index(label)] + [names.index(m) for m in models], list(models)
 
 
@@ -279,15 +281,15 @@ def _read_parquet(path, source, label, models, groups=()):
         for j, name in enumerate(numeric):
             col = batch.column(name)
             if col.null_count:
-                raise ValueError(f"{source}: column {name!r} has missing values")
+                raise ValueError(f"{source}: column {show(name)} has missing values")
             try:
                 out[j, filled : filled + m] = np.asarray(_arrow_numbers(col), dtype=np.float64)
             except (TypeError, ValueError):
-                raise ValueError(f"{source}: column {name!r} is not numeric") from None
+                raise ValueError(f"{source}: column {show(name)} is not numeric") from None
         for g in groups:
             col = batch.column(g)
             if col.null_count:
-                raise ValueError(f"{source}: column {g!r} has missing values")
+                raise ValueError(f"{source}: column {show(g)} has missing values")
             texts[g].extend(str(v) for v in col.to_pylist())
         filled += m
     _release_arrow_memory()
@@ -440,6 +442,8 @@ def read_predictions(
     >>> os.unlink(f.name)
     """
     name = "standard input" if str(source) == "-" else str(source)
+    if not isinstance(label, str):
+        raise ValueError(f"label must be the name of the label column, got {show(label)}")
     if isinstance(groups, str) or not isinstance(groups, list | tuple):
         raise ValueError(f"groups must be a list of column names, got {show(groups)}")
     groups = tuple(groups)
@@ -487,7 +491,7 @@ def read_predictions(
         if bad.any():
             which = label if i == 0 else model_names[i - 1]
             raise ValueError(
-                f"{name}: column {which!r} holds a missing value, NaN or infinity "
+                f"{name}: column {show(which)} holds a missing value, NaN or infinity "
                 f"(data row {int(np.argmax(bad)) + 1})"
             )
     return Predictions(

@@ -872,7 +872,7 @@ def _stratified_sums(st: dict, key, metric: str, shares, alpha: float) -> dict:
                 continue
             g = int(rows.sum())
             if g < 2:  # (evaluate's message: stratified_mean wraps clustered_mean's)
-                raise ValueError(f"clusters within stratum {label!r}: {_too_few_clusters(g)}")
+                raise ValueError(f"clusters within stratum {show(label)}: {_too_few_clusters(g)}")
             _, _, var_cr, _ = _moments(sums[rows], sumsq[rows], sizes[rows].astype(float))
             var_h.append(float(var_cr))
             dof_h.append(g - 1)

@@ -365,6 +365,10 @@ def plot_reliability(rel: Reliability, ax=None, label: str | None = None, color=
 
     as_instance(ax, "ax", Axes, "matplotlib Axes", optional=True)
     as_instance(rel, "rel", Reliability, "a Reliability (from reliability())")
+    from matplotlib.colors import is_color_like
+
+    if color is not None and not (isinstance(color, str | tuple) and is_color_like(color)):
+        raise ValueError(f"color must be a matplotlib colour or None, got {show(color)}")
     import matplotlib.pyplot as plt
 
     if ax is None:

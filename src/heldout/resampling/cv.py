@@ -111,7 +111,7 @@ def _scores(value, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be an array of numbers, got {show(value)}") from None
     if arr.ndim == 0:
         raise ValueError(
-            f"{name} must be an array of per-fold scores, got the single value {value!r}"
+            f"{name} must be an array of per-fold scores, got the single value {show(value)}"
         )
     arr = arr.ravel()
     if not np.all(np.isfinite(arr)):

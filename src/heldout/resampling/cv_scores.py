@@ -193,7 +193,7 @@ def splits(
         n_test = int(round(n * f))
         if not 1 <= n_test <= n - 1:
             raise ValueError(
-                f"test_fraction={test_fraction!r} leaves {n_test} of n={n} rows for testing; "
+                f"test_fraction={show(test_fraction)} leaves {n_test} of n={n} rows for testing; "
                 "it must leave at least one row in each part"
             )
         reps = 10 if repeats is None else as_draws(repeats, "repeats")
@@ -589,7 +589,7 @@ def from_cross_validate(
         raise ValueError(f"key must be the name of a score in the results, got {show(key)}")
     for name, res in (("result_a", result_a), ("result_b", result_b)):
         if not isinstance(res, dict) or key not in res:
-            raise ValueError(f"{name} must be a dict from cross_validate holding {key!r}")
+            raise ValueError(f"{name} must be a dict from cross_validate holding {show(key)}")
     sa = np.asarray(result_a[key], dtype=float).ravel()
     sb = np.asarray(result_b[key], dtype=float).ravel()
     if sa.size != sb.size or sa.size < 2:

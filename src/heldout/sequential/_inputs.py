@@ -47,7 +47,7 @@ def outcomes(x, name: str = "x") -> np.ndarray:
     arrays of more than two dimensions.
     """
     if isinstance(x, str | bytes):
-        raise ValueError(f"{name} must be numbers in [0, 1], got the text {x!r}")
+        raise ValueError(f"{name} must be numbers in [0, 1], got the text {show(x)}")
     try:
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError, OverflowError):
