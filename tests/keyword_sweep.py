@@ -73,7 +73,13 @@ SKIPPED = {
 
 
 #: Parameters that hold free text (names used in messages, file names), not a choice.
-TEXT = ("name", "note", "source", "given", "title", "label", "path", "prefix", "what")
+TEXT = ("name", "note", "source", "given", "title", "label", "path", "prefix", "what", "missing")
+
+#: Values a parameter accepts beyond its kind, where the kind alone would refuse them.
+ACCEPTS = {
+    # Student's t with infinitely many degrees of freedom is the normal distribution
+    ("heldout.metrics.bootstrap.bca_interval", "df"): (float("inf"),),
+}
 
 
 class _Timeout(BaseException):
@@ -85,8 +91,13 @@ def _alarm(_signum, _frame):
 
 
 # ----------------------------------------------------------------------------- kinds
-def kind_of(param: inspect.Parameter, spec) -> tuple[str, tuple]:
+def kind_of(param: inspect.Parameter, spec, owner: str = "") -> tuple[str, tuple]:
     """The kind of a parameter (``property_support`` kinds) and the values it also accepts."""
+    kind, accepts = _kind_of(param, spec)
+    return kind, accepts + ACCEPTS.get((owner, param.name), ())
+
+
+def _kind_of(param: inspect.Parameter, spec) -> tuple[str, tuple]:
     from property_support import prob_c
 
     arg = spec.args.get(param.name) if spec is not None else None
@@ -234,7 +245,7 @@ def baseline(spec, obj):
 REPRS = ("array(", "np.float64(", "np.int64(", "np.True_", "np.False_", "dtype=")
 
 
-def judge(obj, spec, kwargs, name, value, params) -> str | None:
+def judge(obj, spec, kwargs, name, value, params, owner: str = "") -> str | None:
     """Call ``obj(**kwargs)`` with ``kwargs[name] = value``; None if the outcome passes."""
     from property_support import numbers_ok
 
@@ -261,7 +272,7 @@ def judge(obj, spec, kwargs, name, value, params) -> str | None:
             or any(q in message for q in quoted)
         ):
             others = [p for p in params if p != name and p in message]
-            kind_, extra = kind_of(params[name], spec)
+            kind_, extra = kind_of(params[name], spec, owner)
             if not (others and _accepted_ok(kind_, value, extra, name)):
                 return f"{kind} not naming {name}: {message[:160]!r}"
         return None
@@ -270,7 +281,7 @@ def judge(obj, spec, kwargs, name, value, params) -> str | None:
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
         _close_figures()
-    kind_, extra = kind_of(params[name], spec)
+    kind_, extra = kind_of(params[name], spec, owner)
     if not _accepted_ok(kind_, value, extra, name):
         return f"accepted (a {kind_}) and returned {_short(result)}"
     allow_inf = spec.allow_inf if spec is not None else False
@@ -373,7 +384,7 @@ def main(argv: list[str]) -> int:
                     ident += 1
                     continue
                 print(f"S {ident} {name} {param}={label}", file=out, flush=True)
-                problem = judge(obj, spec, kwargs, param, value, params)
+                problem = judge(obj, spec, kwargs, param, value, params, name)
                 calls += 1
                 if problem:
                     line = {"name": name, "param": param, "value": label, "problem": problem}
@@ -383,6 +394,7 @@ def main(argv: list[str]) -> int:
     summary = {
         "calls": calls,
         "seconds": round(time.perf_counter() - begun, 1),
+        "cpu_seconds": round(time.process_time(), 1),
         "skipped": skipped,
         "no_baseline": no_baseline,
         "functions": len(todo),

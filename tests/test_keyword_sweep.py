@@ -127,4 +127,13 @@ if __name__ == "__main__":  # rewrite the list of known findings from a fresh ru
         + "\n".join(lines)
         + "\n"
     )
-    print(info["calls"], "calls,", info["seconds"], "s,", len(lines), "known findings")
+    print(
+        info["calls"],
+        "calls,",
+        info["seconds"],
+        "s,",
+        info["cpu_seconds"],
+        "s of CPU,",
+        len(lines),
+        "known findings",
+    )

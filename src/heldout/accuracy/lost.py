@@ -54,6 +54,7 @@ from heldout._checks import (
     as_count,
     as_counts,
     as_flag,
+    as_instance,
     as_positive,
     as_probability,
     broadcast,
@@ -1132,6 +1133,7 @@ def example_data(
     >>> X.shape, y.shape
     ((569, 30), (569,))
     """
+    as_instance(name, "name", str, "the name of a data set")
     from sklearn import datasets
 
     from heldout.config import SEED, rng
@@ -1170,6 +1172,7 @@ def make_model(name: str) -> object:
     >>> make_model('tree')
     DecisionTreeClassifier(random_state=0)
     """
+    as_instance(name, "name", str, "the name of a model")
     from sklearn.linear_model import LogisticRegression
     from sklearn.neighbors import KNeighborsClassifier
     from sklearn.pipeline import make_pipeline
@@ -1249,6 +1252,7 @@ def simulate_fitted(
     >>> sim.a_hat.shape, bool(np.all(sim.train_accuracy == 1.0))
     ((2, 2), True)
     """
+    as_instance(model, "model", str, "the name of a model")
     X = np.asarray(X)
     y = np.asarray(y)
     if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:

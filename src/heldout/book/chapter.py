@@ -261,6 +261,8 @@ def verdict(condition: bool, if_true: str, if_false: str) -> str:
     >>> verdict(exact < hoeffding, 'below', 'above')
     'below'
     """
+    if np.ndim(condition) != 0:
+        raise ValueError(f"condition must be one truth value, got {show(condition)}")
     return if_true if bool(condition) else if_false
 
 

@@ -39,6 +39,7 @@ from heldout import _inputs
 from heldout._checks import (
     as_count,
     as_draws,
+    as_instance,
     as_positive,
     as_probability,
     check_work,
@@ -296,6 +297,7 @@ def count_coverage(
     >>> c.holds, round(c.truth, 3)
     (True, 0.5)
     """
+    as_instance(method, "method", str, "a method name")
     if not in_choices(metric, _COUNT_METRICS):
         raise ValueError(f"metric must be one of {', '.join(_COUNT_METRICS)}, got {show(metric)}")
     n = int(_inputs.count(n, "n", minimum=1, scalar=True))
@@ -342,6 +344,7 @@ def precision_conditional_coverage(
     >>> bool(np.all(cov[share > 0.01] >= 0.93))
     True
     """
+    as_instance(method, "method", str, "a method name")
     # one entry per possible denominator: n is limited to what fits in memory
     n = int(as_count(n, "n", minimum=1, maximum=10**7, scalar=True))
     alpha = float(as_probability(alpha, "alpha", scalar=True))
@@ -911,6 +914,7 @@ def simultaneous_coverage(
     >>> simultaneous_coverage("goodman", [0.7, 0.2, 0.1], 200, reps=1000, seed=7).holds
     True
     """
+    as_instance(method, "method", str, "a method name")
     from heldout.metrics.multinomial import sison_glaz
 
     alpha = float(as_probability(alpha, "alpha", scalar=True))

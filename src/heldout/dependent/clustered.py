@@ -853,6 +853,8 @@ def simulate_clustered(
     gen = rng(seed)
     accuracy = float(as_probability(accuracy, "accuracy", closed=True, scalar=True))
     icc = float(as_probability(icc, "icc", closed=True, scalar=True))
+    if np.ndim(sizes) > 1:
+        raise ValueError(f"sizes must be a 1-D list of cluster sizes, got {show(sizes)}")
     m = np.atleast_1d(as_count(sizes, "sizes", minimum=1)).astype(np.int64)
     reps = int(as_count(reps, "reps", minimum=1, scalar=True))
     if reps * m.size > 10**8:

@@ -849,7 +849,7 @@ def evaluate(
     from heldout.metrics.report import build_report
 
     if len(names) > 1 and best_draws > 10_000_000:  # best_set's stated limit
-        raise ValueError(f"draws must be at most 10,000,000, got {best_draws:,}")
+        raise ValueError(f"best_draws must be at most 10,000,000, got {best_draws:,}")
     make = _statistics if ctx.binary else _multi_statistics
     stats = make(ctx, names, report)
     return build_report(stats, names, a_, n_resamples, seed, adjust, best_draws, correction)

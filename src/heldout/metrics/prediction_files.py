@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from heldout import _files
-from heldout._checks import in_choices, show
+from heldout._checks import as_floats, in_choices, show
 from heldout.metrics.column_kinds import (  # the rule of a column's kind, and its thresholds
     kind_of_summary,
     label_warning_of_summary,
@@ -560,5 +560,5 @@ def label_warning(values: np.ndarray, classes: np.ndarray) -> str | None:
     >>> label_warning(np.array([0.0, 1, 1, 0]), np.array([0, 1])) is None
     True
     """
-    v = np.asarray(values, dtype=float)
-    return label_warning_of_summary(np.unique(v), v.size, classes)
+    v = as_floats(values, "values")
+    return label_warning_of_summary(np.unique(v), v.size, as_floats(classes, "classes"))

@@ -314,6 +314,7 @@ def reliability(
     >>> r.count.tolist(), int(r.outside.sum())
     ([396, 389, 399, 398, 418], 1)
     """
+    as_instance(strategy, "strategy", str, "'uniform' or 'quantile'")
     from heldout.accuracy.bounds import exact_lower, exact_upper
 
     pos = _inputs.binary_labels(y, "y")

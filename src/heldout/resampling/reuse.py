@@ -40,7 +40,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from heldout._checks import as_count, as_positive, as_probability, check_elements, in_choices, show
+from heldout._checks import (
+    as_count,
+    as_instance,
+    as_positive,
+    as_probability,
+    check_elements,
+    in_choices,
+    show,
+)
 from heldout._deprecate import renamed
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
@@ -758,6 +766,7 @@ def queries_supported(n, tolerance: float, alpha: float = 0.05, method: str = "n
     >>> queries_supported(100_000, 0.05), queries_supported(100_000, 0.05, method="ladder")
     (43, 877)
     """
+    as_instance(method, "method", str, "a method name")
     n = _whole(n, "n", 1)
     eps = float(as_probability(_scalar(tolerance, "tolerance"), "tolerance"))
     d = _alpha(alpha)

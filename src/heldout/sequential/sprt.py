@@ -226,6 +226,8 @@ def sprt_operating(
     """
     *_, log_a, log_b, d, g = _setup(required, target, alpha, beta, method)
     p = _inputs.as_probability(accuracy, "accuracy", closed=True)
+    if p.ndim > 1:
+        raise ValueError(f"accuracy must be a number or a 1-D array, got {show(accuracy)}")
     scalar = p.ndim == 0
     p = np.atleast_1d(p).astype(float)
     limit = _inputs.whole(horizon, "horizon")
@@ -294,6 +296,8 @@ def sprt_wald(
     """
     p0, p1, a, b, log_a, log_b, d, g = _setup(required, target, alpha, beta, method)
     p = _inputs.as_probability(accuracy, "accuracy", closed=True)
+    if p.ndim > 1:
+        raise ValueError(f"accuracy must be a number or a 1-D array, got {show(accuracy)}")
     scalar = p.ndim == 0
     p = np.atleast_1d(p).astype(float)
     lr1, lr0 = np.log(p1 / p0), np.log((1 - p1) / (1 - p0))  # log r1 > 0 > log r0
