@@ -961,6 +961,8 @@ def _chunks(total: int, size: int):
 
 
 def _sizes(values, name: str) -> np.ndarray:
+    if np.ndim(values) > 1:
+        raise ValueError(f"{name} must be a count or a 1-D list of counts, got {show(values)}")
     return np.atleast_1d(as_count(values, name, minimum=1))
 
 

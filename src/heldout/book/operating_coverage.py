@@ -197,6 +197,7 @@ def operating_coverage(
         )
     a = float(as_probability(alpha, "alpha", scalar=True))
     gamma = float(as_positive(gamma, "gamma", scalar=True))
+    at = float(as_probability(at, "at", scalar=True))
     n_bins = int(as_count(n_bins, "n_bins", minimum=2, maximum=1000, scalar=True))
     n_resamples = as_draws(n_resamples, "n_resamples", minimum=100)
     gen = make_rng(seed)

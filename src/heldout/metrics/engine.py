@@ -1061,6 +1061,10 @@ def evaluate_files(
     _check_adjust(adjust)
     if not in_choices(correction, ("CR1", "CR0")):
         raise ValueError(f"correction must be 'CR1' or 'CR0', got {show(correction)}")
+    if not (kinds is None or isinstance(kinds, str | dict)):
+        raise ValueError(
+            f"kinds must be a kind, a dict of kinds by model, or None, got {show(kinds)}"
+        )
     if clusters is not None and not isinstance(clusters, str):
         raise ValueError(
             f"clusters must be the name of a column of cluster ids, got {show(clusters)}"

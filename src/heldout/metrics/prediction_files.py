@@ -561,4 +561,6 @@ def label_warning(values: np.ndarray, classes: np.ndarray) -> str | None:
     True
     """
     v = as_floats(values, "values")
+    if v.size == 0:
+        raise ValueError("values must hold at least one value of the column, got none")
     return label_warning_of_summary(np.unique(v), v.size, as_floats(classes, "classes"))

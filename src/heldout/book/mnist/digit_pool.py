@@ -581,6 +581,8 @@ def pool_auc_coverage(
     ):
         raise ValueError(f"methods must be a tuple of method names, got {show(methods)}")
 
+    if np.ndim(digits) > 1:
+        raise ValueError(f"digits must be a digit or a 1-D list of digits, got {show(digits)}")
     digits = [int(d) for d in np.atleast_1d(as_count(digits, "digits", maximum=9))]
     if any(d < 0 or d > 9 for d in digits):
         raise ValueError(f"digits must be in 0..9, got {digits}")
