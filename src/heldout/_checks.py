@@ -67,6 +67,8 @@ ValueError: alpha must be a single number, got an array of shape (2,): [0.1, 0.2
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 #: Largest count the package accepts (counts are stored as int64).
@@ -120,7 +122,10 @@ def show(value) -> str:
         return show(value.item())
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
         return f"an integer of {len(str(abs(value)))} digits"
-    if isinstance(value, bool | int | float | complex | str | bytes) or value is None:
+    if isinstance(value, str | os.PathLike):  # text and file names: whole, up to a long line
+        text = repr(os.fspath(value)) if isinstance(value, os.PathLike) else repr(value)
+        return text if len(text) <= 240 else text[:237] + "..."
+    if isinstance(value, bool | int | float | complex | bytes) or value is None:
         text = repr(value)
         return text if len(text) <= 60 else text[:57] + "..."
     if isinstance(value, list | tuple):
