@@ -120,7 +120,7 @@ class BCaInterval(Result):
 
 
 #: Fewer resamples than this on the far side of 0 leave a bootstrap p-value coarse: it is
-#: read from a handful of resamples (``BootstrapDifference.p_coarse``, and a warning).
+#: read from a handful of resamples (``BootstrapDifference.p_coarse``).
 MIN_TAIL = 10
 
 
@@ -636,7 +636,7 @@ def bootstrap_interval(
     Estimate or Difference
         :class:`BootstrapDifference` (with ``p_value``, from inverting the interval, never
         below ``p_floor = 1/(B + 1)``, the smallest p-value the resamples resolve, and
-        ``p_tail``, how many resamples it is read from; ``warn`` warns when fewer than
+        ``p_tail``, how many resamples it is read from, and ``p_coarse`` when fewer than
         :data:`MIN_TAIL`) when ``b`` is given.
 
     Examples
@@ -683,16 +683,7 @@ def bootstrap_interval(
     if b is None:
         return Estimate(theta, low, high, method=label, n=n, alpha=a_)
     p = _bca_p_value(boot, z0, acc, p_method)
-    out = _difference(theta, low, high, boot, p, method=label, n=n, alpha=a_)
-    if warn and out.p_coarse:
-        warnings.warn(
-            f"the p-value of {name} ({p:.3g}) is read from {out.p_tail:g} of {boot.size} "
-            f"resamples beyond 0 (fewer than {MIN_TAIL}): it is coarse; only p below about "
-            f"{out.p_floor * (MIN_TAIL + 1):.2g} is established (raise n_resamples for its value)",
-            SmallSampleWarning,
-            stacklevel=2,
-        )
-    return out
+    return _difference(theta, low, high, boot, p, method=label, n=n, alpha=a_)
 
 
 def _counts_bca(eng, metric: str, rng, n_resamples: int, a_: float, method: str):
