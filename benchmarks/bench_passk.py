@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import math
 import sys
-import time
 
 import numpy as np
+from _timing import timed
 from scipy import special
 
 from heldout.judged.benchmark import benchmark_score
@@ -32,15 +32,6 @@ from heldout.judged.passk import pass_at_k
 TINY = "--tiny" in sys.argv
 QUESTIONS, SAMPLES = (1_000, 10) if TINY else (100_000, 10)
 TARGET_RATIO = 2.0  # heldout's time over numpy's, at most
-
-
-def _timed(func, repeat=3):
-    best = math.inf
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = func()
-        best = min(best, time.perf_counter() - start)
-    return best, out
 
 
 def _numpy_passk(y, k):
@@ -72,8 +63,8 @@ def main() -> None:
     y = (gen.random((QUESTIONS, SAMPLES)) < p[:, None]).astype(float)
     n = y.size
 
-    fast_s, fast = _timed(lambda: pass_at_k(y, k=5))
-    base_s, (m, se) = _timed(lambda: _numpy_passk(y, 5))
+    fast_s, fast = timed(lambda: pass_at_k(y, k=5))
+    base_s, (m, se) = timed(lambda: _numpy_passk(y, 5))
     assert abs(fast.estimate - m) < 1e-12 and abs(fast.se - se) < 1e-12 * max(se, 1)
     ratio_pk = fast_s / base_s
     print(
@@ -83,8 +74,8 @@ def main() -> None:
     order = gen.permutation(n)
     scores = y.reshape(-1)[order]
     questions = np.repeat(np.arange(QUESTIONS), SAMPLES)[order]
-    fast_s, fast = _timed(lambda: benchmark_score(scores, questions))
-    base_s, (m, se) = _timed(lambda: _numpy_two_level(scores, questions))
+    fast_s, fast = timed(lambda: benchmark_score(scores, questions))
+    base_s, (m, se) = timed(lambda: _numpy_two_level(scores, questions))
     assert abs(fast.estimate - m) < 1e-12 and abs(fast.se - se) < 1e-9 * se
     ratio_tl = fast_s / base_s
     print(

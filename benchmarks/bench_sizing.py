@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import math
 import sys
-import time
 
 import numpy as np
+from _timing import timed
 from scipy import stats
 
 from heldout.accuracy.sizing import binomial_size, hoeffding_size, simulate_deviation
@@ -35,21 +35,12 @@ def pick(full, quick_value):
     return value
 
 
-def _timed(func, repeat=3):
-    best = math.inf
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = func()
-        best = min(best, time.perf_counter() - start)
-    return best, out
-
-
 def bench_hoeffding() -> float:
     t = np.geomspace(0.001, 1, pick(1_000, 200))
     eps = np.geomspace(1e-6, 0.5, 200)
     tt, ee = np.meshgrid(t, eps)
-    fast_s, fast = _timed(lambda: hoeffding_size(13.29, tt, ee))
-    slow_s, slow = _timed(
+    fast_s, fast = timed(lambda: hoeffding_size(13.29, tt, ee))
+    slow_s, slow = timed(
         lambda: [
             math.ceil(math.log(2 / e) * 13.29**2 / (2 * x**2))
             for x, e in zip(tt.ravel(), ee.ravel(), strict=True)
@@ -84,8 +75,8 @@ def _plain_worst_size(t: float, eps: float) -> int:
 
 
 def bench_binomial(t: float = 0.05, eps: float = 0.05) -> float:
-    fast_s, fast = _timed(lambda: binomial_size(t, eps))
-    slow_s, slow = _timed(lambda: _plain_worst_size(t, eps), repeat=1)
+    fast_s, fast = timed(lambda: binomial_size(t, eps))
+    slow_s, slow = timed(lambda: _plain_worst_size(t, eps), repeat=1)
     assert fast == slow, (fast, slow)
     print(
         f"binomial_size    : {fast_s * 1e3:10.1f} ms          full scan   {slow_s * 1e3:10.1f} ms"
@@ -103,8 +94,8 @@ def bench_simulation() -> float:
         rng = np.random.default_rng(2)
         return np.array([rng.choice(losses, size).mean() for _ in range(n_rep)])
 
-    fast_s, fast = _timed(lambda: simulate_deviation(losses, size, 0.1, n_rep, seed=2))
-    slow_s, slow = _timed(loop, repeat=1)
+    fast_s, fast = timed(lambda: simulate_deviation(losses, size, 0.1, n_rep, seed=2))
+    slow_s, slow = timed(loop, repeat=1)
     # different random streams: compare the spread, which both must estimate
     assert abs(fast["sd"] / slow.std(ddof=1) - 1) < 0.15
     draws = size * n_rep

@@ -51,34 +51,34 @@ def _is_result(obj) -> bool:
     return inspect.isclass(obj) and (issubclass(obj, Result) or issubclass(obj, BaseException))
 
 
-def public(*, include_elsewhere: bool = False) -> dict[str, object]:
-    """``{"module.name": object}`` for every public callable (functions and classes)."""
-    out = {}
+def _exports(include_elsewhere: bool):
+    """``(module name, attribute, object)`` for every name each module exports."""
     for name in module_names():
         if not include_elsewhere and name in ELSEWHERE:
             continue
         module = importlib.import_module(name)
         for attr in _exported(module):
-            obj = getattr(module, attr, None)
-            if not (inspect.isfunction(obj) or inspect.isclass(obj)):
-                continue
-            if getattr(obj, "__module__", None) != name:
-                continue  # a re-export or an imported helper: listed in its own module
-            if hasattr(obj, "__heldout_deprecated__") or _is_result(obj):
-                continue
-            out[f"{name}.{attr}"] = obj
+            yield name, attr, getattr(module, attr, None)
+
+
+def public(*, include_elsewhere: bool = False) -> dict[str, object]:
+    """``{"module.name": object}`` for every public callable (functions and classes)."""
+    out = {}
+    for name, attr, obj in _exports(include_elsewhere):
+        if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+            continue
+        if getattr(obj, "__module__", None) != name:
+            continue  # a re-export or an imported helper: listed in its own module
+        if hasattr(obj, "__heldout_deprecated__") or _is_result(obj):
+            continue
+        out[f"{name}.{attr}"] = obj
     return out
 
 
 def results(*, include_elsewhere: bool = False) -> dict[str, type]:
     """``{"module.Name": class}`` for every result type and exception the package exports."""
-    out = {}
-    for name in module_names():
-        if not include_elsewhere and name in ELSEWHERE:
-            continue
-        module = importlib.import_module(name)
-        for attr in _exported(module):
-            obj = getattr(module, attr, None)
-            if _is_result(obj) and obj.__module__ == name:
-                out[f"{name}.{attr}"] = obj
-    return out
+    return {
+        f"{name}.{attr}": obj
+        for name, attr, obj in _exports(include_elsewhere)
+        if _is_result(obj) and obj.__module__ == name
+    }

@@ -5,19 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from heldout._checks import (
-    as_choice,
-    as_count,
-    as_counts,
-    as_flag,
-    as_positive,
-    as_probability,
-    as_real,
-    as_size,
-    broadcast,
-    check_work,
-    show,
-)
+from heldout import _checks as c
 
 
 @pytest.mark.parametrize(
@@ -26,13 +14,13 @@ from heldout._checks import (
 )
 def test_counts_of_2_63_or_more_are_refused_not_wrapped(value):
     with pytest.raises(ValueError, match=r"^k must be (less than 2\*\*63|finite)"):
-        as_count(value, "k")
+        c.as_count(value, "k")
 
 
 def test_largest_count_is_exact():
-    assert as_count(2**63 - 1, "k", scalar=True) == 2**63 - 1
-    assert as_count(np.array([2**62 + 1]), "k")[0] == 2**62 + 1  # no float rounding
-    assert as_count(38.0, "k", scalar=True) == 38
+    assert c.as_count(2**63 - 1, "k", scalar=True) == 2**63 - 1
+    assert c.as_count(np.array([2**62 + 1]), "k")[0] == 2**62 + 1  # no float rounding
+    assert c.as_count(38.0, "k", scalar=True) == 38
 
 
 @pytest.mark.parametrize(
@@ -51,61 +39,61 @@ def test_largest_count_is_exact():
 )
 def test_bad_counts(value, fragment):
     with pytest.raises(ValueError, match=f"^k {fragment}"):
-        as_count(value, "k")
+        c.as_count(value, "k")
 
 
 def test_scalar_refuses_arrays_and_names_the_shape():
     with pytest.raises(
         ValueError, match=r"^alpha must be a single number, got an array of shape \(2,\)"
     ):
-        as_probability([0.1, 0.2], "alpha", scalar=True)
-    assert isinstance(as_positive(2, "x", scalar=True), float)
+        c.as_probability([0.1, 0.2], "alpha", scalar=True)
+    assert isinstance(c.as_positive(2, "x", scalar=True), float)
 
 
 def test_counts_pair():
     with pytest.raises(ValueError, match="^k must not exceed m"):
-        as_counts(5, 3)
+        c.as_counts(5, 3)
     with pytest.raises(ValueError, match="^k and m have shapes"):
-        as_counts([1, 2], [3, 4, 5])
-    assert as_counts(3, 10, scalar=True) == (3, 10)
+        c.as_counts([1, 2], [3, 4, 5])
+    assert c.as_counts(3, 10, scalar=True) == (3, 10)
 
 
 def test_numbers_and_choices():
     with pytest.raises(ValueError, match="^p must be strictly between 0 and 1"):
-        as_probability(1.0, "p")
-    assert as_probability(1.0, "p", closed=True) == 1.0
+        c.as_probability(1.0, "p")
+    assert c.as_probability(1.0, "p", closed=True) == 1.0
     with pytest.raises(ValueError, match="^x must be finite"):
-        as_positive(np.inf, "x")
+        c.as_positive(np.inf, "x")
     with pytest.raises(ValueError, match="^c0 must be finite"):
-        as_real(-np.inf, "c0")
+        c.as_real(-np.inf, "c0")
     with pytest.raises(ValueError, match="^method must be one of 'a', 'b', got 'c'"):
-        as_choice("c", "method", ("a", "b"))
+        c.as_choice("c", "method", ("a", "b"))
     with pytest.raises(ValueError, match="^method must be one of"):
-        as_choice(["a"], "method", ("a", "b"))
+        c.as_choice(["a"], "method", ("a", "b"))
     with pytest.raises(ValueError, match="^clip must be True or False"):
-        as_flag(1, "clip")
-    assert as_flag(np.bool_(True), "clip") is True
+        c.as_flag(1, "clip")
+    assert c.as_flag(np.bool_(True), "clip") is True
 
 
 def test_sizes_that_overflow():
-    assert as_size(np.array([3.0, 1e18])).tolist() == [3, 10**18]
+    assert c.as_size(np.array([3.0, 1e18])).tolist() == [3, 10**18]
     with pytest.raises(
         ValueError, match=r"^the size exceeds 2\*\*63 - 1 \(n would be about 1e\+19\)"
     ):
-        as_size(1e19, "n")
+        c.as_size(1e19, "n")
     with pytest.raises(ValueError, match="^the size exceeds"):
-        as_size(np.nan, "n")
+        c.as_size(np.nan, "n")
     with pytest.raises(ValueError, match="^reps would need 2,000 steps"):
-        check_work(2000, 1000, "reps")
-    check_work(1000, 1000, "reps")
+        c.check_work(2000, 1000, "reps")
+    c.check_work(1000, 1000, "reps")
 
 
 def test_messages_show_plain_numbers():
-    assert show(np.asarray(0.6)) == "0.6"
-    assert show(np.float64(2.5)) == "2.5"
-    assert "array(" not in show(np.arange(100))
+    assert c.show(np.asarray(0.6)) == "0.6"
+    assert c.show(np.float64(2.5)) == "2.5"
+    assert "array(" not in c.show(np.arange(100))
     with pytest.raises(ValueError) as info:
-        as_probability(np.asarray(1.6), "p")
+        c.as_probability(np.asarray(1.6), "p")
     assert "array(" not in str(info.value) and str(info.value).endswith("got 1.6")
     with pytest.raises(ValueError, match="^a and b have shapes"):
-        broadcast(a=np.zeros(2), b=np.zeros(3))
+        c.broadcast(a=np.zeros(2), b=np.zeros(3))

@@ -1473,6 +1473,7 @@ DRIVEN_ELSEWHERE = {
     "heldout.judged.logs.read_lm_eval_samples": "file reader: lm-eval's documented JSONL format, filters, long lines, bad JSON (tests/judged/test_logs.py)",
     "heldout.cli.calculator": "command-line plumbing: every command goes through it (test_properties, command part)",
     "heldout.cli.alpha_option": "command-line plumbing: every --alpha goes through it (test_properties, command part)",
+    "heldout.cli.choice_option": "command-line plumbing: every word option (--method, --alternative, ...) goes through it (test_properties, command part; tests/cli)",
     "heldout.cli.build_parser": "command-line plumbing: builds every command (test_properties, command part)",
     "heldout.cli.main": "the command line itself (test_properties, command part)",
     "heldout.cli.run": "console entry point around main (test_cli, subprocess)",

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Interval", "Result", "extra"]
+__all__ = ["EstimateResult", "Interval", "Result", "extra"]
 
 
 def extra(default: Any = None, **kwargs):
@@ -99,3 +99,21 @@ class Interval(Result):
     def width(self):
         """``high - low``."""
         return self.high - self.low
+
+
+@dataclass(frozen=True)
+class EstimateResult(Result):
+    """An estimate with its interval: unpacks as ``(estimate, low, high)``; ``se`` is extra.
+
+    The shared head of the result objects that report one estimated score, its
+    interval and its standard error; subclasses add their own fields after these four.
+
+    >>> r = EstimateResult(0.5, 0.4, 0.6, se=0.05)
+    >>> tuple(r), r.se
+    ((0.5, 0.4, 0.6), 0.05)
+    """
+
+    estimate: float
+    low: float
+    high: float
+    se: float = extra()

@@ -12,26 +12,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from file_modules import load as _load
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-
-
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(name, module)
-    spec.loader.exec_module(module)
-    return module
 
 
 course = _load("heldout_course", ROOT / "book" / "_ext" / "heldout_course.py")

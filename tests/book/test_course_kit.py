@@ -10,7 +10,6 @@ book build is not needed to see what a chapter page carries.
 from __future__ import annotations
 
 import html
-import importlib.util
 import json
 import re
 import sys
@@ -18,19 +17,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from file_modules import load as _load
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 REPO = CONFIG["repository"]["url"]  # the one setting for where the book lives
 BRANCH = CONFIG["repository"]["branch"]
-
-
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(name, module)  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
 
 
 course = _load("heldout_course", ROOT / "book" / "_ext" / "heldout_course.py")

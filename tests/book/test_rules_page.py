@@ -101,8 +101,26 @@ def test_the_book_lists_the_rules_page_and_uses_the_extension():
     assert "file: book/rules" in toc
 
 
-def test_tiny_sphinx_build_shows_every_rule(tmp_path):
+def _build(src, tmp_path, builder, conf="", warning=None):
+    """A tiny Sphinx build of ``src`` with the rules extension (``conf``: more settings);
+    the application, built, and its output folder."""
     sphinx_app = pytest.importorskip("sphinx.application")
+    (src / "conf.py").write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'book' / '_ext')!r})\n"
+        "extensions = ['myst_nb', 'heldout_rules']\n"
+        "nb_execution_mode = 'off'\n" + conf
+    )
+    out = tmp_path / builder
+    app = sphinx_app.Sphinx(
+        str(src), str(src), str(out), str(tmp_path / "doctrees"), builder,
+        status=None, warning=warning or sys.stderr, freshenv=True,
+    )  # fmt: skip
+    app.build()
+    return app, out
+
+
+def test_tiny_sphinx_build_shows_every_rule(tmp_path):
     src = tmp_path / "src"
     (src / "notebooks").mkdir(parents=True)
     (src / "book").mkdir()
@@ -115,20 +133,9 @@ def test_tiny_sphinx_build_shows_every_rule(tmp_path):
         "# Rules\n\n```{heldout-rules}\n```\n\n```{toctree}\n:hidden:\n../notebooks/one\n"
         "../notebooks/two\n```\n"
     )
-    (src / "conf.py").write_text(
-        "import sys\n"
-        f"sys.path.insert(0, {str(ROOT / 'book' / '_ext')!r})\n"
-        "extensions = ['myst_nb', 'heldout_rules']\n"
-        "root_doc = 'book/rules'\n"
-        "nb_execution_mode = 'off'\n"
-        "exclude_patterns = ['_build']\n"
+    app, out = _build(
+        src, tmp_path, "html", "root_doc = 'book/rules'\nexclude_patterns = ['_build']\n"
     )
-    out = tmp_path / "html"
-    app = sphinx_app.Sphinx(
-        str(src), str(src), str(out), str(tmp_path / "doctrees"), "html",
-        status=None, warning=sys.stderr, freshenv=True,
-    )  # fmt: skip
-    app.build()
     assert app.statuscode == 0
     html = (out / "book" / "rules.html").read_text(encoding="utf-8")
     assert "Report the exact upper bound" in html
@@ -139,35 +146,26 @@ def test_tiny_sphinx_build_shows_every_rule(tmp_path):
 
 
 def test_tiny_latex_build_opens_the_appendix_before_the_named_document(tmp_path):
-    sphinx_app = pytest.importorskip("sphinx.application")
     src = tmp_path / "src"
     (src / "notebooks").mkdir(parents=True)
     _notebook(src / "notebooks" / "one.ipynb", "# Lesson one", RULE)
     _notebook(src / "notebooks" / "two.ipynb", "# Lesson two", "Reference matter.")
     (src / "_toc.yml").write_text("root: index\n")
     (src / "index.md").write_text("# Book\n\n```{toctree}\nnotebooks/one\nnotebooks/two\n```\n")
-    (src / "conf.py").write_text(
-        "import sys\n"
-        f"sys.path.insert(0, {str(ROOT / 'book' / '_ext')!r})\n"
-        "extensions = ['myst_nb', 'heldout_rules']\n"
-        "nb_execution_mode = 'off'\n"
+    _, out = _build(
+        src,
+        tmp_path,
+        "latex",
         "heldout_appendix_from = 'notebooks/two'\n"
         "latex_documents = [('index', 'book.tex', 'Book', 'A', 'manual')]\n"
-        "exclude_patterns = ['_build']\n"
+        "exclude_patterns = ['_build']\n",
     )
-    out = tmp_path / "latex"
-    app = sphinx_app.Sphinx(
-        str(src), str(src), str(out), str(tmp_path / "doctrees"), "latex",
-        status=None, warning=sys.stderr, freshenv=True,
-    )  # fmt: skip
-    app.build()
     tex = (out / "book.tex").read_text(encoding="utf-8")
     assert tex.count("\\appendix") == 1
     assert tex.index("Lesson one") < tex.index("\\appendix") < tex.index("Lesson two")
 
 
 def test_a_rule_with_glue_is_reported(tmp_path):
-    sphinx_app = pytest.importorskip("sphinx.application")
     src = tmp_path / "src"
     (src / "notebooks").mkdir(parents=True)
     glued = RULE.replace("standard errors.", "standard errors ({glue:text}`k`).")
@@ -176,14 +174,6 @@ def test_a_rule_with_glue_is_reported(tmp_path):
     (src / "index.md").write_text(
         "# Rules\n\n```{heldout-rules}\n```\n\n```{toctree}\nnotebooks/one\n```\n"
     )
-    (src / "conf.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(ROOT / 'book' / '_ext')!r})\n"
-        "extensions = ['myst_nb', 'heldout_rules']\nnb_execution_mode = 'off'\n"
-    )
     warnings = io.StringIO()
-    app = sphinx_app.Sphinx(
-        str(src), str(src), str(tmp_path / "html"), str(tmp_path / "doctrees"), "html",
-        status=None, warning=warnings, freshenv=True,
-    )  # fmt: skip
-    app.build()
+    _build(src, tmp_path, "html", warning=warnings)
     assert "notebooks/one: its rule uses {glue}" in warnings.getvalue()

@@ -139,6 +139,12 @@ def _page(body: str) -> str:
     return f"<html><head><title>t</title><script>var x = '$NaN /work/';</script></head><body>{body}</body></html>"
 
 
+def _fine_passes_bad_is_reported(check, fine: str, bad: str, problem: str) -> None:
+    """``check`` finds nothing in ``fine``, and the page's report names ``problem`` for ``bad``."""
+    assert check(fine) == []
+    assert any(problem in p for p in check_book.page_text_problems(bad))
+
+
 def test_nan_in_a_table_is_found_and_only_there():
     bad = _page("<table><tr><th>a</th></tr><tr><td>0.12</td></tr><tr><td>NaN</td></tr></table>")
     assert check_book.nan_in_tables(bad) == ["NaN"]
@@ -149,8 +155,7 @@ def test_nan_in_a_table_is_found_and_only_there():
         "<p>NaN in prose is a word, not a table cell</p>"
         "<table><tr><td><pre>x = NaN</pre></td></tr></table>"
     )
-    assert check_book.nan_in_tables(fine) == []
-    assert any("NaN in a table" in p for p in check_book.page_text_problems(bad))
+    _fine_passes_bad_is_reported(check_book.nan_in_tables, fine, bad, "NaN in a table")
 
 
 def test_unrendered_dollar_is_found_outside_math_and_code():
@@ -162,8 +167,7 @@ def test_unrendered_dollar_is_found_outside_math_and_code():
         '<div class="cell_input"><div class="highlight"><pre>r"$x$"</pre></div></div>'
         "<mjx-container>$</mjx-container>"
     )
-    assert check_book.raw_dollars(fine) == []
-    assert any("unrendered $" in p for p in check_book.page_text_problems(bad))
+    _fine_passes_bad_is_reported(check_book.raw_dollars, fine, bad, "unrendered $")
 
 
 def test_pandas_series_footer_is_found_in_outputs_not_in_code():

@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+from cli_support import leaves as _items
 from scipy import stats
 
 from heldout.cli import main
@@ -65,17 +66,6 @@ def test_compare_predictions_prints_the_far_tail_p_value(tmp_path):
     ]
     want = stats.binomtest(118, 128).pvalue
     assert found and any(v == pytest.approx(want, rel=1e-9) for v in found), out
-
-
-def _items(value, key=""):
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _items(v, str(k))
-    elif isinstance(value, list):
-        for v in value:
-            yield from _items(v, key)
-    else:
-        yield key, value
 
 
 def test_no_command_prints_an_error_inside_a_result(predictions):

@@ -26,6 +26,11 @@ def _json(capsys, *argv):
     return json.loads(out[0])
 
 
+def _clustered(capsys, path, options: str) -> dict:
+    """``heldout clustered PATH OPTIONS --json``, parsed (options split on white space)."""
+    return _json(capsys, "clustered", str(path), *options.split())
+
+
 def _error(capsys, *argv):
     assert main(list(argv)) == 2
     captured = capsys.readouterr()
@@ -53,7 +58,7 @@ def predictions(tmp_path):
 
 def test_one_model_against_statsmodels(capsys, predictions):
     path, f = predictions
-    res = _json(capsys, "clustered", str(path), "--cluster", "writer", "--model", "a")
+    res = _clustered(capsys, path, "--cluster writer --model a")
     y = (f["a"] == f["label"]).to_numpy(float)
     fit = sm.OLS(y, np.ones_like(y)).fit(
         cov_type="cluster", cov_kwds={"groups": pd.factorize(f["writer"])[0]}
@@ -73,7 +78,7 @@ def test_score_column_and_t_interval(capsys, predictions, tmp_path):
     f = f.assign(loss=np.abs(f["a"] - f["label"]) / 9.0)
     p2 = tmp_path / "loss.csv"
     f.to_csv(p2, index=False)
-    res = _json(capsys, "clustered", str(p2), "--cluster", "writer", "--score", "loss")
+    res = _clustered(capsys, p2, "--cluster writer --score loss")
     assert "mean" in res and "accuracy" not in res and res["method"] == "t"
     cluster_means = f.groupby("writer")["loss"].mean().to_numpy()
     ci = stats.ttest_1samp(cluster_means, 0).confidence_interval(0.95)  # equal sizes
@@ -82,12 +87,7 @@ def test_score_column_and_t_interval(capsys, predictions, tmp_path):
 
 def test_two_models_pairs_and_bootstrap(capsys, predictions):
     path, f = predictions
-    res = _json(
-        capsys,
-        "clustered",
-        str(path),
-        *"--cluster writer --model a --model b --bootstrap 500 --seed 1".split(),
-    )
+    res = _clustered(capsys, path, "--cluster writer --model a --model b --bootstrap 500 --seed 1")
     assert set(res["models"]) == {"a", "b"}
     pair = res["pairs"]["a - b"]
     d = (f["a"] == f["label"]).to_numpy(float) - (f["b"] == f["label"]).to_numpy(float)
@@ -103,12 +103,8 @@ def test_strata(capsys, predictions):
     from heldout.dependent.strata import stratified_mean
 
     path, f = predictions
-    res = _json(
-        capsys,
-        "clustered",
-        str(path),
-        *"--cluster writer --model a --stratum series --shares census=0.3,students=0.7".split(),
-    )
+    options = "--cluster writer --model a --stratum series --shares census=0.3,students=0.7"
+    res = _clustered(capsys, path, options)
     y = (f["a"] == f["label"]).to_numpy(float)
     ref = stratified_mean(
         y, f["series"].to_numpy(), {"census": 0.3, "students": 0.7}, clusters=f["writer"].to_numpy()
@@ -206,5 +202,5 @@ def test_text_columns_are_not_models(capsys, predictions):
     )
     msg = _error(capsys, "clustered", str(path), "--cluster", "series")
     assert "'writer' holds text" in msg
-    res = _json(capsys, "clustered", str(path), "--cluster", "series", "--model", "a")
+    res = _clustered(capsys, path, "--cluster series --model a")
     assert res["accuracy"] == pytest.approx(float(np.mean(frame["a"] == frame["label"])))

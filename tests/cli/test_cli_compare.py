@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from cli_support import run_heldout
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 
@@ -86,12 +87,7 @@ def test_bad_input_exit_2_one_line(argv, capsys):
 
 
 def test_subprocess_bad_input():
-    out = subprocess.run(
-        [sys.executable, "-m", "heldout", "compare", "--a", "97/96", "--b", "98/100", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out = run_heldout("compare", "--a", "97/96", "--b", "98/100", "--json")
     assert out.returncode == 2
     assert len(out.stderr.strip().splitlines()) == 1
     assert "--a" in out.stderr and "Traceback" not in out.stderr
@@ -244,12 +240,7 @@ def test_compare_needs_a_mode_and_missing_file(capsys):
 
 def test_compare_ragged_file_subprocess_no_warnings(tmp_path):
     path = _csv(tmp_path, "label,a,b\n1,1,1\n2,2\n")
-    out = subprocess.run(
-        [sys.executable, "-m", "heldout", "compare", "--predictions", path, "--json"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    out = run_heldout("compare", "--predictions", path, "--json", timeout=300)
     assert out.returncode == 2 and out.stdout == ""
     assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
 
@@ -303,15 +294,7 @@ def test_size_compare_paired_refusals(argv, match, capsys):
 
 def test_size_compare_many_models_answers():
     # issue 19: "size compare --models 1e6" ran for minutes
-    out = subprocess.run(
-        [
-            sys.executable,
-            *"-m heldout size compare --accuracy 0.96 --gap 0.01 --models 1e6 --json".split(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out = run_heldout(*"size compare --accuracy 0.96 --gap 0.01 --models 1e6 --json".split())
     assert out.returncode == 0
     res = json.loads(out.stdout)
     assert res["pick_best_prob_at_n"] == pytest.approx(1.0)

@@ -25,6 +25,7 @@ import os
 
 import numpy as np
 import pytest
+from cli_support import leaves as _leaves
 
 from heldout.cli import main
 
@@ -120,17 +121,6 @@ def _run(argv):
         except SystemExit as exc:  # argparse refusals
             code = exc.code
     return code, out.getvalue(), err.getvalue()
-
-
-def _leaves(value, key=""):
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _leaves(v, str(k))
-    elif isinstance(value, list):
-        for v in value:
-            yield from _leaves(v, key)
-    else:
-        yield key, value
 
 
 def _check(argv):

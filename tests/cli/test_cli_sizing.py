@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 
 import pytest
+from cli_support import run_heldout
 
 from heldout.cli import main
 
@@ -18,15 +17,7 @@ def _json(capsys, *argv):
 
 
 def test_issue_example_subprocess():
-    out = subprocess.run(
-        [
-            sys.executable,
-            *"-m heldout size hoeffding --range 14 --tolerance 0.1 --alpha 0.05 --json".split(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out = run_heldout(*"size hoeffding --range 14 --tolerance 0.1 --alpha 0.05 --json".split())
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     # ln(40) * 14^2 / (2 * 0.1^2) = 36151.02, so the smallest integer size is 36152

@@ -488,3 +488,15 @@ def test_dask_computes_the_stratified_fields(tmp_path, clustered):
         )  # fmt: skip
         assert "stratified" in got["models"][list(models)[0]]["metrics"]["accuracy"]
         _same(ref, got)
+
+
+def test_dask_on_full_precision_scores_gives_evaluates_report(tmp_path):
+    """Scores off every decimal grid: value tables by np.unique, merged across files."""
+    pytest.importorskip("dask.dataframe")
+    y, cols = _data(3000, 9)
+    rng = np.random.default_rng(9)
+    cols["b"] = np.clip(0.35 + 0.25 * y + rng.normal(0, 0.25, y.size), 0, 1)
+    folder = _parquet_folder(tmp_path, y, cols)
+    ref = evaluate(y, cols, n_resamples=200, seed=2, threshold=0.4)
+    got = evaluate_files(folder, engine="dask", n_resamples=200, seed=2, threshold=0.4)
+    _same(ref, got)

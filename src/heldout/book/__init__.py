@@ -20,6 +20,7 @@ from heldout._lazy import face
 WHERE = {
     "Article": "claims",
     "Claim": "claims",
+    "ClaimHead": "claims",
     "ConditionalCoverage": "metric_coverage",
     "Coverage": "metric_coverage",
     "Evidence": "ledger",
@@ -37,6 +38,7 @@ WHERE = {
     "chart_rows": "decision",
     "check_names": "ledger",
     "claim": "claims",
+    "claim_head": "claims",
     "count": "chapter",
     "count_coverage": "metric_coverage",
     "count_truth": "metric_coverage",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from importlib import resources
 from typing import Any
 
@@ -28,12 +28,14 @@ __all__ = [
     "SENTENCES_FILE",
     "Article",
     "Claim",
+    "ClaimHead",
     "Sentence",
     "Severity",
     "article_value",
     "articles",
     "checked_rows",
     "claim",
+    "claim_head",
     "claims",
     "sentence_classes",
     "sentence_coverage",
@@ -74,7 +76,29 @@ class Severity:
 
 
 @dataclass(frozen=True)
-class Claim:
+class ClaimHead:
+    """What a claim is before any check: its id, article, place, words, kind and printed value.
+
+    The shared first seven fields of :class:`Claim` (a row of the data file) and of the
+    ledger's evaluated ``Row``; :func:`claim_head` copies them from one to the other.
+    """
+
+    id: str
+    article: str
+    where: str
+    claim: str
+    kind: str
+    printed: str
+    value: float | int | None
+
+
+def claim_head(c: ClaimHead) -> dict[str, Any]:
+    """The :class:`ClaimHead` fields of ``c``, by name (to build a row from a claim)."""
+    return {f.name: getattr(c, f.name) for f in fields(ClaimHead)}
+
+
+@dataclass(frozen=True)
+class Claim(ClaimHead):
     """One claim of a source article, as the data file states it.
 
     Attributes
@@ -124,13 +148,6 @@ class Claim:
         text.
     """
 
-    id: str
-    article: str
-    where: str
-    claim: str
-    kind: str
-    printed: str
-    value: float | int | None
     check: str
     args: Mapping[str, Any]
     rule: str

@@ -311,8 +311,8 @@ def pool_judge_coverage(
     gold_items, judge_items : int
     reps : int
         Repetitions; ``reps * (gold_items + judge_items)`` is at most :data:`MAX_DRAWS`.
-    alpha : float
-    seed : int, Generator or None
+    alpha, seed
+        As in :func:`judge_coverage`.
 
     Returns
     -------

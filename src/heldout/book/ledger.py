@@ -125,12 +125,14 @@ from heldout.book.claims import (  # noqa: E402
     SENTENCE_CLASSES,
     Article,
     Claim,
+    ClaimHead,
     Sentence,
     Severity,
     article_value,
     articles,
     checked_rows,
     claim,
+    claim_head,
     claims,
     sentence_coverage,
     sentences,
@@ -375,7 +377,7 @@ def __getattr__(name: str):
 
 # =========================================================================== evaluation
 @dataclass(frozen=True)
-class Row:
+class Row(ClaimHead):
     """One evaluated ledger row: the claim, the book's value and the status it earns.
 
     ``discrepancy`` is ``|book - article|`` in units of the row's tolerance for
@@ -385,13 +387,6 @@ class Row:
     them without computing them again.
     """
 
-    id: str
-    article: str
-    where: str
-    claim: str
-    kind: str
-    printed: str
-    value: float | int | None
     book: float | bool | None
     uncertainty: float | None
     book_text: str
@@ -489,13 +484,7 @@ def evaluate(key: str) -> Row:
     # the reason is a template too: computed numbers in it come from the check
     reason = _show(c.reason, ev) if value is not None else _show(c.reason, Evidence(None))
     return Row(
-        id=key,
-        article=c.article,
-        where=c.where,
-        claim=c.claim,
-        kind=c.kind,
-        printed=c.printed,
-        value=c.value,
+        **{**claim_head(c), "id": key},
         book=value,
         uncertainty=ev.uncertainty,
         book_text=text,

@@ -50,6 +50,12 @@ COVERAGE_CHECKS = (
 )
 
 
+# Not heldout.book.metric_coverage.Coverage and its _coverage summary: that one drops the
+# sets where a metric is undefined (here every interval is defined), takes the larger Monte
+# Carlo error of the observed coverage and the promised level (here always the level's,
+# for a rejection rate too), and its fields (mcse, undefined, level) differ from the ones the operating-points lesson
+# and its tests read (mc_se).  The verdict on either comes from
+# heldout.book.chapter.coverage_verdict (level_verdict for the rejection rate).
 @dataclass(frozen=True)
 class Coverage(Result):
     """Share of simulated test sets whose interval held the truth (or whose test rejected).
@@ -176,14 +182,31 @@ def operating_coverage(
     >>> r.reps, bool(0.8 <= r.coverage <= 1)
     (50, True)
     """
-    from heldout.metrics import _roc
-    from heldout.metrics import operating as _operating
-    from heldout.metrics.calibration import calibration_error, calibration_slope, spiegelhalter_z
-    from heldout.metrics.operating import sensitivity_at_specificity
-    from heldout.metrics.partial_area import partial_auc
-    from heldout.metrics.simultaneous_band import roc_band
-
     check = as_choice(check, "check", COVERAGE_CHECKS)
+    n, pi, mu, r, a = _checked_design(n, prevalence, auc, reps, alpha)
+    gamma = float(as_positive(gamma, "gamma", scalar=True))
+    at = float(as_probability(at, "at", scalar=True))
+    n_bins = int(as_count(n_bins, "n_bins", minimum=2, maximum=1000, scalar=True))
+    n_resamples = as_draws(n_resamples, "n_resamples", minimum=100)
+    gen = make_rng(seed)
+    hits = np.zeros(r, dtype=bool)
+    widths = np.full(r, np.nan)
+    grid = np.linspace(0.05, 0.95, 19)
+    target = _target(check, pi, mu, at, band, gamma, int(n_bins), grid)
+    settings = dict(pi=pi, mu=mu, alpha=a, at=at, band=band, gamma=gamma, n_bins=n_bins,
+                    n_resamples=max(n_resamples, 100), grid=grid)  # fmt: skip
+    for i in range(r):
+        y, s = _draw(gen, n, pi, mu)
+        hits[i], widths[i] = _one_set(check, y, s, target, gen, **settings)
+    truth = float("nan") if check == "roc-band" else float(target)
+    return Coverage(
+        float(hits.mean()), r, math.sqrt(a * (1 - a) / r),
+        float(np.nanmean(widths)) if np.isfinite(widths).any() else float("nan"), truth,
+    )  # fmt: skip
+
+
+def _checked_design(n, prevalence, auc, reps, alpha):
+    """The simulations' shared inputs, checked: items, prevalence, binormal mu, reps, alpha."""
     n = int(as_count(n, "n", minimum=20, scalar=True))
     if n > _MAX_N:
         raise ValueError(f"n must be at most {_MAX_N:,} items per simulated test set, got {n:,}")
@@ -196,82 +219,73 @@ def operating_coverage(
             f"(a simulation that cannot finish here), got reps={r:,} with n={n:,}"
         )
     a = float(as_probability(alpha, "alpha", scalar=True))
-    gamma = float(as_positive(gamma, "gamma", scalar=True))
-    at = float(as_probability(at, "at", scalar=True))
-    n_bins = int(as_count(n_bins, "n_bins", minimum=2, maximum=1000, scalar=True))
-    n_resamples = as_draws(n_resamples, "n_resamples", minimum=100)
-    gen = make_rng(seed)
-    hits = np.zeros(r, dtype=bool)
-    widths = np.full(r, np.nan)
-    grid = np.linspace(0.05, 0.95, 19)
+    return n, pi, mu, r, a
+
+
+def _target(check, pi, mu, at, band, gamma, n_bins, grid):
+    """What ``check``'s intervals aim at: a number, or the true curve on ``grid`` (roc-band)."""
     if check.startswith("sensitivity"):
-        truth = float(stats.norm.sf(stats.norm.ppf(at) - mu))
-    elif check == "threshold":
-        truth = float(stats.norm.ppf(at))  # the negatives' quantile
+        return float(stats.norm.sf(stats.norm.ppf(at) - mu))
+    if check == "threshold":
+        return float(stats.norm.ppf(at))  # the negatives' quantile
+    if check.startswith("partial"):
+        return _true_pauc(mu, *band)
+    if check == "roc-band":
+        return stats.norm.sf(stats.norm.ppf(1 - grid) - mu)
+    if check == "slope":
+        return 1 / gamma
+    if check in ("ece", "intercept"):
+        ce, icpt = _population_ce(pi, mu, gamma, n_bins)
+        return ce if check == "ece" else icpt
+    return 0.0
+
+
+def _one_set(
+    check, y, s, target, gen, *, pi, mu, alpha, at, band, gamma, n_bins, n_resamples, grid
+):
+    """Whether one simulated set's interval held ``target`` (``"spiegelhalter"``: whether
+    the test rejected), and the interval's width (NaN for the test)."""
+    from heldout.metrics import _roc
+    from heldout.metrics import operating as _operating
+    from heldout.metrics.calibration import calibration_error, calibration_slope, spiegelhalter_z
+    from heldout.metrics.operating import sensitivity_at_specificity
+    from heldout.metrics.partial_area import partial_auc
+    from heldout.metrics.simultaneous_band import roc_band
+
+    a, b = alpha, n_resamples
+    if check == "sensitivity-bootstrap-only":  # the bootstrap at every point, no switch
+        parts, _ = _operating._at(
+            *_roc.labels_scores(y, s), at, a, "bootstrap", b, gen, min_above=0
+        )
+        lo, hi = parts[1], parts[2]
+    elif check.startswith("sensitivity") or check == "threshold":
+        method = {"sensitivity-bootstrap": "bootstrap", "threshold": "bootstrap",
+                  "sensitivity-order-statistic": "order-statistic"}.get(check, "fixed-threshold")  # fmt: skip
+        with warnings.catch_warnings():  # the limit is what these checks measure
+            warnings.simplefilter("ignore", _operating.OperatingPointWarning)
+            e = sensitivity_at_specificity(y, s, at, a, method, b, gen)
+        lo, hi = (e.threshold_low, e.threshold_high) if check == "threshold" else (e.low, e.high)
     elif check.startswith("partial"):
-        truth = _true_pauc(mu, *band)
+        e = partial_auc(y, s, band, a, check.removeprefix("partial-auc-"), b, gen)
+        lo, hi = e.low, e.high
     elif check == "roc-band":
-        true_curve = stats.norm.sf(stats.norm.ppf(1 - grid) - mu)
-        truth = float("nan")
-    elif check == "slope":
-        truth = 1 / gamma
-    elif check in ("ece", "intercept"):
-        ce, icpt = _population_ce(pi, mu, gamma, int(n_bins))
-        truth = ce if check == "ece" else icpt
+        band_ = roc_band(y, s, a, grid, b, gen)
+        return bool(np.all((band_.low <= target) & (target <= band_.high))), 2 * band_.half_width
     else:
-        truth = 0.0
-    for i in range(r):
-        y, s = _draw(gen, n, pi, mu)
-        if check == "sensitivity-bootstrap-only":  # the bootstrap at every point, no switch
-            parts, _ = _operating._at(
-                *_roc.labels_scores(y, s),
-                at,
-                a,
-                "bootstrap",
-                max(n_resamples, 100),
-                gen,
-                min_above=0,
-            )
-            lo, hi = parts[1], parts[2]
-        elif check.startswith("sensitivity") or check == "threshold":
-            method = {"sensitivity-bootstrap": "bootstrap", "threshold": "bootstrap",
-                      "sensitivity-order-statistic": "order-statistic"}.get(check, "fixed-threshold")  # fmt: skip
-            with warnings.catch_warnings():  # the limit is what these checks measure
-                warnings.simplefilter("ignore", _operating.OperatingPointWarning)
-                e = sensitivity_at_specificity(y, s, at, a, method, max(n_resamples, 100), gen)
-            lo, hi = (
-                (e.threshold_low, e.threshold_high) if check == "threshold" else (e.low, e.high)
-            )
-        elif check.startswith("partial"):
-            method = check.removeprefix("partial-auc-")
-            e = partial_auc(y, s, band, a, method, max(n_resamples, 100), gen)
+        p = special.expit(gamma * _true_logit(s, pi, mu))
+        if check == "spiegelhalter":
+            return bool(spiegelhalter_z(y, p).p_value < a), float("nan")
+        if check == "ece":
+            e = calibration_error(y, p, n_bins, a, b, gen)
             lo, hi = e.low, e.high
-        elif check == "roc-band":
-            b = roc_band(y, s, a, grid, max(n_resamples, 100), gen)
-            hits[i] = np.all((b.low <= true_curve) & (true_curve <= b.high))
-            widths[i] = 2 * b.half_width
-            continue
         else:
-            p = special.expit(gamma * _true_logit(s, pi, mu))
-            if check == "spiegelhalter":
-                hits[i] = spiegelhalter_z(y, p).p_value < a
-                continue
-            if check == "ece":
-                e = calibration_error(y, p, n_bins, a, max(n_resamples, 100), gen)
-                lo, hi = e.low, e.high
-            else:
-                c = calibration_slope(y, p, a)
-                lo, hi = (
-                    (c.slope_low, c.slope_high)
-                    if check == "slope"
-                    else (c.intercept_low, c.intercept_high)
-                )
-        hits[i] = lo <= truth <= hi
-        widths[i] = hi - lo
-    return Coverage(
-        float(hits.mean()), r, math.sqrt(a * (1 - a) / r),
-        float(np.nanmean(widths)) if np.isfinite(widths).any() else float("nan"), float(truth),
-    )  # fmt: skip
+            c = calibration_slope(y, p, a)
+            lo, hi = (
+                (c.slope_low, c.slope_high)
+                if check == "slope"
+                else (c.intercept_low, c.intercept_high)
+            )
+    return bool(lo <= target <= hi), hi - lo
 
 
 @dataclass(frozen=True)
@@ -355,22 +369,10 @@ def threshold_simulation(
     from heldout.metrics import threshold_optimism as th
 
     metric = as_choice(metric, "metric", th.TUNED_METRICS)
-    n = int(as_count(n, "n", minimum=20, scalar=True))
-    if n > _MAX_N:
-        raise ValueError(f"n must be at most {_MAX_N:,} items per simulated test set, got {n:,}")
-    pi = float(as_probability(prevalence, "prevalence", scalar=True))
-    mu = _mu(float(as_probability(auc, "auc", scalar=True)))
-    r = int(as_count(reps, "reps", minimum=1, scalar=True))
-    if r > _MAX_REPS or n * r > _MAX_WORK:
-        raise ValueError(
-            f"reps must be at most {_MAX_REPS:,} and n * reps at most {_MAX_WORK:,} "
-            f"(a simulation that cannot finish here), got reps={r:,} with n={n:,}"
-        )
-    a = float(as_probability(alpha, "alpha", scalar=True))
-    k = int(as_count(folds, "folds", minimum=2, scalar=True))
-    if k > n // 2:  # each class needs at least `folds` items: never drawn otherwise
-        raise ValueError(f"folds must be at most n / 2 = {n // 2:,}, got {k:,}")
-    folds = k
+    n, pi, mu, r, a = _checked_design(n, prevalence, auc, reps, alpha)
+    folds = int(as_count(folds, "folds", minimum=2, scalar=True))
+    if folds > n // 2:  # each class needs at least `folds` items: never drawn otherwise
+        raise ValueError(f"folds must be at most n / 2 = {n // 2:,}, got {folds:,}")
     gen = make_rng(seed)
     opt = np.empty(r)
     cover = np.zeros((3, r), dtype=bool)

@@ -149,6 +149,25 @@ def probability(text: str) -> float:
     return value
 
 
+def choice_option(
+    parser: argparse.ArgumentParser, flag: str, choices: Sequence[str], default, help: str
+) -> None:
+    """Add ``flag``, one of ``choices`` (``default`` when not given).
+
+    The one shape of the calculators' word options (``--method``, ``--alternative``,
+    ``--correction``...): argparse refuses any other word with a usage error.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> p = argparse.ArgumentParser()
+    >>> choice_option(p, "--tail", ["upper", "lower"], "upper", "which side")
+    >>> p.parse_args([]).tail, p.parse_args(["--tail", "lower"]).tail
+    ('upper', 'lower')
+    """
+    parser.add_argument(flag, default=default, choices=choices, help=help)
+
+
 def alpha_option(
     parser: argparse.ArgumentParser,
     *,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from heldout.cli import calculator
+from heldout.cli import calculator, choice_option
 
 
 def _run(args: argparse.Namespace) -> dict:
@@ -66,11 +66,12 @@ def register(top, size) -> None:
     p.add_argument(
         "--null-auc", type=float, default=0.5, help="AUC under the null hypothesis (0.5)"
     )
-    p.add_argument(
+    choice_option(
+        p,
         "--method",
-        default="hanley-mcneil",
-        choices=["hanley-mcneil", "binormal", "obuchowski"],
-        help="variance model (default hanley-mcneil)",
+        ["hanley-mcneil", "binormal", "obuchowski"],
+        "hanley-mcneil",
+        "variance model (default hanley-mcneil)",
     )
     p.add_argument(
         "--interval",

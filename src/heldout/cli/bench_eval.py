@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import itertools
 
-from heldout.cli import UsageError, alpha_option, calculator, count, probability
+from heldout.cli import UsageError, alpha_option, calculator, choice_option, count, probability
 
 DESCRIPTION = """\
 Reads per-answer logs: inspect_ai .eval/.json logs (through inspect_ai's own reader),
@@ -238,11 +238,12 @@ def register(top, size) -> None:
     p.add_argument("--metric", help="lm-eval: the metric field (default: the logged one)")
     p.add_argument("--model", help="lm-eval: the model's name (default: the file's folder)")
     p.add_argument("--k", type=_ks, default=[1], help="pass@k for these k (e.g. 1,5,10)")
-    p.add_argument(
+    choice_option(
+        p,
         "--method",
-        choices=("auto", "exact", "wilson", "t"),
-        default="auto",
-        help="interval of the score (auto: exact for grades in [0, 1])",
+        ("auto", "exact", "wilson", "t"),
+        "auto",
+        "interval of the score (auto: exact for grades in [0, 1])",
     )
     p.add_argument("--power", type=probability, default=0.8, help="power of a planned comparison")
     p.add_argument("--plan-questions", type=count, help="questions of a planned comparison")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from heldout.cli import alpha_option, calculator, count
+from heldout.cli import alpha_option, calculator, choice_option, count
 
 EPILOG = """\
 Upper bounds (each holds with probability >= 1 - alpha, except the approximations):
@@ -82,9 +82,10 @@ def register(top, size) -> None:
         level=True,
         help="failure probability in (0, 1); the interval has confidence 1 - alpha",
     )
-    p.add_argument(
+    choice_option(
+        p,
         "--method",
-        default="clopper-pearson",
-        choices=["clopper-pearson", "wilson", "wilson-cc", "jeffreys", "normal"],
-        help="two-sided interval method (default clopper-pearson)",
+        ["clopper-pearson", "wilson", "wilson-cc", "jeffreys", "normal"],
+        "clopper-pearson",
+        "two-sided interval method (default clopper-pearson)",
     )

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import argparse
 
-from heldout.cli import UsageError, alpha_option, calculator
+from heldout.cli import UsageError, alpha_option, calculator, choice_option
 from heldout.cli._parsing import shares as _shares
 
 #: Largest CSV file read (bytes); larger files should be summarised first.
@@ -181,113 +181,116 @@ def _fields(result, key: str) -> dict:
     }
 
 
+def _item_scores(args: argparse.Namespace, columns: dict) -> dict:
+    """Each model's per-item score (1/0 correctness, or the ``--score`` column)."""
+    used = {args.cluster} | ({args.stratum} if args.stratum else set())
+    if args.score is not None:
+        if args.model:
+            raise UsageError("give either --score or --model, not both")
+        return {
+            args.score: _numbers(_column(columns, args.score, "--score"), "--score", args.score)
+        }
+    labels = _labels_column(_column(columns, args.label, "--label"), "--label", args.label)
+    names = args.model or [c for c in columns if c not in used | {args.label}]
+    if not names:
+        raise UsageError(
+            "FILE has no prediction columns besides the label and cluster columns; "
+            "add one column per model, or give a per-item score column with --score"
+        )
+    if args.scores:
+        if not 0 < args.threshold < 1:
+            raise UsageError(f"--threshold must be between 0 and 1, got {args.threshold:g}")
+        return {
+            m: _from_scores(_column(columns, m, "--model"), labels, m, args.threshold).astype(float)
+            for m in names
+        }
+    return {m: _same(_column(columns, m, "--model"), labels, m).astype(float) for m in names}
+
+
+def _model_fields(args: argparse.Namespace, columns: dict, y, clusters) -> dict:
+    """One model's clustered interval, with its bootstrap and stratified estimate if asked."""
+    import numpy as np
+
+    from heldout.dependent.clustered import cluster_bootstrap, clustered_mean
+    from heldout.dependent.strata import stratified_mean
+
+    alpha = args.alpha
+    r = clustered_mean(y, clusters, alpha=alpha, correction=args.correction)
+    binary = bool(np.all((y == 0) | (y == 1)))
+    fields = _fields(r, "accuracy" if binary else "mean")
+    fields["alpha"] = alpha
+    if args.bootstrap:
+        b = cluster_bootstrap(y, clusters, alpha=alpha, n_resamples=args.bootstrap, seed=args.seed)
+        fields["bootstrap_low"], fields["bootstrap_high"] = b.low, b.high
+    if args.stratum:
+        strata = np.array(_column(columns, args.stratum, "--stratum"))
+        s = stratified_mean(y, strata, _shares(args.shares), clusters=clusters, alpha=alpha)
+        fields["stratified"] = {
+            "estimate": s.estimate,
+            "low": s.low,
+            "high": s.high,
+            "se": s.se,
+            "strata": {
+                str(k): {"n": n, "mean": m, "share": w}
+                for k, n, m, w in zip(s.strata, s.sizes, s.means, s.shares, strict=True)
+            },
+        }
+    return fields
+
+
+def _pairs(args: argparse.Namespace, scores: dict, clusters) -> dict:
+    """Every pair of models' clustered difference (and paired cluster bootstrap if asked)."""
+    from heldout.dependent.clustered import clustered_difference, paired_cluster_bootstrap
+
+    alpha = args.alpha
+    names = list(scores)
+    pairs = {}
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            d = clustered_difference(scores[a], scores[b], clusters, alpha=alpha)
+            entry = {
+                "difference": d.estimate,
+                "se_iid": d.se_iid,
+                "se_cluster": d.se_cluster,
+                "low": d.low,
+                "high": d.high,
+            }
+            if args.bootstrap:
+                pb = paired_cluster_bootstrap(
+                    scores[a],
+                    scores[b],
+                    clusters,
+                    alpha=alpha,
+                    n_resamples=args.bootstrap,
+                    seed=args.seed,
+                )
+                entry["bootstrap_low"], entry["bootstrap_high"] = pb.low, pb.high
+            pairs[f"{a} - {b}"] = entry
+    return pairs
+
+
 def _run(args: argparse.Namespace) -> dict:
     import numpy as np
 
-    from heldout.dependent.clustered import (
-        cluster_bootstrap,
-        clustered_difference,
-        clustered_mean,
-        paired_cluster_bootstrap,
-    )
-    from heldout.dependent.strata import stratified_mean
-
     if not 0 < args.alpha < 1:
         raise UsageError(f"--alpha must be between 0 and 1, got {args.alpha:g}")
-    alpha = args.alpha
     if args.shares and not args.stratum:
         raise UsageError("--shares needs --stratum COLUMN")
     columns = _read_csv(args.file)
     clusters = np.array(_column(columns, args.cluster, "--cluster"))
     if args.score is None and args.cluster == args.label:
         raise UsageError(f"--cluster and --label both name column {args.label!r}")
-    used = {args.cluster} | ({args.stratum} if args.stratum else set())
-    if args.score is not None:
-        if args.model:
-            raise UsageError("give either --score or --model, not both")
-        scores = {
-            args.score: _numbers(_column(columns, args.score, "--score"), "--score", args.score)
-        }
-    else:
-        labels = _labels_column(_column(columns, args.label, "--label"), "--label", args.label)
-        names = args.model or [c for c in columns if c not in used | {args.label}]
-        if not names:
-            raise UsageError(
-                "FILE has no prediction columns besides the label and cluster columns; "
-                "add one column per model, or give a per-item score column with --score"
-            )
-        if args.scores:
-            if not 0 < args.threshold < 1:
-                raise UsageError(f"--threshold must be between 0 and 1, got {args.threshold:g}")
-            scores = {
-                m: _from_scores(_column(columns, m, "--model"), labels, m, args.threshold).astype(
-                    float
-                )
-                for m in names
-            }
-        else:
-            scores = {
-                m: _same(_column(columns, m, "--model"), labels, m).astype(float) for m in names
-            }
-    out: dict = {}
-    per_model = {}
-    for name, y in scores.items():
-        r = clustered_mean(y, clusters, alpha=alpha, correction=args.correction)
-        binary = bool(np.all((y == 0) | (y == 1)))
-        fields = _fields(r, "accuracy" if binary else "mean")
-        fields["alpha"] = alpha
-        if args.bootstrap:
-            b = cluster_bootstrap(
-                y, clusters, alpha=alpha, n_resamples=args.bootstrap, seed=args.seed
-            )
-            fields["bootstrap_low"], fields["bootstrap_high"] = b.low, b.high
-        if args.stratum:
-            strata = np.array(_column(columns, args.stratum, "--stratum"))
-            s = stratified_mean(y, strata, _shares(args.shares), clusters=clusters, alpha=alpha)
-            fields["stratified"] = {
-                "estimate": s.estimate,
-                "low": s.low,
-                "high": s.high,
-                "se": s.se,
-                "strata": {
-                    str(k): {"n": n, "mean": m, "share": w}
-                    for k, n, m, w in zip(s.strata, s.sizes, s.means, s.shares, strict=True)
-                },
-            }
-        per_model[name] = fields
+    scores = _item_scores(args, columns)
+    per_model = {name: _model_fields(args, columns, y, clusters) for name, y in scores.items()}
     if len(per_model) == 1:
-        out.update(next(iter(per_model.values())))
-        out["model"] = next(iter(per_model))
-    else:
-        out["n"] = len(clusters)
-        out["clusters"] = next(iter(per_model.values()))["clusters"]
-        out["alpha"] = alpha
-        out["models"] = per_model
-        names = list(scores)
-        pairs = {}
-        for i, a in enumerate(names):
-            for b in names[i + 1 :]:
-                d = clustered_difference(scores[a], scores[b], clusters, alpha=alpha)
-                entry = {
-                    "difference": d.estimate,
-                    "se_iid": d.se_iid,
-                    "se_cluster": d.se_cluster,
-                    "low": d.low,
-                    "high": d.high,
-                }
-                if args.bootstrap:
-                    pb = paired_cluster_bootstrap(
-                        scores[a],
-                        scores[b],
-                        clusters,
-                        alpha=alpha,
-                        n_resamples=args.bootstrap,
-                        seed=args.seed,
-                    )
-                    entry["bootstrap_low"], entry["bootstrap_high"] = pb.low, pb.high
-                pairs[f"{a} - {b}"] = entry
-        out["pairs"] = pairs
-    return out
+        return {**next(iter(per_model.values())), "model": next(iter(per_model))}
+    return {
+        "n": len(clusters),
+        "clusters": next(iter(per_model.values()))["clusters"],
+        "alpha": args.alpha,
+        "models": per_model,
+        "pairs": _pairs(args, scores, clusters),
+    }
 
 
 def _run_size(args: argparse.Namespace) -> dict:
@@ -374,12 +377,7 @@ def register(top, size) -> None:
         help="population shares of the strata, e.g. census=0.5,students=0.5",
     )
     alpha_option(p, level=True, help="one minus the confidence level")
-    p.add_argument(
-        "--correction",
-        choices=["CR1", "CR0"],
-        default="CR1",
-        help="small-sample factor G/(G-1) or none",
-    )
+    choice_option(p, "--correction", ["CR1", "CR0"], "CR1", "small-sample factor G/(G-1) or none")
     p.add_argument(
         "--bootstrap",
         type=int,
@@ -414,6 +412,4 @@ def register(top, size) -> None:
     )
     p.add_argument("--max-cluster-size", type=int, default=None, help="largest possible cluster")
     alpha_option(p, level=True, help="one minus the confidence level")
-    p.add_argument(
-        "--method", choices=["t", "normal"], default="t", help="Student t (default) or normal"
-    )
+    choice_option(p, "--method", ["t", "normal"], "t", "Student t (default) or normal")

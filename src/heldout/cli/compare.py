@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from heldout.cli import alpha_option, calculator
+from heldout.cli import alpha_option, calculator, choice_option
 
 
 def _score(text: str, name: str) -> tuple[int, int]:
@@ -334,11 +334,12 @@ def register(top, size) -> None:
     p.add_argument("--a", default=None, help="model A's score as CORRECT/TOTAL, e.g. 96/100")
     p.add_argument("--b", default=None, help="model B's score as CORRECT/TOTAL, e.g. 98/100")
     p.add_argument("--prior", default="uniform", help="uniform (default), jeffreys or haldane")
-    p.add_argument(
+    choice_option(
+        p,
         "--alternative",
-        default="less",
-        choices=["less", "greater", "two-sided"],
-        help="alternative of the tests, about A relative to B (default: less = A worse)",
+        ["less", "greater", "two-sided"],
+        "less",
+        "alternative of the tests, about A relative to B (default: less = A worse)",
     )
     p.add_argument(
         "--only-a-correct", type=int, default=None, help="items only A got right (paired data)"
@@ -383,9 +384,10 @@ def register(top, size) -> None:
         help="share of items exactly one model gets right (--paired)",
     )
     s.add_argument("--alpha", type=float, default=0.05, help="level of the test (--paired)")
-    s.add_argument(
+    choice_option(
+        s,
         "--alternative",
-        default="two-sided",
-        choices=["two-sided", "greater", "less"],
-        help="alternative of the test (--paired; default two-sided)",
+        ["two-sided", "greater", "less"],
+        "two-sided",
+        "alternative of the test (--paired; default two-sided)",
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 
-from heldout.cli import alpha_option, calculator, count, real
+from heldout.cli import alpha_option, calculator, choice_option, count, real
 
 
 def _run(args: argparse.Namespace) -> dict:
@@ -133,17 +133,19 @@ def register(top, size) -> None:
     )
     p.add_argument("file", help="CSV table of scores (data sets x learners, or with a fold column)")
     alpha_option(p, help="level of the tests (family-wise for Nemenyi and Holm)")
-    p.add_argument(
+    choice_option(
+        p,
         "--method",
-        default="wilcoxon",
-        choices=("wilcoxon", "sign"),
-        help="pairwise test: Wilcoxon signed-rank (default) or the sign test",
+        ("wilcoxon", "sign"),
+        "wilcoxon",
+        "pairwise test: Wilcoxon signed-rank (default) or the sign test",
     )
-    p.add_argument(
+    choice_option(
+        p,
         "--adjust",
-        default="holm",
-        choices=("holm", "bonferroni", "hommel", "bh", "by", "none"),
-        help="adjustment of the pairwise p-values (default holm)",
+        ("holm", "bonferroni", "hommel", "bh", "by", "none"),
+        "holm",
+        "adjustment of the pairwise p-values (default holm)",
     )
     p.add_argument("--control", default=None, help="test every learner against this one only")
     p.add_argument(

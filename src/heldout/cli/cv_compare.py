@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 
-from heldout.cli import calculator
+from heldout.cli import calculator, choice_option
 
 _LAYOUT = (
     "5x2cv and 5x2cv-f need 10 scores per learner in fold order: rep1-fold1, rep1-fold2,\n"
@@ -145,11 +145,12 @@ def register(top, size) -> None:
     p.add_argument(
         "--file", default=None, help="a file with two columns of scores (A, B); a header is skipped"
     )
-    p.add_argument(
+    choice_option(
+        p,
         "--method",
-        default="corrected",
-        choices=["corrected", "naive", "5x2cv", "5x2cv-f"],
-        help="the test (default: corrected)",
+        ["corrected", "naive", "5x2cv", "5x2cv-f"],
+        "corrected",
+        "the test (default: corrected)",
     )
     p.add_argument(
         "--test-fraction",
@@ -157,11 +158,12 @@ def register(top, size) -> None:
         default=None,
         help="share of rows in each test part (corrected test; 1/K for K-fold CV)",
     )
-    p.add_argument(
+    choice_option(
+        p,
         "--alternative",
-        default="two-sided",
-        choices=["two-sided", "greater", "less"],
-        help="about A's scores relative to B's (default: two-sided)",
+        ["two-sided", "greater", "less"],
+        "two-sided",
+        "about A's scores relative to B's (default: two-sided)",
     )
     p.add_argument(
         "--rope",

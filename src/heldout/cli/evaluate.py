@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import argparse
 
-from heldout.cli import alpha_option, calculator
+from heldout.cli import alpha_option, calculator, choice_option
 
 _ALL = "\0all"  # --scores / --labels given without a column: every model column
 
@@ -293,11 +293,12 @@ def register(top, size) -> None:
         metavar="COLS",
         help="read these model columns (comma-separated; all when none given) as labels",
     )
-    p.add_argument(
+    choice_option(
+        p,
         "--adjust",
-        choices=["holm", "hommel", "bonferroni", "bh", "by", "none"],
-        default="holm",
-        help="adjustment of the pairs' p-values within each metric: holm (default), hommel, "
+        ["holm", "hommel", "bonferroni", "bh", "by", "none"],
+        "holm",
+        "adjustment of the pairs' p-values within each metric: holm (default), hommel, "
         "bonferroni (family-wise), bh, by (false discovery rate) or none",
     )
     p.add_argument(
@@ -317,17 +318,19 @@ def register(top, size) -> None:
     p.add_argument(
         "--shares", default=None, help="population shares of the strata, e.g. A=0.6,B=0.4"
     )
-    p.add_argument(
+    choice_option(
+        p,
         "--correction",
-        choices=["CR1", "CR0"],
-        default="CR1",
-        help="small-sample factor G/(G-1) of the cluster-robust variance, or none",
+        ["CR1", "CR0"],
+        "CR1",
+        "small-sample factor G/(G-1) of the cluster-robust variance, or none",
     )
-    p.add_argument(
+    choice_option(
+        p,
         "--engine",
-        choices=["duckdb", "dask"],
-        default=None,
-        help="compute out of core (files larger than memory; FILE may be a folder or a glob)",
+        ["duckdb", "dask"],
+        None,
+        "compute out of core (files larger than memory; FILE may be a folder or a glob)",
     )
     p.add_argument(
         "--memory-limit",
@@ -376,8 +379,5 @@ def _operating_options(p) -> None:
         action="store_true",
         help="debiased calibration error, Spiegelhalter's z, calibration slope and intercept",
     )
-    p.add_argument(
-        "--threshold-tuned", default=None, choices=["accuracy", "balanced_accuracy", "f1"],
-        help="--threshold was chosen on this file to maximise this metric: add split and "
-        "cross-fit reports (threshold chosen on other items) and a note",
-    )  # fmt: skip
+    choice_option(p, "--threshold-tuned", ["accuracy", "balanced_accuracy", "f1"], None, "--threshold was chosen on this file to maximise this metric: add split and "
+        "cross-fit reports (threshold chosen on other items) and a note")  # fmt: skip

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from heldout.cli import calculator
+from heldout.cli import calculator, choice_option
 
 _EPILOG = """\
 Reads one outcome per line (1 = correct, 0 = wrong, or a score in [0, 1]) from FILE or,
@@ -155,9 +155,10 @@ def register(top, size) -> None:
     p.add_argument(
         "--pool", type=int, default=None, help="size of a finite pool labelled without replacement"
     )
-    p.add_argument(
+    choice_option(
+        p,
         "--method",
-        default="betting",
-        choices=["betting", "empirical-bernstein", "mixture", "hoeffding"],
-        help="confidence sequence (default betting)",
+        ["betting", "empirical-bernstein", "mixture", "hoeffding"],
+        "betting",
+        "confidence sequence (default betting)",
     )

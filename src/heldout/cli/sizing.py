@@ -6,7 +6,7 @@ the inputs it used.  See the chapter "How many test rows: Hoeffding sizing".
 
 from __future__ import annotations
 
-from heldout.cli import UsageError, alpha_option, calculator, real
+from heldout.cli import UsageError, alpha_option, calculator, choice_option, real
 
 _BASES = {"2": 2, "e": "e", "10": 10}
 
@@ -107,9 +107,7 @@ def _common(p, *, with_range: bool = True) -> None:
             default=None,
             help="collar of the collared deviance; sets U = -2 log_base(mu)",
         )
-        p.add_argument(
-            "--base", choices=sorted(_BASES), default="2", help="log base for --mu (default 2)"
-        )
+        choice_option(p, "--base", sorted(_BASES), "2", "log base for --mu (default 2)")
     p.add_argument(
         "--tolerance", type=real, required=True, metavar="T", help="largest acceptable deviation t"
     )

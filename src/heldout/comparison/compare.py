@@ -104,6 +104,17 @@ def _count_pair(k, m, k_name: str, m_name: str) -> tuple[np.ndarray, np.ndarray]
     return k_arr, m_arr
 
 
+def _two_samples(correct_a, n_a, correct_b, n_b, alternative: str) -> tuple[np.ndarray, ...]:
+    """The checked counts of two independent samples, broadcast together (Fisher, chi-squared)."""
+    _check_alternative(alternative)
+    ka, na = _count_pair(correct_a, n_a, "correct_a", "n_a")
+    kb, nb = _count_pair(correct_b, n_b, "correct_b", "n_b")
+    try:
+        return np.broadcast_arrays(ka, na, kb, nb)
+    except ValueError:
+        raise ValueError("correct_a, n_a, correct_b and n_b do not broadcast") from None
+
+
 def _positive(value, name: str) -> np.ndarray:
     # the shared check: also refuses booleans, complex numbers and 10**400 by name
     return as_positive(value, name)
@@ -380,13 +391,7 @@ def fisher_test(correct_a, n_a, correct_b, n_b, alternative: str = "less"):
     >>> round(fisher_test(96, 100, 98, 100), 4)
     0.3414
     """
-    _check_alternative(alternative)
-    ka, na = _count_pair(correct_a, n_a, "correct_a", "n_a")
-    kb, nb = _count_pair(correct_b, n_b, "correct_b", "n_b")
-    try:
-        ka, na, kb, nb = np.broadcast_arrays(ka, na, kb, nb)
-    except ValueError:
-        raise ValueError("correct_a, n_a, correct_b and n_b do not broadcast") from None
+    ka, na, kb, nb = _two_samples(correct_a, n_a, correct_b, n_b, alternative)
     if np.any(na.astype(float) + nb > _FISHER_MAX):
         raise ValueError(
             "fisher_test needs n_a + n_b <= 1e10: beyond that scipy's hypergeometric "
@@ -433,13 +438,9 @@ def chi2_test(
     >>> round(chi2_test(96, 100, 98, 100), 4)
     0.3392
     """
-    _check_alternative(alternative)
-    ka, na = _count_pair(correct_a, n_a, "correct_a", "n_a")
-    kb, nb = _count_pair(correct_b, n_b, "correct_b", "n_b")
-    try:
-        ka, na, kb, nb = (x.astype(float) for x in np.broadcast_arrays(ka, na, kb, nb))
-    except ValueError:
-        raise ValueError("correct_a, n_a, correct_b and n_b do not broadcast") from None
+    ka, na, kb, nb = (
+        x.astype(float) for x in _two_samples(correct_a, n_a, correct_b, n_b, alternative)
+    )
     total = na + nb
     succ = ka + kb
     fail = total - succ

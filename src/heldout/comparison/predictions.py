@@ -394,7 +394,7 @@ def _numeric(column: np.ndarray) -> np.ndarray | None:
 
 def _correct_by_kind(truth, models, names, threshold):
     """Correctness of each model column, read by the one column-kind rule."""
-    from heldout._inputs import detected_kind
+    from heldout._inputs import all_whole, detected_kind
 
     y = _numeric(truth)
     correct = np.empty(models.shape, dtype=bool)
@@ -405,7 +405,7 @@ def _correct_by_kind(truth, models, names, threshold):
             correct[:, j] = models[:, j] == truth
             kinds.append("labels")
             continue
-        kind = detected_kind(bool(np.all(x == np.round(x))), x.min(), x.max())
+        kind = detected_kind(all_whole(x), x.min(), x.max())
         kinds.append(kind)
         if kind == "labels":
             correct[:, j] = x == y

@@ -55,7 +55,7 @@ from numpy.typing import ArrayLike
 
 from heldout import _dist, _inputs
 from heldout._checks import as_count, as_positive, as_probability, in_choices, show
-from heldout._result import Result, extra
+from heldout._result import EstimateResult, Result, extra
 
 __all__ = [
     "BootstrapInterval",
@@ -627,7 +627,7 @@ def effective_size(n: ArrayLike, design_effect: ArrayLike) -> float | np.ndarray
 
 # --------------------------------------------------------------------------- cluster bootstrap
 @dataclass(frozen=True)
-class BootstrapInterval(Result):
+class BootstrapInterval(EstimateResult):
     """A cluster-bootstrap percentile interval.  Unpacks as ``(estimate, low, high)``.
 
     Attributes
@@ -642,10 +642,6 @@ class BootstrapInterval(Result):
     alpha : float
     """
 
-    estimate: float
-    low: float
-    high: float
-    se: float = extra()
     n_resamples: int = extra()
     clusters: int = extra()
     alpha: float = extra()

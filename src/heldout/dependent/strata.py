@@ -31,7 +31,7 @@ from numpy.typing import ArrayLike
 
 from heldout import _dist, _inputs
 from heldout._checks import as_count, as_positive, as_probability
-from heldout._result import Result, extra
+from heldout._result import EstimateResult, Result, extra
 
 __all__ = [
     "Allocation",
@@ -58,7 +58,7 @@ def _shares_array(shares, name: str = "shares") -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class Stratified(Result):
+class Stratified(EstimateResult):
     """A stratified mean score.  Unpacks as ``(estimate, low, high)``.
 
     Attributes
@@ -87,10 +87,6 @@ class Stratified(Result):
     alpha : float
     """
 
-    estimate: float
-    low: float
-    high: float
-    se: float = extra()
     df: float = extra()
     unweighted: float = extra()
     se_unweighted: float = extra()

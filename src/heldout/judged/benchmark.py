@@ -712,6 +712,21 @@ def _plan_inputs(disagreement, samples, within, alpha, power):
     return r, k, w, a, pw, z
 
 
+def _paired_plan(q, delta, variance, k, a, pw) -> PairedPlan:
+    return PairedPlan(
+        questions=q,
+        difference=float(delta),
+        variance=float(variance),
+        samples=k,
+        answers=2 * q * k,
+        alpha=a,
+        power=pw,
+    )
+
+
+# minimum_detectable_difference and questions_for_difference solve the same power equation
+# for its two unknowns and share _plan_inputs and _paired_plan; their signatures differ only
+# in the first argument (the questions given, or the difference) and stay two functions.
 def minimum_detectable_difference(
     questions: int,
     disagreement: float,
@@ -751,15 +766,7 @@ def minimum_detectable_difference(
     r, k, w, a, pw, z = _plan_inputs(disagreement, samples, within, alpha, power)
     room = r - w * (1 - 1 / k)
     delta = z * np.sqrt(room / (q + z**2))
-    return PairedPlan(
-        questions=q,
-        difference=float(delta),
-        variance=float(room - delta**2),
-        samples=k,
-        answers=2 * q * k,
-        alpha=a,
-        power=pw,
-    )
+    return _paired_plan(q, delta, room - delta**2, k, a, pw)
 
 
 def questions_for_difference(
@@ -800,15 +807,7 @@ def questions_for_difference(
             "(the disagreement rate must be at least difference**2 + within)"
         )
     q = max(2, int(np.ceil(z**2 * v / delta**2 * (1 - 1e-12))))
-    return PairedPlan(
-        questions=q,
-        difference=abs(delta),
-        variance=float(v),
-        samples=k,
-        answers=2 * q * k,
-        alpha=a,
-        power=pw,
-    )
+    return _paired_plan(q, abs(delta), v, k, a, pw)
 
 
 # --------------------------------------------------------------------------- simulation

@@ -39,7 +39,8 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from heldout._checks import as_count, as_floats, as_probability
-from heldout._result import Result, extra
+from heldout._result import EstimateResult, extra
+from heldout.judged.ppi import _gold_table
 
 __all__ = ["MIN_YOUDEN", "RoganGladen", "rogan_gladen", "rogan_gladen_from_counts"]
 
@@ -48,7 +49,7 @@ MIN_YOUDEN = 0.05
 
 
 @dataclass(frozen=True)
-class RoganGladen(Result):
+class RoganGladen(EstimateResult):
     """The Rogan-Gladen corrected rate.  Unpacks as ``(estimate, low, high)``.
 
     Attributes
@@ -74,10 +75,6 @@ class RoganGladen(Result):
     alpha : float
     """
 
-    estimate: float
-    low: float
-    high: float
-    se: float = extra()
     sensitivity: float = extra()
     specificity: float = extra()
     apparent: float = extra()
@@ -174,13 +171,8 @@ def rogan_gladen_from_counts(
 
     Parameters
     ----------
-    table : array_like of int, shape (2, 2)
-        Gold items by people's grade (rows: right, wrong) and the judge's (columns: passed,
-        failed): ``[[right & passed, right & failed], [wrong & passed, wrong & failed]]``.
-    judge_passed : int
-        Judge-only items the judge passed.
-    judge_items : int
-        Judge-only items :math:`N` (at least 2).
+    table, judge_passed, judge_items
+        As in :func:`heldout.judged.ppi.ppi_from_counts` (the same check reads them).
     alpha : float
 
     Returns
@@ -193,22 +185,10 @@ def rogan_gladen_from_counts(
     >>> [round(v, 3) for v in r], round(r.sensitivity, 3), round(r.specificity, 3)
     ([0.531, 0.245, 0.818], 0.97, 0.286)
     """
-    n11, n10, n01, n00 = _table(table)
+    n11, n10, n01, n00 = _gold_table(table, most=10**15)
     big_n = int(as_count(judge_items, "judge_items", minimum=2, scalar=True))
     passed = int(as_count(judge_passed, "judge_passed", maximum=big_n, scalar=True))
     return _from_counts(n11, n10, n01, n00, passed, big_n, alpha, "table")
-
-
-def _table(table) -> tuple[int, int, int, int]:
-    t = as_count(table, "table")
-    if t.shape != (2, 2):
-        raise ValueError(
-            "table must be 2 x 2: [[right & passed, right & failed], [wrong & passed, "
-            f"wrong & failed]], got shape {t.shape}"
-        )
-    if t.sum() < 2 or t.sum() > 10**15:
-        raise ValueError(f"table must count between 2 and 10**15 gold items, got {int(t.sum())}")
-    return int(t[0, 0]), int(t[0, 1]), int(t[1, 0]), int(t[1, 1])
 
 
 def _from_counts(n11, n10, n01, n00, passed, big_n, alpha, gold_name) -> RoganGladen:

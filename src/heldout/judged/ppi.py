@@ -353,6 +353,22 @@ def ppi_mean(
     return res
 
 
+def _gold_table(table: ArrayLike, most: int = MAX_ITEMS) -> tuple[int, int, int, int]:
+    """The gold items' 2 x 2 table checked: its cells ``n11, n10, n01, n00`` (rows: people's
+    grade right, wrong; columns: the judge passed, failed), counting 2 to ``most`` items
+    (also :func:`heldout.judged.misclassification.rogan_gladen_from_counts`' check)."""
+    t = as_count(table, "table")
+    if t.shape != (2, 2):
+        raise ValueError(
+            "table must be 2 x 2: [[right & passed, right & failed], [wrong & passed, "
+            f"wrong & failed]], got shape {t.shape}"
+        )
+    n = int(t.sum())
+    if n < 2 or n > most:
+        raise ValueError(f"table must count between 2 and {most:,} gold items, got {n}")
+    return int(t[0, 0]), int(t[0, 1]), int(t[1, 0]), int(t[1, 1])
+
+
 def ppi_from_counts(
     table: ArrayLike,
     judge_passed: int,
@@ -390,20 +406,13 @@ def ppi_from_counts(
     >>> [round(v, 4) for v in r], r.disagreements
     ([0.75, 0.6957, 0.8043], 30)
     """
-    t = as_count(table, "table")
-    if t.shape != (2, 2):
-        raise ValueError(
-            "table must be 2 x 2: [[right & passed, right & failed], [wrong & passed, "
-            f"wrong & failed]], got shape {t.shape}"
-        )
-    n = int(t.sum())
-    if n < 2 or n > MAX_ITEMS:
-        raise ValueError(f"table must count between 2 and {MAX_ITEMS:,} gold items, got {n}")
+    cells = _gold_table(table)
+    n = sum(cells)
     big_n = int(as_count(judge_items, "judge_items", minimum=2, maximum=MAX_ITEMS, scalar=True))
     k = int(as_count(judge_passed, "judge_passed", maximum=big_n, scalar=True))
     a = float(as_probability(alpha, "alpha", scalar=True))
     w = _weight_arg(weight)
-    c11, c10, c01, c00 = (float(v) for v in t.ravel())
+    c11, c10, c01, c00 = (float(v) for v in cells)
     my, mfl = (c11 + c10) / n, (c11 + c01) / n
     vy, vfl = my * (1 - my) * n / (n - 1), mfl * (1 - mfl) * n / (n - 1)
     cov = (c11 / n - my * mfl) * n / (n - 1)
@@ -618,6 +627,64 @@ def ppi_difference(
     return res
 
 
+def _strata_args(strata_gold, strata_rest, y, fu):
+    """The strata of the gold and judge-only items, checked against their counts."""
+    from heldout import _inputs as _arrays
+
+    sg = _arrays.array(strata_gold, "strata_gold")  # a ragged list: refused by name
+    sr = _arrays.array(strata_rest, "strata_rest")
+    if sg.shape != y.shape:
+        raise ValueError(
+            f"strata_gold must give one stratum per gold item ({y.size}), got shape {sg.shape}"
+        )
+    if sr.shape != fu.shape:
+        raise ValueError(
+            f"strata_rest must give one stratum per judge-only item ({fu.size}), got shape {sr.shape}"
+        )
+    return sg, sr
+
+
+def _population_shares(labels, counts, shares):
+    """Each stratum's population share: ``shares`` (checked) or its share of all items.
+
+    Not ``heldout.dependent.strata._stratum_weights``, which sums every share given and
+    refuses a positive share for a stratum without items: here only the shares of the
+    strata that have items must sum to 1, and others are ignored."""
+    if shares is None:
+        return counts / counts.sum()
+    if not isinstance(shares, Mapping):
+        raise ValueError("shares must be a mapping {stratum: share}")
+    missing = [h for h in labels.tolist() if h not in shares]
+    if missing:
+        raise ValueError(f"shares has no share for strata {missing[:5]}")
+    share = as_probability([shares[h] for h in labels.tolist()], "shares", closed=True)
+    if abs(share.sum() - 1) > 1e-6:
+        raise ValueError(f"shares must sum to 1, got a sum of {share.sum():.6g}")
+    return share
+
+
+def _per_stratum(y, fl, fu, sg, sr, labels, w):
+    """Each stratum's PPI estimate, variance and weight, and the gold items' disagreements
+    (-1 where the grades are not all 0/1)."""
+    ests, vars_, lams, disagree = [], [], [], 0
+    for h in labels.tolist():
+        yh, fh, uh = y[sg == h], fl[sg == h], fu[sr == h]
+        if yh.size < 2 or uh.size < 2:
+            raise ValueError(
+                f"stratum {show(h)} needs at least 2 gold and 2 judge-only items, "
+                f"got {yh.size} and {uh.size}"
+            )
+        mom = _moments(yh, fh, uh)
+        lam = _lam_of(mom) if w == "tuned" else w
+        est, se = _combine(*mom, lam)
+        ests.append(est)
+        vars_.append(se**2)
+        lams.append(lam)
+        dh = _disagreements(yh, fh)
+        disagree = -1 if dh < 0 or disagree < 0 else disagree + dh
+    return ests, vars_, lams, disagree
+
+
 def stratified_ppi_mean(
     gold: ArrayLike,
     judge_gold: ArrayLike,
@@ -676,51 +743,15 @@ def stratified_ppi_mean(
     [0.803, 0.779, 0.828]
     """
     y, fl, fu = _inputs(gold, judge_gold, judge_rest)
-    from heldout import _inputs as _arrays
-
-    sg = _arrays.array(strata_gold, "strata_gold")  # a ragged list: refused by name
-    sr = _arrays.array(strata_rest, "strata_rest")
-    if sg.shape != y.shape:
-        raise ValueError(
-            f"strata_gold must give one stratum per gold item ({y.size}), got shape {sg.shape}"
-        )
-    if sr.shape != fu.shape:
-        raise ValueError(
-            f"strata_rest must give one stratum per judge-only item ({fu.size}), got shape {sr.shape}"
-        )
+    sg, sr = _strata_args(strata_gold, strata_rest, y, fu)
     a = float(as_probability(alpha, "alpha", scalar=True))
     w = _weight_arg(weight)
     labels = np.unique(np.concatenate([sg, sr]))
     if labels.size > 10_000:
         raise ValueError(f"at most 10,000 strata, got {labels.size}")
     counts = np.array([np.count_nonzero(sg == h) + np.count_nonzero(sr == h) for h in labels])
-    if shares is None:
-        share = counts / counts.sum()
-    else:
-        if not isinstance(shares, Mapping):
-            raise ValueError("shares must be a mapping {stratum: share}")
-        missing = [h for h in labels.tolist() if h not in shares]
-        if missing:
-            raise ValueError(f"shares has no share for strata {missing[:5]}")
-        share = as_probability([shares[h] for h in labels.tolist()], "shares", closed=True)
-        if abs(share.sum() - 1) > 1e-6:
-            raise ValueError(f"shares must sum to 1, got a sum of {share.sum():.6g}")
-    ests, vars_, lams, disagree = [], [], [], 0
-    for h in labels.tolist():
-        yh, fh, uh = y[sg == h], fl[sg == h], fu[sr == h]
-        if yh.size < 2 or uh.size < 2:
-            raise ValueError(
-                f"stratum {show(h)} needs at least 2 gold and 2 judge-only items, "
-                f"got {yh.size} and {uh.size}"
-            )
-        mom = _moments(yh, fh, uh)
-        lam = _lam_of(mom) if w == "tuned" else w
-        est, se = _combine(*mom, lam)
-        ests.append(est)
-        vars_.append(se**2)
-        lams.append(lam)
-        dh = _disagreements(yh, fh)
-        disagree = -1 if dh < 0 or disagree < 0 else disagree + dh
+    share = _population_shares(labels, counts, shares)
+    ests, vars_, lams, disagree = _per_stratum(y, fl, fu, sg, sr, labels, w)
     est = float(share @ np.array(ests))
     se = float(np.sqrt(share**2 @ np.array(vars_)))
     if max(lams) > 0:

@@ -57,7 +57,14 @@ also turns the in-memory path's statistics into ``evaluate``'s report.
 
 Two engines compute them: DuckDB (one machine; it spills to disk when a sort,
 group or join outgrows ``memory_limit``) and Dask (a cluster; a local one in the
-tests).  Results equal the in-memory report on files that fit: the counts exactly,
+tests).  Dask computes the two-class statistics by one numpy pass over each partition
+(:mod:`heldout.metrics._partition_stats`: counts by ``np.bincount``, loss moments,
+each model's positives and negatives at each distinct score) whose results are added
+up by a tree of merges, and a second pass for the covariances of two or more scored
+models' placement values; its memory is a few partitions (a Parquet row group, 32 MB
+of CSV) and those tables (one row per distinct score).  With clusters the same pass adds per-cluster
+sums (a table of one row per cluster); several classes and strata use Dask's frame
+operations (``groupby`` sums) for their statistics.  Results equal the in-memory report on files that fit: the counts exactly,
 the means and variances up to the rounding of a different order of summation
 (relative differences near 1e-15; ``tests/metrics/test_engine.py``).  The engines
 need the ``large`` extra (``pip install ".[large]"`` in a clone); this module imports them
@@ -78,8 +85,8 @@ from heldout._checks import in_choices, show
 from heldout.metrics.report import (
     _MAX_MODELS_BEST,
     _PROPER,
-    _add_stratified,
     _check_strata,
+    _StrataSums,
     build_report,
 )
 
@@ -747,36 +754,135 @@ def _multi_dask(ddf, label, models, clustered):
 
 
 # --------------------------------------------------------------------------- Dask
-def _dask_statistics(files, fmt, label, models, kinds, threshold, cluster=None, strata=None):
-    import dask
+def _read_dask(files, fmt):
+    """The log as a Dask frame: a partition per Parquet row group, or per 32 MB of CSV
+    (pyarrow reads both formats)."""
     import dask.dataframe as dd
 
-    ddf = dd.read_parquet(files) if fmt == "parquet" else dd.read_csv(files)
+    if fmt == "parquet":
+        return dd.read_parquet(files, split_row_groups=True)
+    return dd.read_csv(files, blocksize="32MB", engine="pyarrow")
+
+
+def _tree(parts: list, merge):
+    """The partitions' results added up pairwise (a tree of delayed merges)."""
+    import dask
+
+    merge = dask.delayed(merge, pure=True)
+    while len(parts) > 1:
+        parts = [merge(*parts[i : i + 2]) if i + 1 < len(parts) else parts[i]
+                 for i in range(0, len(parts), 2)]  # fmt: skip
+    return parts[0]
+
+
+def _dask_statistics(files, fmt, label, models, kinds, threshold, cluster=None, strata=None):
+    ddf = _read_dask(files, fmt)
     source = files[0] if len(files) == 1 else "the files"
     models = _columns(list(ddf.columns), label, models, source, cluster, strata)
-    cols = [label, *models]
-    groups = None if cluster is None else ddf[cluster]
-    layers = None if strata is None else ddf[strata]
-    ddf = ddf[cols].astype("float64")
-    lazy = [ddf[label].size]
-    for c in cols:
-        s = ddf[c]
-        lazy += [(~np.isfinite(s)).sum(), (s == s.round()).all(), s.min(), s.max()]
-    named = (("cluster", cluster, groups), ("stratum", strata, layers))
-    tail = [t for t in named if t[1] is not None]
-    lazy += [g.isna().sum() for _, _, g in tail]
-    row = dask.compute(*lazy)
-    for (what, column, _), missing in zip(tail, row[len(row) - len(tail) :], strict=True):
+    stats = _numpy_passes(ddf, label, models, kinds, threshold, cluster, strata)
+    if strata is not None:
+        frame = ddf[[label, *models]].astype("float64").assign(_stratum=ddf[strata].astype(str))
+        if cluster is not None:
+            frame = frame.assign(_cluster=ddf[cluster].astype(str))
+        stats["strata"] = _strata_dask(frame, label, models, stats, threshold, cluster is not None)
+    return stats
+
+
+def _numpy_passes(ddf, label, models, kinds, threshold, cluster, strata) -> dict:
+    """The statistics by :mod:`heldout.metrics._partition_stats`: one pass over the
+    partitions (a second for the covariances of two or more scored models' placements)."""
+    import dask
+
+    from heldout.metrics import _partition_stats as ps
+
+    named = [(w, c) for w, c in (("cluster", cluster), ("stratum", strata)) if c is not None]
+    nulls = tuple(c for _, c in named)
+    keep = [label, *models, *nulls]
+    first = dask.delayed(ps.first_pass, pure=True)
+    parts = [first(p, label, models, threshold, nulls, cluster) for p in ddf[keep].to_delayed()]
+    (got,) = dask.compute(_tree(parts, ps.merge_first))
+    for (what, column), missing in zip(named, got["nulls"], strict=True):
         if missing:
             raise ValueError(f"the {what} column {show(column)} holds missing values")
-    if groups is not None:
-        ddf = ddf.assign(_cluster=groups.astype(str))
-    if layers is not None:
-        ddf = ddf.assign(_stratum=layers.astype(str))
-    stats = _finish_dask(row, ddf, models, kinds, label, threshold, groups is not None)
-    if layers is not None:
-        stats["strata"] = _strata_dask(ddf, label, models, stats, threshold, groups is not None)
+    row = [got["n"]]
+    for bad, whole, lo, hi in got["summary"]:
+        row += [bad, whole, lo, hi]
+    n, kind_of, source, several = _read_summary(row, models, kinds, label)
+    if several:
+        head = {"n": n, "kinds": kind_of, "kind_source": source, "multi": True}
+        frame = ddf[[label, *models]].astype("float64")
+        if cluster is not None:
+            frame = frame.assign(_cluster=ddf[cluster].astype(str))
+        return {**head, **_multi_dask(frame, label, models, cluster is not None)}
+    pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
+    at = {m: i for i, m in enumerate(models)}
+    proper = [m for m in models if kind_of[m] == "probabilities"]
+    keys = [(w, m) for m in proper for w in _PROPER]
+    keys += [(w, a, b) for i, a in enumerate(proper) for b in proper[i + 1 :] for w in _PROPER]
+    index = {key: (key[0], *(at[m] for m in key[1:])) for key in keys}
+    moments = {}
+    for key in keys:
+        count, mean, squares = got["moments"][index[key]]
+        moments[key] = (mean, float(np.sqrt(squares / (count - 1))) if count > 1 else 0.0)
+    stats = {"n": n, "n_positive": got["n_positive"], "kinds": kind_of, "kind_source": source}
+    stats["cells"] = {m: got["cells"][at[m]].astype(np.int64) for m in models}
+    stats["tables"] = {p: t.astype(np.int64) for p, t in zip(pairs, got["tables"], strict=True)}
+    stats["moments"] = moments
+    patterns = got["patterns"] if 1 < len(models) <= _MAX_MODELS_BEST else None
+    stats["patterns"] = _pattern_arrays(zip(*patterns, strict=True)) if patterns else None
+    if cluster is not None:
+        stats["clusters"] = _cluster_table(got["clusters"], models, pairs, at, index)
+    scored = [m for m in models if kind_of[m] != "labels"]
+    tables = [got["values"][at[m]] for m in scored]
+    stats["delong"] = _delong_numpy(ddf, label, scored, tables, stats) if scored else None
     return stats
+
+
+def _cluster_table(cl, models, pairs, at, index) -> dict:
+    """The merged per-cluster sums, named as :func:`_cluster_arrays` names them, the
+    clusters in the order of their ids as text (as :func:`_clusters_sql` orders them)."""
+    order = np.argsort(cl["ids"], kind="stable")
+    out = {"sizes": cl["sizes"][order].astype(float)}
+    for m in models:
+        out[("cells", m)] = cl["cells"][at[m]][order].astype(float)
+    for j, p in enumerate(pairs):
+        out[("tables", *p)] = cl["tables"][j][order].astype(float)
+    for key, i in index.items():
+        t = cl["loss"][i][order]
+        out[("loss", *key)] = (t[:, 0], t[:, 1], int(t[:, 2].sum()))
+    return out
+
+
+def _delong_numpy(ddf, label, scored, tables, stats):
+    """DeLong's means and covariances from the merged value tables (and, with two or
+    more scored models, one more pass for the covariances across models)."""
+    import dask
+
+    from heldout.metrics import _partition_stats as ps
+
+    n1 = stats["n_positive"]
+    n0 = stats["n"] - n1
+    if n1 == 0 or n0 == 0:
+        return None
+    k = len(scored)
+    means = {"v10": np.zeros(k), "v01": np.zeros(k)}
+    covs = {"v10": np.zeros((k, k)), "v01": np.zeros((k, k))}
+    lookups = []
+    for i, table in enumerate(tables):
+        v10, v01, m10, m01, var10, var01 = ps.placements(table, n1, n0)
+        means["v10"][i], means["v01"][i] = m10, m01
+        covs["v10"][i, i], covs["v01"][i, i] = var10, var01
+        lookups.append(ps.centred_lookup(table, v10, v01, m10, m01))
+    if k > 1:
+        sweep = dask.delayed(ps.covariance_pass, pure=True)
+        shared = dask.delayed(lookups, traverse=False)
+        frames = ddf[[label, *scored]].to_delayed()
+        parts = [sweep(p, label, scored, shared) for p in frames]
+        ((s10, s01),) = dask.compute(_tree(parts, ps.merge_covariance))
+        off = ~np.eye(k, dtype=bool)
+        covs["v10"][off] = (s10 / (n1 - 1))[off] if n1 > 1 else 0.0
+        covs["v01"][off] = (s01 / (n0 - 1))[off] if n0 > 1 else 0.0
+    return _delong_result(means, covs, n1, n0)
 
 
 def _strata_dask(ddf, label, models, stats, threshold, clustered) -> dict:
@@ -820,92 +926,6 @@ def _strata_dask(ddf, label, models, stats, threshold, clustered) -> dict:
     return out
 
 
-def _finish_dask(row, ddf, models, kinds, label, threshold, clustered=False):
-    import dask
-
-    n, kind_of, source, several = _read_summary(row, models, kinds, label)
-    if several:
-        head = {"n": n, "kinds": kind_of, "kind_source": source, "multi": True}
-        return {**head, **_multi_dask(ddf, label, models, clustered)}
-    y = ddf[label] == 1
-    pred = {m: (ddf[m] >= threshold) if kind_of[m] != "labels" else (ddf[m] == 1) for m in models}
-    pairs = [(a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
-    yi = y.astype("int64")
-    cell_codes = {m: yi * 2 + pred[m].astype("int64") for m in models}
-    table_codes = {
-        (a, b): yi * 4 + pred[a].astype("int64") * 2 + pred[b].astype("int64") for a, b in pairs
-    }
-    lazy = {"pos": y.sum()}
-    for m in models:
-        lazy[("cells", m)] = cell_codes[m].value_counts()
-    for p in pairs:
-        lazy[("tables", *p)] = table_codes[p].value_counts()
-    if 1 < len(models) <= _MAX_MODELS_BEST:
-        code = sum((pred[m] == y).astype("int64") * (1 << j) for j, m in enumerate(models))
-        lazy["patterns"] = code.value_counts()
-    proper = [m for m in models if kind_of[m] == "probabilities"]
-    series = {}
-    for m in proper:
-        p = ddf[m]
-        q = p.clip(_EPS, 1 - _EPS)
-        series[("brier", m)] = (p - ddf[label]) ** 2
-        series[("log_loss", m)] = -(np.log(q).where(y, np.log1p(-q)))
-    for i, a in enumerate(proper):
-        for b in proper[i + 1 :]:
-            for which in _PROPER:
-                series[(which, a, b)] = series[(which, a)] - series[(which, b)]
-    for key, s in series.items():
-        lazy[("mean",) + key] = s.mean()
-        lazy[("sd",) + key] = s.std(ddof=1)
-    if clustered:
-        lazy["clusters"] = _clusters_dask(ddf, models, pairs, cell_codes, table_codes, series)
-    keys = list(lazy)
-    values = dict(zip(keys, dask.compute(*[lazy[k] for k in keys]), strict=True))
-    stats = {"n": n, "n_positive": int(values["pos"]), "kinds": kind_of, "kind_source": source}
-
-    def cells(vc, size):
-        out = np.zeros(size, dtype=np.int64)
-        for code, count in vc.items():
-            out[int(code)] = int(count)
-        return out
-
-    stats["cells"] = {m: cells(values[("cells", m)], 4) for m in models}
-    stats["tables"] = {(a, b): cells(values[("tables", a, b)], 8) for a, b in pairs}
-    stats["moments"] = {
-        key: (float(values[("mean",) + key]), _sd(values[("sd",) + key])) for key in series
-    }
-    stats["patterns"] = (
-        _pattern_arrays(values["patterns"].items()) if "patterns" in values else None
-    )
-    if clustered:
-        stats["clusters"] = _cluster_arrays(
-            _sorted_by_id(values["clusters"]), models, pairs, list(series)
-        )
-    scored = [m for m in models if kind_of[m] != "labels"]
-    stats["delong"] = _delong_dask(ddf, label, scored, stats) if scored else None
-    return stats
-
-
-def _clusters_dask(ddf, models, pairs, cell_codes, table_codes, series):
-    """The per-cluster table of :func:`_clusters_sql` by a Dask ``groupby``."""
-    cols = {"_n": ddf[models[0]] * 0 + 1}
-    j = 0
-    for m in models:
-        for cell in range(4):
-            cols[f"_c{j}"] = (cell_codes[m] == cell).astype("int64")
-            j += 1
-    for p in pairs:
-        for cell in range(8):
-            cols[f"_c{j}"] = (table_codes[p] == cell).astype("int64")
-            j += 1
-    for s in series.values():
-        cols[f"_c{j}"], cols[f"_c{j + 1}"] = s, s * s
-        cols[f"_c{j + 2}"] = ((s != 0) & (s != 1)).astype("int64")
-        j += 3
-    frame = ddf[["_cluster"]].assign(**cols)
-    return frame.groupby("_cluster").sum()[list(cols)]
-
-
 def _sorted_by_id(frame):
     """The per-cluster frame in the order of its ids as text (as :func:`_clusters_sql`)."""
     ids = [str(i) for i in frame.index]
@@ -913,47 +933,66 @@ def _sorted_by_id(frame):
     return frame.to_numpy(float)[order]
 
 
-def _sd(value) -> float:
-    value = float(value)
-    return value if np.isfinite(value) else 0.0
+def _checked_options(
+    source, label, models, engine, alpha, threshold, adjust, clusters, correction, best_draws,
+    strata, shares,
+):  # fmt: skip
+    """evaluate_files' options checked before any file is read: ``(alpha, threshold,
+    best_draws)``."""
+    from heldout import _inputs
+    from heldout._checks import as_probability
+    from heldout.metrics.evaluate import _check_adjust
 
-
-def _delong_dask(ddf, label, scored, stats):
-    import dask
-
-    n1 = stats["n_positive"]
-    n0 = stats["n"] - n1
-    if n1 == 0 or n0 == 0:
-        return None
-    y = ddf[label] == 1
-    tables = []
-    for m in scored:
-        g = ddf.assign(pos=y.astype("int64"), neg=(~y).astype("int64")).groupby(m)[["pos", "neg"]]
-        tables.append(g.sum())
-    tables = dask.compute(*tables)  # one row per distinct score: small next to the items
-    frame = ddf[[label, *scored]]
-    for i, (m, t) in enumerate(zip(scored, tables, strict=True)):
-        t = t.sort_index()
-        v10 = (t["neg"].cumsum() - t["neg"] + 0.5 * t["neg"]) / n0
-        v01 = (n1 - t["pos"].cumsum() + 0.5 * t["pos"]) / n1
-        frame = frame.assign(
-            **{
-                f"_a{i}": frame[m].map(v10, meta=(m, "float64")),
-                f"_b{i}": frame[m].map(v01, meta=(m, "float64")),
-            }
+    a_ = float(as_probability(alpha, "alpha", scalar=True))
+    _check_adjust(adjust)
+    if not in_choices(correction, ("CR1", "CR0")):
+        raise ValueError(f"correction must be 'CR1' or 'CR0', got {show(correction)}")
+    if clusters is not None and not isinstance(clusters, str):
+        raise ValueError(
+            f"clusters must be the name of a column of cluster ids, got {show(clusters)}"
         )
-    k = len(scored)
-    pos_frame = frame[frame[label] == 1][[f"_a{i}" for i in range(k)]]
-    neg_frame = frame[frame[label] != 1][[f"_b{i}" for i in range(k)]]
-    m10, c10, m01, c01 = dask.compute(
-        pos_frame.mean(), pos_frame.cov(), neg_frame.mean(), neg_frame.cov()
-    )
-    means = {"v10": m10.to_numpy(float), "v01": m01.to_numpy(float)}
-    covs = {
-        "v10": np.nan_to_num(c10.to_numpy(float)),
-        "v01": np.nan_to_num(c01.to_numpy(float)),
-    }
-    return _delong_result(means, covs, n1, n0)
+    best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99, scalar=True))
+    if best_draws > 10_000_000:
+        raise ValueError(f"best_draws must be at most 10,000,000, got {best_draws:,}")
+    th = float(as_probability(threshold, "threshold", scalar=True))
+    if not in_choices(engine, ENGINES):
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {show(engine)}")
+    if models is not None and (
+        not isinstance(models, list | tuple) or not all(isinstance(m, str) for m in models)
+    ):
+        raise ValueError(f"models must be a list of column names, got {show(models)}")
+    if not isinstance(source, str | os.PathLike):
+        raise ValueError(f"source must be a file, a folder or a glob, got {show(source)}")
+    if not isinstance(label, str):
+        raise ValueError(f"label must be a column name, got {show(label)}")
+    if strata is not None and not isinstance(strata, str):
+        raise ValueError(f"strata must be the name of a column of strata, got {show(strata)}")
+    if shares is not None and strata is None:
+        raise ValueError("shares need strata (a column of strata)")
+    if strata is not None and strata == clusters:
+        raise ValueError("the strata and the clusters must be different columns")
+    return a_, th, best_draws
+
+
+def _statistics(
+    engine, source, files, fmt, label, models, kinds, th, memory_limit, threads, clusters, strata
+):
+    """The engine's statistics; its own errors (a bad file, a text column) as one line."""
+    try:
+        if engine == "duckdb":
+            return _duckdb_statistics(
+                files, fmt, label, models, kinds, th, memory_limit, threads, clusters, strata
+            )
+        return _dask_statistics(files, fmt, label, models, kinds, th, clusters, strata)
+    except ImportError as exc:
+        raise ValueError(
+            f"engine {show(engine)} needs the 'large' extra (in a clone: pip install '.[large]'): {exc}"
+        ) from None
+    except ValueError:
+        raise
+    except Exception as exc:  # the engines' own errors (a bad file, a text column)
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]  # one line
+        raise ValueError(f"{source}: the {engine} engine could not read it ({first})") from None
 
 
 def evaluate_files(
@@ -1049,73 +1088,32 @@ def evaluate_files(
     ...     r["models"]["a"]["metrics"]["f1"])
     True
     """
-    from heldout import _inputs
-    from heldout._checks import as_count, as_probability
+    a_, th, best_draws = _checked_options(
+        source, label, models, engine, alpha, threshold, adjust, clusters, correction,
+        best_draws, strata, shares,
+    )  # fmt: skip
+    from heldout._checks import as_count
     from heldout.metrics.bootstrap import MAX_RESAMPLES
-    from heldout.metrics.evaluate import _check_adjust
 
-    a_ = float(as_probability(alpha, "alpha", scalar=True))
     n_resamples = as_count(
         n_resamples, "n_resamples", minimum=100, maximum=MAX_RESAMPLES, scalar=True
     )
-    _check_adjust(adjust)
-    if not in_choices(correction, ("CR1", "CR0")):
-        raise ValueError(f"correction must be 'CR1' or 'CR0', got {show(correction)}")
     if not (kinds is None or isinstance(kinds, str | dict)):
         raise ValueError(
             f"kinds must be a kind, a dict of kinds by model, or None, got {show(kinds)}"
         )
-    if clusters is not None and not isinstance(clusters, str):
-        raise ValueError(
-            f"clusters must be the name of a column of cluster ids, got {show(clusters)}"
-        )
-    best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99, scalar=True))
-    if best_draws > 10_000_000:
-        raise ValueError(f"best_draws must be at most 10,000,000, got {best_draws:,}")
-    th = float(as_probability(threshold, "threshold", scalar=True))
-    if not in_choices(engine, ENGINES):
-        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {show(engine)}")
-    if models is not None and (
-        not isinstance(models, list | tuple) or not all(isinstance(m, str) for m in models)
-    ):
-        raise ValueError(f"models must be a list of column names, got {show(models)}")
-    if not isinstance(source, str | os.PathLike):
-        raise ValueError(f"source must be a file, a folder or a glob, got {show(source)}")
-    if not isinstance(label, str):
-        raise ValueError(f"label must be a column name, got {show(label)}")
-    if strata is not None and not isinstance(strata, str):
-        raise ValueError(f"strata must be the name of a column of strata, got {show(strata)}")
-    if shares is not None and strata is None:
-        raise ValueError("shares need strata (a column of strata)")
-    if strata is not None and strata == clusters:
-        raise ValueError("the strata and the clusters must be different columns")
     _check_resources(memory_limit, threads)
     files, fmt = _files(source)
     _check_headers(files, fmt)
-    try:
-        if engine == "duckdb":
-            stats = _duckdb_statistics(
-                files, fmt, label, models, kinds, th, memory_limit, threads, clusters, strata
-            )
-        else:
-            stats = _dask_statistics(files, fmt, label, models, kinds, th, clusters, strata)
-    except ImportError as exc:
-        raise ValueError(
-            f"engine {show(engine)} needs the 'large' extra (in a clone: pip install '.[large]'): {exc}"
-        ) from None
-    except ValueError:
-        raise
-    except Exception as exc:  # the engines' own errors (a bad file, a text column)
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]  # one line
-        raise ValueError(f"{source}: the {engine} engine could not read it ({first})") from None
+    stats = _statistics(engine, source, files, fmt, label, models, kinds, th, memory_limit,
+                        threads, clusters, strata)  # fmt: skip
     if clusters is not None and stats["clusters"]["sizes"].size < 2:  # as evaluate refuses
         raise ValueError(
             f"the cluster column {show(clusters)} holds a single cluster; need two or more"
         )
     if strata is not None:
         _check_strata(stats["strata"], shares)  # as evaluate checks them before any metric
+        stats["stratified"] = _StrataSums(stats["strata"], shares, a_)
     names = list(stats["kinds"])
     out = build_report(stats, names, a_, int(n_resamples), seed, adjust, best_draws, correction)
-    if strata is not None:
-        _add_stratified(out, stats, names, shares, a_)
     return {"engine": engine, "files": len(files), **out}

@@ -80,7 +80,6 @@ from heldout.metrics.report import (  # the report's entries, defined with its b
     MAX_CLASSES,
     SCORE_MIN_CLASS,
     _rounded,
-    _stratified_fields,
     auc_best_set,
     metric_entry,
     pair_entry,
@@ -366,17 +365,24 @@ def _score_items(which: str):
 # --------------------------------------------------------------------------- clustered items
 
 
-def _stratified(ctx: Context, values: np.ndarray, mask: np.ndarray) -> dict:
-    from heldout.dependent.strata import stratified_mean
+class _StrataItems:
+    """The stratified estimate of each mean from the items in memory (the engine's
+    counterpart, ``heldout.metrics.report._StrataSums``, works from per-stratum sums)."""
 
-    clusters = None if ctx.clusters is None else ctx.clusters[mask]
-    try:
-        s = stratified_mean(
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+
+    def mean(self, which: str, model: str):
+        """:func:`heldout.dependent.strata.stratified_mean` of the mean ``which`` of ``model``."""
+        from heldout.dependent.strata import stratified_mean
+
+        ctx = self.ctx
+        items = _score_items(which) if which in _PROPER else _rate_items(which)
+        values, mask = items(ctx, model)
+        clusters = None if ctx.clusters is None else ctx.clusters[mask]
+        return stratified_mean(
             values[mask], ctx.strata[mask], ctx.shares, clusters=clusters, alpha=ctx.alpha
         )
-    except ValueError as exc:
-        return {"value": None, "note": str(exc)}
-    return _stratified_fields(s)
 
 
 def _n_clusters(ctx: Context) -> int:
@@ -458,14 +464,13 @@ def _groups(values, name: str, n: int) -> np.ndarray | None:
 # --------------------------------------------------------------------------- statistics
 class _Items:
     """What only the items in memory give ``heldout.metrics.report.build_report``:
-    the AUC's cluster bootstrap, the stratified estimates from the items, the accuracy's
-    best set beyond 62 models, and the bootstrap's small-sample warnings."""
+    the AUC's cluster bootstrap, the accuracy's best set beyond 62 models, and the
+    bootstrap's small-sample warnings."""
 
     warn_small = True  # the paired bootstrap's SmallSampleWarning is passed on
 
     def __init__(self, ctx: Context):
         self.ctx = ctx
-        self.strata = ctx.strata is not None
 
     def auc_cluster(self, names: tuple, iid):
         """The cluster bootstrap of the AUC of one model, or of a pair's difference."""
@@ -483,11 +488,6 @@ class _Items:
         )
         fields = {"se_cluster": r.se, "clusters": _n_clusters(ctx)}
         return r, fields if len(names) > 1 else {"se_iid": _rounded(iid.se), **fields}
-
-    def stratified(self, which: str, model: str) -> dict:
-        """The ``stratified`` field of a mean, by :func:`heldout.dependent.strata.stratified_mean`."""
-        items = _score_items(which) if which in _PROPER else _rate_items(which)
-        return _stratified(self.ctx, *items(self.ctx, model))
 
     def best_accuracy(self, names: list, draws: int, seed) -> dict:
         """The accuracy's best set from the whole right/wrong table (more than 62 models)."""
@@ -529,6 +529,7 @@ def _statistics(ctx: Context, names: list, report: dict) -> dict:
         "delong": ctx.delong(scored) if scored else None,
         "patterns": _pattern_counts(ctx, names) if 1 < len(names) <= _MAX_MODELS_BEST else None,
         "items": _Items(ctx),
+        "stratified": None if ctx.strata is None else _StrataItems(ctx),
     }
     if ctx.clusters is not None:
         stats["clusters"] = _cluster_sums(ctx, names, pairs, keys)
@@ -570,6 +571,7 @@ def _multi_statistics(ctx: Context, names: list, report: dict) -> dict:
         "triples": {(a, b): rows(iy, index[a], index[b]) for a, b in pairs},
         "patterns": _pattern_counts(ctx, names) if 1 < len(names) <= _MAX_MODELS_BEST else None,
         "items": _Items(ctx),
+        "stratified": None if ctx.strata is None else _StrataItems(ctx),
     }
     if ctx.clusters is not None:
         from heldout.dependent.clustered import cluster_codes
@@ -696,6 +698,54 @@ def _read_models(predictions: dict, kinds, classes: np.ndarray, n: int, th: floa
     return labels, scores, ranges, report
 
 
+def _checked_inputs(
+    y, predictions, alpha, threshold, n_resamples, seed, clusters, strata, shares, correction
+):
+    """evaluate's arguments checked, in order, before any metric (a bad value raises here
+    rather than becoming a note in a field): ``(alpha, threshold, n_resamples, labels,
+    classes, clusters, strata)``."""
+    from heldout import _inputs
+    from heldout._checks import as_count, as_probability
+    from heldout.config import rng
+    from heldout.metrics.bootstrap import MAX_RESAMPLES
+
+    a_ = float(as_probability(alpha, "alpha", scalar=True))
+    th = float(as_probability(threshold, "threshold", scalar=True))
+
+    # the bootstrap's own range (100 to MAX_RESAMPLES): outside it every interval would fail
+    n_resamples = as_count(
+        n_resamples, "n_resamples", minimum=100, maximum=MAX_RESAMPLES, scalar=True
+    )
+    if not isinstance(seed, np.random.Generator):
+        rng(seed)  # None, an int >= 0 or a Generator, else a ValueError naming seed
+    if not isinstance(predictions, dict) or not predictions:
+        raise ValueError("predictions must be a dict holding at least one model's column")
+    if not in_choices(correction, ("CR1", "CR0")):
+        raise ValueError(f"correction must be 'CR1' or 'CR0', got {show(correction)}")
+    y_range: list = []
+    yy = _inputs.scores(y, "labels", low_high=y_range)
+    if max(-y_range[0], y_range[1]) >= _inputs.MAX_LABEL:
+        _inputs.label_range(yy, "labels")  # refused, with a message naming the value
+    classes = _classes(yy, y_range)
+    if classes.size < 2:
+        raise ValueError(
+            f"the label column holds a single class ({classes[0]}); nothing to measure"
+        )
+    cl = _groups(clusters, "clusters", yy.size)
+    st = _groups(strata, "strata", yy.size)
+    if shares is not None and st is None:
+        raise ValueError("shares need strata (one stratum label per item)")
+    if st is not None:
+        from heldout.dependent.strata import stratified_mean
+
+        stratified_mean(yy, st, shares)  # the shares fit the strata (else a ValueError)
+    if cl is not None:
+        from heldout.dependent.clustered import cluster_codes
+
+        cluster_codes(cl, yy.size)  # at least two clusters, no missing ids
+    return a_, th, n_resamples, yy, classes, cl, st
+
+
 @renamed(level=("alpha", level_to_alpha))
 def evaluate(
     y,
@@ -784,45 +834,10 @@ def evaluate(
     ('clustered-wilson (CR1, 50 clusters)', 50)
     """
     from heldout import _inputs
-    from heldout._checks import as_count, as_probability
-    from heldout.config import rng
 
-    a_ = float(as_probability(alpha, "alpha", scalar=True))
-    th = float(as_probability(threshold, "threshold", scalar=True))
-    # checked here, before any metric: a bad value must raise, not become a note in a field
-    from heldout.metrics.bootstrap import MAX_RESAMPLES
-
-    # the bootstrap's own range (100 to MAX_RESAMPLES): outside it every interval would fail
-    n_resamples = as_count(
-        n_resamples, "n_resamples", minimum=100, maximum=MAX_RESAMPLES, scalar=True
+    a_, th, n_resamples, yy, classes, cl, st = _checked_inputs(
+        y, predictions, alpha, threshold, n_resamples, seed, clusters, strata, shares, correction
     )
-    if not isinstance(seed, np.random.Generator):
-        rng(seed)  # None, an int >= 0 or a Generator, else a ValueError naming seed
-    if not isinstance(predictions, dict) or not predictions:
-        raise ValueError("predictions must be a dict holding at least one model's column")
-    if not in_choices(correction, ("CR1", "CR0")):
-        raise ValueError(f"correction must be 'CR1' or 'CR0', got {show(correction)}")
-    y_range: list = []
-    yy = _inputs.scores(y, "labels", low_high=y_range)
-    if max(-y_range[0], y_range[1]) >= _inputs.MAX_LABEL:
-        _inputs.label_range(yy, "labels")  # refused, with a message naming the value
-    classes = _classes(yy, y_range)
-    if classes.size < 2:
-        raise ValueError(
-            f"the label column holds a single class ({classes[0]}); nothing to measure"
-        )
-    cl = _groups(clusters, "clusters", yy.size)
-    st = _groups(strata, "strata", yy.size)
-    if shares is not None and st is None:
-        raise ValueError("shares need strata (one stratum label per item)")
-    if st is not None:
-        from heldout.dependent.strata import stratified_mean
-
-        stratified_mean(yy, st, shares)  # the shares fit the strata (else a ValueError)
-    if cl is not None:
-        from heldout.dependent.clustered import cluster_codes
-
-        cluster_codes(cl, yy.size)  # at least two clusters, no missing ids
     y_int = yy.astype(_narrow(classes))
     _check_adjust(adjust)
     best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99, scalar=True))
@@ -830,21 +845,9 @@ def evaluate(
     all_classes = np.union1d(classes, np.concatenate([_distinct(v) for v in labels.values()]))
     if all_classes.size > MAX_CLASSES:
         raise ValueError(f"the labels and predictions hold more than {MAX_CLASSES} classes")
-    ctx = Context(
-        y_int,
-        labels,
-        scores,
-        all_classes,
-        a_,
-        th,
-        n_resamples,
-        seed,
-        clusters=cl,
-        strata=st,
-        shares=shares,
-        correction=correction,
-        ranges=ranges,
-    )
+    design = {"clusters": cl, "strata": st, "shares": shares, "correction": correction}
+    ctx = Context(y_int, labels, scores, all_classes, a_, th, n_resamples, seed, **design,
+                  ranges=ranges)  # fmt: skip
     names = list(predictions)
     from heldout.metrics.report import build_report
 

@@ -100,6 +100,69 @@ def parse_band(text: str) -> tuple[float, float]:
     return lo, hi
 
 
+def _fixed_rate_entries(y, scores, name, func, what, arg, a, n_resamples, gen) -> dict:
+    """The entries of one rate at each fixed value of the other (``arg`` names which)."""
+    from heldout.metrics.operating import (
+        MIN_NEGATIVES_ABOVE,
+        OperatingPointWarning,
+        negatives_needed,
+    )
+
+    out: dict = {}
+    boot = f"stratified bootstrap ({int(n_resamples)}), threshold estimated"
+    fixed = np.atleast_1d(np.asarray(as_probability(what, arg, closed=True)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", OperatingPointWarning)  # stated per entry below
+        r = func(y, scores, fixed, a, "bootstrap", n_resamples, gen)
+    cols = [np.atleast_1d(x) for x in (r.value, r.low, r.high, r.threshold)]
+    exact = np.broadcast_to(r.exact, fixed.shape)
+    # the class whose quantile sets the threshold: negatives for a fixed specificity
+    n_set = int(np.sum(~np.asarray(y, bool) if arg == "at_specificity" else np.asarray(y, bool)))
+    for i, v in enumerate(fixed):
+        value, low, high, threshold = (c[i] for c in cols)
+        extra = {"threshold": _num(threshold)}
+        how = boot
+        if exact[i]:
+            how = (
+                f"order statistics (distribution-free, conservative): fewer than "
+                f"{MIN_NEGATIVES_ABOVE} items expected beyond the threshold, where the "
+                "bootstrap undercovers"
+            )
+            need = negatives_needed(float(v), a) if 0 < v < 1 else None
+            if need is not None and n_set < need:
+                side = "negatives" if arg == "at_specificity" else "positives"
+                extra["warning"] = (
+                    f"{n_set} {side} cannot bound the threshold (that needs {need}); "
+                    "no distribution-free interval bounds this rate away from 0"
+                )
+        out[f"{name} {v:g}"] = _entry(value, low, high, how, **extra)
+    return out
+
+
+def _tuned_entries(y, scores, tuned, a, gen) -> dict:
+    """The split and cross-fit reports of the metric a threshold was tuned to on the file."""
+    from heldout.metrics.threshold_optimism import (
+        TUNED_METRICS,
+        crossfit_threshold,
+        split_threshold,
+    )
+
+    out: dict = {}
+    metric = as_choice(tuned, "tuned", TUNED_METRICS)
+    for how, func, kw in (
+        ("split", split_threshold, {"fraction": 0.5}),
+        ("cross-fit", crossfit_threshold, {"folds": 5}),
+    ):
+        try:
+            r = func(y, scores, metric, a, seed=gen, **kw)
+            out[f"{metric} tuned ({how})"] = _entry(
+                r.value, r.low, r.high, r.method, apparent=_num(r.apparent)
+            )
+        except ValueError as exc:
+            out[f"{metric} tuned ({how})"] = _entry(None, None, None, f"not possible: {exc}")
+    return out
+
+
 def operating_entries(
     y: ArrayLike,
     scores: ArrayLike,
@@ -151,60 +214,20 @@ def operating_entries(
     (['sensitivity at specificity 0.9'], 'stratified bootstrap (200), threshold estimated')
     """
     from heldout.config import rng as make_rng
-    from heldout.metrics.operating import (
-        MIN_NEGATIVES_ABOVE,
-        OperatingPointWarning,
-        negatives_needed,
-        sensitivity_at_specificity,
-        specificity_at_sensitivity,
-    )
+    from heldout.metrics.operating import sensitivity_at_specificity, specificity_at_sensitivity
     from heldout.metrics.partial_area import partial_auc
-    from heldout.metrics.threshold_optimism import (
-        TUNED_METRICS,
-        crossfit_threshold,
-        split_threshold,
-    )
 
     a = float(as_probability(alpha, "alpha", scalar=True))
     n_resamples = as_draws(n_resamples, "n_resamples", minimum=100)
     calibration = as_flag(calibration, "calibration")
     gen = make_rng(seed)
     out: dict = {}
-    boot = f"stratified bootstrap ({int(n_resamples)}), threshold estimated"
     for name, func, what, arg in (
         ("sensitivity at specificity", sensitivity_at_specificity, at_specificity, "at_specificity"),
         ("specificity at sensitivity", specificity_at_sensitivity, at_sensitivity, "at_sensitivity"),
     ):  # fmt: skip
-        if what is None:
-            continue
-        fixed = np.atleast_1d(np.asarray(as_probability(what, arg, closed=True)))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", OperatingPointWarning)  # stated per entry below
-            r = func(y, scores, fixed, a, "bootstrap", n_resamples, gen)
-        cols = [np.atleast_1d(x) for x in (r.value, r.low, r.high, r.threshold)]
-        exact = np.broadcast_to(r.exact, fixed.shape)
-        # the class whose quantile sets the threshold: negatives for a fixed specificity
-        n_set = int(
-            np.sum(~np.asarray(y, bool) if arg == "at_specificity" else np.asarray(y, bool))
-        )
-        for i, v in enumerate(fixed):
-            value, low, high, threshold = (c[i] for c in cols)
-            extra = {"threshold": _num(threshold)}
-            how = boot
-            if exact[i]:
-                how = (
-                    f"order statistics (distribution-free, conservative): fewer than "
-                    f"{MIN_NEGATIVES_ABOVE} items expected beyond the threshold, where the "
-                    "bootstrap undercovers"
-                )
-                need = negatives_needed(float(v), a) if 0 < v < 1 else None
-                if need is not None and n_set < need:
-                    side = "negatives" if arg == "at_specificity" else "positives"
-                    extra["warning"] = (
-                        f"{n_set} {side} cannot bound the threshold (that needs {need}); "
-                        "no distribution-free interval bounds this rate away from 0"
-                    )
-            out[f"{name} {v:g}"] = _entry(value, low, high, how, **extra)
+        if what is not None:
+            out.update(_fixed_rate_entries(y, scores, name, func, what, arg, a, n_resamples, gen))
     if partial is not None:
         r = partial_auc(y, scores, partial, a)
         out[f"partial AUC {partial[0]:g}:{partial[1]:g}"] = _entry(
@@ -214,16 +237,5 @@ def operating_entries(
     if calibration:
         out.update(_calibration(y, scores, a, min(int(n_resamples), 1000), gen))
     if tuned is not None:
-        metric = as_choice(tuned, "tuned", TUNED_METRICS)
-        for how, func, kw in (
-            ("split", split_threshold, {"fraction": 0.5}),
-            ("cross-fit", crossfit_threshold, {"folds": 5}),
-        ):
-            try:
-                r = func(y, scores, metric, a, seed=gen, **kw)
-                out[f"{metric} tuned ({how})"] = _entry(
-                    r.value, r.low, r.high, r.method, apparent=_num(r.apparent)
-                )
-            except ValueError as exc:
-                out[f"{metric} tuned ({how})"] = _entry(None, None, None, f"not possible: {exc}")
+        out.update(_tuned_entries(y, scores, tuned, a, gen))
     return out

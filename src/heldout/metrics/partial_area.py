@@ -236,8 +236,7 @@ def partial_auc(
     Examples
     --------
     >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> y = np.r_[np.ones(200), np.zeros(300)]
+    >>> rng, y = np.random.default_rng(0), np.r_[np.ones(200), np.zeros(300)]
     >>> s = np.r_[rng.normal(1.5, 1, 200), rng.normal(0, 1, 300)]
     >>> r = partial_auc(y, s, specificity=(0.8, 1.0))
     >>> round(r.value, 3), round(r.raw, 4)

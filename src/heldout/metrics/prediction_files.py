@@ -35,6 +35,7 @@ import numpy as np
 
 from heldout import _files
 from heldout._checks import as_floats, in_choices, show
+from heldout._inputs import all_whole as _all_whole  # metrics.evaluate imports this name
 from heldout.metrics.column_kinds import (  # the rule of a column's kind, and its thresholds
     kind_of_summary,
     label_warning_of_summary,
@@ -523,26 +524,6 @@ def column_kind(values: np.ndarray) -> str:
     if whole and v.size == 0:
         return "labels"
     return kind_of_summary(whole, v.min(), v.max())
-
-
-def _all_whole(values: np.ndarray) -> bool:
-    """Every value is a whole number (checked in blocks: a column of fractions stops early).
-
-    Examples
-    --------
-    >>> _all_whole(np.array([0.0, 3.0, -2.0])), _all_whole(np.array([1.0, 0.5]))
-    (True, False)
-    """
-    if values.dtype.kind != "f":  # integers and booleans
-        return True
-    step = 1 << 16  # a block and its rounding stay in the core's cache
-    rounded = np.empty(min(step, values.size), dtype=values.dtype)
-    for i in range(0, values.size, step):
-        part = values[i : i + step]
-        np.rint(part, out=rounded[: part.size])
-        if not np.array_equal(rounded[: part.size], part):
-            return False
-    return True
 
 
 def label_warning(values: np.ndarray, classes: np.ndarray) -> str | None:

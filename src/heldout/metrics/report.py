@@ -18,6 +18,7 @@ key                what it holds                                           what 
 ``patterns``       (codes, counts) of the right/wrong patterns             accuracy's best set
 ``clusters``       per-cluster sizes, cells, tables and loss sums          cluster-robust, F1
 ``strata``         per-stratum (and cluster) cells and loss sums (engine)  ``stratified``
+``stratified``     each mean's stratified estimate (items or ``strata``)   ``stratified``
 ``multi``          several classes: ``cm`` and ``triples`` rows            the several-class report
 ``items``          what needs every item (in memory only, below)           see below
 =================  ======================================================  ======================
@@ -27,9 +28,9 @@ How each path computes them:
 =============================  =============================  ===================  ==============
 statistic                      numpy (in memory)              DuckDB               Dask
 =============================  =============================  ===================  ==============
-cells, tables, patterns        counts of booleans, in blocks  one ``GROUP BY``     value counts
-loss moments                   blocks merged (Chan et al.)    ``avg``, ``stddev``  mean, std
-DeLong                         grid counts or one sort        ``GROUP BY``, join   groupby, merge
+cells, tables, patterns        counts of booleans, in blocks  one ``GROUP BY``     bincount per partition
+loss moments                   blocks merged (Chan et al.)    ``avg``, ``stddev``  partitions merged (Chan)
+DeLong                         grid counts or one sort        ``GROUP BY``, join   value tables, 2nd pass
 per-cluster sums               ``bincount`` by cluster        ``GROUP BY``         groupby sum
 per-stratum sums               (from the items, see below)    ``GROUP BY``         groupby sum
 =============================  =============================  ===================  ==============
@@ -41,10 +42,12 @@ the AUC's clustered warning (the misranked pairs' shortfall); the accuracy's bes
 beyond 62 models (``best_set`` on the whole right/wrong table); and the paired
 bootstrap's small-sample warnings, which it passes on.  The engine keeps the AUC's
 independent-item interval there, with a ``cluster_note`` saying so, and gives no best
-set beyond 62 models.  The ``stratified`` fields are computed from the items in memory
-(``stratified_mean``) and from per-stratum sums by the engine (``_stratified_sums``,
-the same arithmetic), and placed where each path has always placed them: in memory
-before the independent-item fields, by the engine at the end of the entry.
+set beyond 62 models.  The ``stratified`` fields come from ``stratified``, an object
+whose ``mean(which, model)`` gives the stratified estimate of one mean: from the items
+in memory (``heldout.metrics.evaluate._StrataItems``, by ``stratified_mean``), from the
+engine's per-stratum sums (``_StrataSums``, the same arithmetic); one function,
+``_stratified_field``, turns either into the field (or its note), and the entry builder
+places it, on both paths, before the independent-item fields.
 """
 
 from __future__ import annotations
@@ -277,7 +280,7 @@ def build_report(
     best_draws: int = 10_000,
     correction: str = "CR1",
 ) -> dict:
-    """``evaluate``'s report (without ``stratified`` fields) from the statistics."""
+    """``evaluate``'s report from the statistics."""
     if stats.get("multi"):
         return _multi_report(
             stats, models, alpha, n_resamples, seed, adjust, best_draws, correction
@@ -455,7 +458,7 @@ class _Binary:
         """evaluate's entry; with clusters, the clustered interval from per-cluster ``sums``
         (a mean), the cluster bootstrap from per-cluster tables (``boot_tables``) or, for
         the AUC of the models ``auc``, from the items (in memory); ``strat`` gives the
-        ``stratified`` field in memory (the engine adds it after, ``_add_stratified``)."""
+        ``stratified`` field (:func:`_stratified_field`, on either path)."""
 
         result, note = result_note
         make = pair_entry if pair else metric_entry
@@ -480,10 +483,9 @@ class _Binary:
         return make(result, **extra)
 
     def strat(self, which, m):
-        """The in-memory ``stratified`` field of the mean ``which`` of model ``m``, or None."""
-        if self.items is None or not self.items.strata:
-            return None
-        return lambda: self.items.stratified(which, m)
+        """The ``stratified`` field of the mean ``which`` of model ``m`` (a callable), or None."""
+        means = self.stats.get("stratified")
+        return None if means is None else lambda: _stratified_field(means, which, m)
 
     # ------------------------------------------------------------------ metrics
     def model(self, m) -> dict:
@@ -832,8 +834,8 @@ def _stratum_parts(st: dict, key, metric: str):
     return t[:, 0], t[:, 1], t[:, 2], t[:, 3], not t[:, 4].any()
 
 
-def _stratified_sums(st: dict, key, metric: str, shares, alpha: float) -> dict:
-    """evaluate's ``stratified`` field of one mean, from per-stratum (per-cluster) sums.
+def _stratified_sums(st: dict, key, metric: str, shares, alpha: float):
+    """The stratified estimate of one mean from per-stratum (per-cluster) sums.
 
     The arithmetic of :func:`heldout.dependent.strata.stratified_mean`: each stratum's
     mean, the variance of its mean (``s_h^2 / n_h``, or with clusters the CR1
@@ -851,37 +853,34 @@ def _stratified_sums(st: dict, key, metric: str, shares, alpha: float) -> dict:
     n_h = np.bincount(code, weights=sizes, minlength=h_all.size)
     present = np.flatnonzero(n_h > 0)
     keys = [st["labels"][h] for h in present]
-    try:
-        w = _stratum_weights(keys, n_h[present], shares)
-        means, var_h, dof_h = [], [], []
-        for h, label in zip(present, keys, strict=True):
-            rows = (code == h) & (sizes > 0)
-            size = float(sizes[rows].sum())
-            mean = float(sums[rows].sum()) / size
-            means.append(mean)
-            if not st["clustered"]:
-                if size < 2:
-                    raise _too_few_items(label, size)
-                if var_samp is None:  # 0/1 values: the variance from the counts
-                    k = float(sums[rows].sum())
-                    s2 = (k * (1 - mean) ** 2 + (size - k) * mean**2) / (size - 1)
-                else:
-                    s2 = float(var_samp[rows][0])
-                var_h.append(s2 / size)
-                dof_h.append(size - 1)
-                continue
-            g = int(rows.sum())
-            if g < 2:  # (evaluate's message: stratified_mean wraps clustered_mean's)
-                raise ValueError(f"clusters within stratum {show(label)}: {_too_few_clusters(g)}")
-            _, _, var_cr, _ = _moments(sums[rows], sumsq[rows], sizes[rows].astype(float))
-            var_h.append(float(var_cr))
-            dof_h.append(g - 1)
-    except ValueError as exc:
-        return {"value": None, "note": str(exc)}
+    w = _stratum_weights(keys, n_h[present], shares)
+    means, var_h, dof_h = [], [], []
+    for h, label in zip(present, keys, strict=True):
+        rows = (code == h) & (sizes > 0)
+        size = float(sizes[rows].sum())
+        mean = float(sums[rows].sum()) / size
+        means.append(mean)
+        if not st["clustered"]:
+            if size < 2:
+                raise _too_few_items(label, size)
+            if var_samp is None:  # 0/1 values: the variance from the counts
+                k = float(sums[rows].sum())
+                s2 = (k * (1 - mean) ** 2 + (size - k) * mean**2) / (size - 1)
+            else:
+                s2 = float(var_samp[rows][0])
+            var_h.append(s2 / size)
+            dof_h.append(size - 1)
+            continue
+        g = int(rows.sum())
+        if g < 2:  # (evaluate's message: stratified_mean wraps clustered_mean's)
+            raise ValueError(f"clusters within stratum {show(label)}: {_too_few_clusters(g)}")
+        _, _, var_cr, _ = _moments(sums[rows], sumsq[rows], sizes[rows].astype(float))
+        var_h.append(float(var_cr))
+        dof_h.append(g - 1)
     n = float(n_h.sum())
     total = float(sums.sum())
     spread = max(float(sumsq.sum()) - total * total / n, 0.0) / (n - 1) if n > 1 else 0.0
-    s = _stratified_from_parts(
+    return _stratified_from_parts(
         keys,
         n_h[present].astype(np.int64),
         means,
@@ -893,7 +892,6 @@ def _stratified_sums(st: dict, key, metric: str, shares, alpha: float) -> dict:
         unweighted=total / n,
         se_unweighted=float(np.sqrt(spread / n)),
     )
-    return _stratified_fields(s)
 
 
 def _check_strata(st: dict, shares) -> None:
@@ -910,20 +908,33 @@ def _check_strata(st: dict, shares) -> None:
             raise _too_few_items(label, size)
 
 
-def _add_stratified(report: dict, stats: dict, models, shares, alpha: float) -> None:
-    """Put the ``stratified`` field into every mean of every model, as evaluate does."""
-    st = stats["strata"]
-    for m in models:
-        metrics = report["models"][m]["metrics"]
-        names = ["accuracy"] if st["multi"] else [*_RATE_CELLS, *_PROPER]
-        for name in names:
-            entry = metrics.get(name)
-            if entry is None or entry.get("value") is None:
-                continue
-            key = ("cells", m) if name in _RATE_CELLS else ("loss", name, m)
-            if key not in st:
-                continue
-            entry["stratified"] = _stratified_sums(st, key, name, shares, alpha)
+class _StrataSums:
+    """The stratified estimate of each mean from the engine's per-stratum (per stratum and
+    cluster) sums, ``stats["strata"]``; the in-memory path's counterpart,
+    ``heldout.metrics.evaluate._StrataItems``, works from the items.  Either is the
+    report's ``stats["stratified"]``, read by :func:`_stratified_field`."""
+
+    def __init__(self, st: dict, shares, alpha: float):
+        self.st, self.shares, self.alpha = st, shares, alpha
+
+    def mean(self, which: str, model: str):
+        key = ("cells", model) if which in _RATE_CELLS else ("loss", which, model)
+        return _stratified_sums(self.st, key, which, self.shares, self.alpha)
+
+
+def _stratified_field(means, which: str, model: str) -> dict:
+    """The ``stratified`` field of the mean ``which`` of ``model``, on either path.
+
+    ``means``: ``stats["stratified"]``, whose ``mean(which, model)`` gives the
+    :class:`heldout.dependent.strata.Stratified` estimate (from the items in memory, from
+    per-stratum sums by the engine) or raises ``ValueError``, which becomes the field's
+    note (a stratum too small, shares that leave out a stratum of this mean's items).
+    """
+    try:
+        s = means.mean(which, model)
+    except ValueError as exc:
+        return {"value": None, "note": str(exc)}
+    return _stratified_fields(s)
 
 
 # --------------------------------------------------------------------------- several classes
@@ -965,10 +976,10 @@ def _multi_model(stats, m, classes, alpha, correction) -> dict:
         cm[index[int(yv)], index[int(pv)]] += int(count)
     metrics = {}
     result, note = _guarded(rate_interval, int(np.trace(cm)), int(cm.sum()), alpha)
-    items = stats.get("items")
+    means = stats.get("stratified")
     strat = None
-    if result is not None and items is not None and items.strata:
-        strat = {"stratified": items.stratified("accuracy", m)}
+    if result is not None and means is not None:
+        strat = {"stratified": _stratified_field(means, "accuracy", m)}
     extra = {}
     if result is not None and cl is not None:
         right = cl[("right", m)]

@@ -128,8 +128,8 @@ def roc_band(
     Examples
     --------
     >>> import numpy as np
+    >>> y = np.repeat([1.0, 0.0], [200, 300])
     >>> rng = np.random.default_rng(0)
-    >>> y = np.r_[np.ones(200), np.zeros(300)]
     >>> s = np.r_[rng.normal(1.5, 1, 200), rng.normal(0, 1, 300)]
     >>> b = roc_band(y, s, seed=1)
     >>> bool(np.all(b.low <= b.tpr) and np.all(b.tpr <= b.high)), round(b.half_width, 3)

@@ -298,7 +298,7 @@ def five_by_two_t(scores_a, scores_b, alternative: str = "two-sided") -> CVTest:
     scores_a, scores_b
         Ten scores each, in fold order.
     alternative
-        As in :func:`naive_t`.
+        ``"two-sided"``, ``"greater"`` or ``"less"``, as in :func:`naive_t`.
 
     Returns
     -------

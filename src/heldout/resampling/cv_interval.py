@@ -202,6 +202,49 @@ def naive_cv_interval(
     )
 
 
+def _nested_parts(n, k, reps, gen):
+    """Each repetition's random folds, the outer folds' pairs, and every (fit, score) index
+    pair of nested cross-validation: per repetition, the fits without two folds (scored on
+    both), then the fits without one (scored on it)."""
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    folds_by_rep, parts = [], []
+    for _ in range(reps):
+        folds = [te for _, te in splits(n, "kfold", k=k, seed=gen)]
+        folds_by_rep.append(folds)
+        for i, j in pairs:
+            keep = np.ones(n, dtype=bool)
+            keep[folds[i]] = keep[folds[j]] = False
+            parts.append((np.flatnonzero(keep), np.concatenate([folds[i], folds[j]])))
+        for i in range(k):
+            keep = np.ones(n, dtype=bool)
+            keep[folds[i]] = False
+            parts.append((np.flatnonzero(keep), folds[i]))
+    return folds_by_rep, pairs, parts
+
+
+def _nested_losses(preds, folds_by_rep, pairs, ya, lossf):
+    """Per outer fold, Bates et al.'s ``a_j`` and ``b_j``, and all inner and outer losses."""
+    k = len(folds_by_rep[0])
+    per_rep = len(pairs) + k
+    a_list, b_list, e_in_all, e_out_all = [], [], [], []
+    for r, folds in enumerate(folds_by_rep):
+        block = preds[r * per_rep : (r + 1) * per_rep]
+        # inner[(i, j)]: losses on fold j of the model fitted without folds i and j
+        inner: dict[tuple[int, int], np.ndarray] = {}
+        for (i, j), pred in zip(pairs, block, strict=False):
+            losses = np.asarray(lossf(pred, ya[np.concatenate([folds[i], folds[j]])]), dtype=float)
+            inner[(j, i)] = losses[: len(folds[i])]  # scored on fold i, outer fold j
+            inner[(i, j)] = losses[len(folds[i]) :]  # scored on fold j, outer fold i
+        for i in range(k):
+            e_out = np.asarray(lossf(block[len(pairs) + i], ya[folds[i]]), dtype=float)
+            e_in = np.concatenate([inner[(i, j)] for j in range(k) if j != i])
+            a_list.append((e_in.mean() - e_out.mean()) ** 2)
+            b_list.append(e_out.var(ddof=1) / e_out.size)
+            e_in_all.append(e_in)
+            e_out_all.append(e_out)
+    return a_list, b_list, np.concatenate(e_in_all), np.concatenate(e_out_all)
+
+
 def nested_cv_interval(
     estimator,
     X,
@@ -247,10 +290,9 @@ def nested_cv_interval(
 
     Parameters
     ----------
-    estimator
-        A scikit-learn estimator (cloned for every fit).
-    X, y
-        The data.
+    estimator, X, y
+        As in :func:`naive_cv_interval`: a scikit-learn estimator (cloned for every fit)
+        and the data.
     k
         Number of folds (at least 3).
     reps
@@ -284,40 +326,10 @@ def nested_cv_interval(
     lossf = _loss_function(loss)
     gen = make_rng(seed)
     n = len(ya)
-    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
-    folds_by_rep, parts = [], []
-    for _ in range(reps):
-        folds = [te for _, te in splits(n, "kfold", k=k, seed=gen)]
-        folds_by_rep.append(folds)
-        for i, j in pairs:
-            keep = np.ones(n, dtype=bool)
-            keep[folds[i]] = keep[folds[j]] = False
-            parts.append((np.flatnonzero(keep), np.concatenate([folds[i], folds[j]])))
-        for i in range(k):
-            keep = np.ones(n, dtype=bool)
-            keep[folds[i]] = False
-            parts.append((np.flatnonzero(keep), folds[i]))
+    folds_by_rep, pairs, parts = _nested_parts(n, k, reps, gen)
     with single_thread():
         preds, _ = predict_splits(estimator, Xa, ya, parts)  # one call: fast paths share work
-    per_rep = len(pairs) + k
-    a_list, b_list, e_in_all, e_out_all = [], [], [], []
-    for r, folds in enumerate(folds_by_rep):
-        block = preds[r * per_rep : (r + 1) * per_rep]
-        # inner[(i, j)]: losses on fold j of the model fitted without folds i and j
-        inner: dict[tuple[int, int], np.ndarray] = {}
-        for (i, j), pred in zip(pairs, block, strict=False):
-            losses = np.asarray(lossf(pred, ya[np.concatenate([folds[i], folds[j]])]), dtype=float)
-            inner[(j, i)] = losses[: len(folds[i])]  # scored on fold i, outer fold j
-            inner[(i, j)] = losses[len(folds[i]) :]  # scored on fold j, outer fold i
-        for i in range(k):
-            e_out = np.asarray(lossf(block[len(pairs) + i], ya[folds[i]]), dtype=float)
-            e_in = np.concatenate([inner[(i, j)] for j in range(k) if j != i])
-            a_list.append((e_in.mean() - e_out.mean()) ** 2)
-            b_list.append(e_out.var(ddof=1) / e_out.size)
-            e_in_all.append(e_in)
-            e_out_all.append(e_out)
-    e_in = np.concatenate(e_in_all)
-    e_out = np.concatenate(e_out_all)
+    a_list, b_list, e_in, e_out = _nested_losses(preds, folds_by_rep, pairs, ya, lossf)
     err_ncv = float(e_in.mean())
     err_cv = float(e_out.mean())
     mse = float(np.mean(a_list) - np.mean(b_list))

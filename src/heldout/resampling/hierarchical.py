@@ -129,6 +129,88 @@ def _log_t(z2, nu):
     return z2.size * c - (nu + 1) / 2 * np.sum(np.log1p(z2 / nu))
 
 
+def _sample(x, rho, n_draws, n_burn, g):
+    """The Gibbs sampler of :mod:`heldout.resampling.hierarchical` on the standardised
+    differences ``x`` (data sets by folds): the kept ``(delta_0, sigma_0, nu)`` draws, the
+    sum of the kept per-data-set means, and the number of accepted ``nu`` moves."""
+    m, n = x.shape
+    xbar = x.mean(axis=1)
+    within = np.sum((x - xbar[:, None]) ** 2, axis=1)
+    c = (1.0 + (n - 1) * rho) / n  # Var(xbar_i) / sigma_i^2
+    std_within = float(np.mean(np.std(x, axis=1)))
+    std_among = float(np.std(xbar)) or std_within
+    lo, hi = -float(np.max(np.abs(x))), float(np.max(np.abs(x)))
+    sig_hi, sig0_hi = _UPPER_SIGMA * std_within, _UPPER_SIGMA * std_among
+    # state
+    delta = xbar.copy()
+    delta0 = float(np.clip(xbar.mean(), lo, hi))
+    sigma0 = max(std_among, 1e-6 * std_within)
+    sigma = np.maximum(np.std(x, axis=1), 1e-6 * std_within)
+    a_sh, b_rt = 1.5, 0.055
+    u = np.log(a_sh / b_rt)  # log(nu - 1)
+    step, accepted = 1.0, 0
+    shape_0 = np.array([(m - 1) / 2.0])
+    shape_i = np.full(m, (n - 1) / 2.0)
+    total = n_burn + n_draws
+    keep = np.empty((n_draws, 3))
+    delta_sum = np.zeros(m)
+    for it in range(total):
+        # nu (lambda integrated out), then lambda given nu
+        z2 = ((delta - delta0) / sigma0) ** 2
+        nu = 1.0 + np.exp(u)
+
+        u_new = u + step * g.standard_normal()
+        nu_new = 1.0 + np.exp(u_new)
+        log_ratio = a_sh * (u_new - u) - b_rt * (nu_new - nu) + _log_t(z2, nu_new) - _log_t(z2, nu)
+        if np.log(g.random()) < log_ratio:
+            u, nu = u_new, nu_new
+            if it >= n_burn:
+                accepted += 1
+            elif it > 0:
+                step *= 1.02
+        elif it < n_burn:
+            step /= 1.02 ** (0.44 / 0.56)  # aims at about 44 % acceptance
+        lam = g.standard_gamma((nu + 1) / 2, size=m) / ((nu + z2) / 2)
+        # delta_i
+        prec = lam / sigma0**2 + 1.0 / (sigma**2 * c)
+        mean = (lam * delta0 / sigma0**2 + xbar / (sigma**2 * c)) / prec
+        delta = mean + g.standard_normal(m) / np.sqrt(prec)
+        # delta_0, truncated to (lo, hi)
+        sl = float(lam.sum())
+        mu0, sd0 = float(lam @ delta) / sl, sigma0 / np.sqrt(sl)
+        delta0 = _truncated_normal(g, mu0, sd0, lo, hi)
+        # sigma_0 and sigma_i
+        s = np.array([float(lam @ (delta - delta0) ** 2) / 2.0])
+        sigma0 = float(_inverse_gamma_sigma(shape_0, s, sig0_hi, g)[0])
+        q = within / (1.0 - rho) + (xbar - delta) ** 2 / c
+        sigma = _inverse_gamma_sigma(shape_i, q / 2.0, sig_hi, g)
+        # the Gamma prior's shape and rate (independence Metropolis from their priors)
+        lnu1 = np.log(nu - 1.0)
+        a_new = g.uniform(*_ALPHA)
+        log_ratio = (a_new - a_sh) * (np.log(b_rt) + lnu1) - (
+            special.gammaln(a_new) - special.gammaln(a_sh)
+        )
+        if np.log(g.random()) < log_ratio:
+            a_sh = a_new
+        b_new = g.uniform(*_BETA)
+        if np.log(g.random()) < a_sh * np.log(b_new / b_rt) - (b_new - b_rt) * (nu - 1.0):
+            b_rt = b_new
+        if it >= n_burn:
+            keep[it - n_burn] = delta0, sigma0, nu
+            delta_sum += delta
+    return keep, delta_sum, accepted
+
+
+def _truncated_normal(g, mu0, sd0, lo, hi):
+    """One draw of N(mu0, sd0) truncated to (lo, hi): rejection, then the inverse cdf."""
+    for _ in range(100):
+        delta0 = mu0 + sd0 * g.standard_normal()
+        if lo < delta0 < hi:
+            return delta0
+    pa, pb = special.ndtr((lo - mu0) / sd0), special.ndtr((hi - mu0) / sd0)
+    return float(np.clip(mu0 + sd0 * special.ndtri(g.uniform(pa, pb)), lo, hi))
+
+
 def hierarchical_rope(
     scores_a,
     scores_b,
@@ -176,76 +258,7 @@ def hierarchical_rope(
         if test_fraction is None
         else float(as_probability(test_fraction, "test_fraction", scalar=True))
     )
-    xbar = x.mean(axis=1)
-    within = np.sum((x - xbar[:, None]) ** 2, axis=1)
-    c = (1.0 + (n - 1) * rho) / n  # Var(xbar_i) / sigma_i^2
-    std_within = float(np.mean(np.std(x, axis=1)))
-    std_among = float(np.std(xbar)) or std_within
-    lo, hi = -float(np.max(np.abs(x))), float(np.max(np.abs(x)))
-    sig_hi, sig0_hi = _UPPER_SIGMA * std_within, _UPPER_SIGMA * std_among
-    # state
-    delta = xbar.copy()
-    delta0 = float(np.clip(xbar.mean(), lo, hi))
-    sigma0 = max(std_among, 1e-6 * std_within)
-    sigma = np.maximum(np.std(x, axis=1), 1e-6 * std_within)
-    a_sh, b_rt = 1.5, 0.055
-    u = np.log(a_sh / b_rt)  # log(nu - 1)
-    step, accepted = 1.0, 0
-    shape_0 = np.array([(m - 1) / 2.0])
-    shape_i = np.full(m, (n - 1) / 2.0)
-    total = n_burn + n_draws
-    keep = np.empty((n_draws, 3))
-    delta_sum = np.zeros(m)
-    for it in range(total):
-        # nu (lambda integrated out), then lambda given nu
-        z2 = ((delta - delta0) / sigma0) ** 2
-        nu = 1.0 + np.exp(u)
-
-        u_new = u + step * g.standard_normal()
-        nu_new = 1.0 + np.exp(u_new)
-        log_ratio = a_sh * (u_new - u) - b_rt * (nu_new - nu) + _log_t(z2, nu_new) - _log_t(z2, nu)
-        if np.log(g.random()) < log_ratio:
-            u, nu = u_new, nu_new
-            if it >= n_burn:
-                accepted += 1
-            elif it > 0:
-                step *= 1.02
-        elif it < n_burn:
-            step /= 1.02 ** (0.44 / 0.56)  # aims at about 44 % acceptance
-        lam = g.standard_gamma((nu + 1) / 2, size=m) / ((nu + z2) / 2)
-        # delta_i
-        prec = lam / sigma0**2 + 1.0 / (sigma**2 * c)
-        mean = (lam * delta0 / sigma0**2 + xbar / (sigma**2 * c)) / prec
-        delta = mean + g.standard_normal(m) / np.sqrt(prec)
-        # delta_0, truncated to (lo, hi)
-        sl = float(lam.sum())
-        mu0, sd0 = float(lam @ delta) / sl, sigma0 / np.sqrt(sl)
-        for _ in range(100):
-            delta0 = mu0 + sd0 * g.standard_normal()
-            if lo < delta0 < hi:
-                break
-        else:
-            pa, pb = special.ndtr((lo - mu0) / sd0), special.ndtr((hi - mu0) / sd0)
-            delta0 = float(np.clip(mu0 + sd0 * special.ndtri(g.uniform(pa, pb)), lo, hi))
-        # sigma_0 and sigma_i
-        s = np.array([float(lam @ (delta - delta0) ** 2) / 2.0])
-        sigma0 = float(_inverse_gamma_sigma(shape_0, s, sig0_hi, g)[0])
-        q = within / (1.0 - rho) + (xbar - delta) ** 2 / c
-        sigma = _inverse_gamma_sigma(shape_i, q / 2.0, sig_hi, g)
-        # the Gamma prior's shape and rate (independence Metropolis from their priors)
-        lnu1 = np.log(nu - 1.0)
-        a_new = g.uniform(*_ALPHA)
-        log_ratio = (a_new - a_sh) * (np.log(b_rt) + lnu1) - (
-            special.gammaln(a_new) - special.gammaln(a_sh)
-        )
-        if np.log(g.random()) < log_ratio:
-            a_sh = a_new
-        b_new = g.uniform(*_BETA)
-        if np.log(g.random()) < a_sh * np.log(b_new / b_rt) - (b_new - b_rt) * (nu - 1.0):
-            b_rt = b_new
-        if it >= n_burn:
-            keep[it - n_burn] = delta0, sigma0, nu
-            delta_sum += delta
+    keep, delta_sum, accepted = _sample(x, rho, n_draws, n_burn, g)
     d0, s0, nus = keep.T
     above = special.stdtr(nus, (d0 - r) / s0)
     below = special.stdtr(nus, (-r - d0) / s0)

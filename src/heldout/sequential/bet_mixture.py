@@ -124,9 +124,14 @@ def mixture_of_bets(x, alpha: float = 0.05, *, sizes=None) -> BetMixture:
     rows = arr if two_d else arr[None, :]
     s = np.cumsum(rows, axis=1).ravel()
     t = np.broadcast_to(np.arange(1, rows.shape[1] + 1, dtype=float), rows.shape).ravel()
+    # the bounds depend on (S, t) only: solve once per distinct pair (many runs share them)
+    key = s.astype(np.int64) * (rows.shape[1] + 1) + t.astype(np.int64)
+    pairs, back = np.unique(key, return_inverse=True)
+    s_u = (pairs // (rows.shape[1] + 1)).astype(float)
+    t_u = (pairs % (rows.shape[1] + 1)).astype(float)
     threshold = np.log(2.0 / a)
-    lower = _lower(s, t, threshold, f).reshape(rows.shape)
-    upper = 1.0 - _lower(t - s, t, threshold, f).reshape(rows.shape)  # the mirror image
+    lower = _lower(s_u, t_u, threshold, f)[back].reshape(rows.shape)
+    upper = 1.0 - _lower(t_u - s_u, t_u, threshold, f)[back].reshape(rows.shape)  # mirror
     lower = np.maximum.accumulate(lower, axis=1)
     upper = np.minimum.accumulate(upper, axis=1)
     if not two_d:

@@ -84,11 +84,17 @@ def _w1_data_two_sided():
     return exact_upper(_model_errors(2), 2000, 0.025)
 
 
-PS1 = Assessment(
-    key="ps1",
+# The duplicate finder pairs the parts below with each other and with the exam's and the
+# quizzes': they are exercises written as data of one shape (Part's fields), not logic
+# said twice; what they share is built once (_problem_set here, _quiz, items.Part).
+def _problem_set(week: int, **fields) -> Assessment:
+    """Problem set ``week`` (key ``ps<week>``): its title, reading, intro and problems."""
+    return Assessment(key=f"ps{week}", kind="problem set", week=week, **fields)
+
+
+PS1 = _problem_set(
+    1,
     title="How sure is one score?",
-    kind="problem set",
-    week=1,
     reading=("test_set_bound", "beta_posterior", "hoeffding_sizing"),
     intro="Exact binomial bounds and intervals for one error rate, and a Beta posterior.",
     problems=(
@@ -309,11 +315,9 @@ def _w2_data_p_normal():
     return p_value_normal(_w2_outcomes_correct(), 400, 0.88)
 
 
-PS2 = Assessment(
-    key="ps2",
+PS2 = _problem_set(
+    2,
     title="How big a test set?",
-    kind="problem set",
-    week=2,
     reading=("acceptance_testing", "variational_split"),
     intro="Sizing a test set by an inequality and exactly, and accepting a model against a "
     "required accuracy.",
@@ -540,11 +544,9 @@ def _w3_leader_same():
     return exact_lower(int(c[:1000, best].sum()), 1000, 0.05)
 
 
-PS3 = Assessment(
-    key="ps3",
+PS3 = _problem_set(
+    3,
     title="Two models, many models",
-    kind="problem set",
-    week=3,
     reading=("two_models", "many_models", "beyond_accuracy"),
     intro="Paired comparisons on the same items, and what changes when there are many models.",
     problems=(
@@ -762,11 +764,9 @@ def _w4_diff_unpaired():
     return 2 * norm.sf(abs(z))
 
 
-PS4 = Assessment(
-    key="ps4",
+PS4 = _problem_set(
+    4,
     title="Beyond accuracy",
-    kind="problem set",
-    week=4,
     reading=("auc", "operating_points", "regression_metrics"),
     intro="Intervals for rates with their own denominators, and for the AUC of one model and "
     "of a difference.",
@@ -928,11 +928,9 @@ def _w5_clusters_iid():
     return math.ceil(Z**2 * 0.9 * 0.1 / 0.02**2 / 20)
 
 
-PS5 = Assessment(
-    key="ps5",
+PS5 = _problem_set(
+    5,
     title="Items that are not independent",
-    kind="problem set",
-    week=5,
     reading=("not_independent", "judged_scores", "benchmarks", "label_until_sure"),
     intro="Design effects, cluster-robust intervals and sizing in clusters.",
     problems=(
@@ -1108,11 +1106,9 @@ def _w6_bound_one():
     return naive_error_bound(10000, 1, 0.05)
 
 
-PS6 = Assessment(
-    key="ps6",
+PS6 = _problem_set(
+    6,
     title="No fresh test set",
-    kind="problem set",
-    week=6,
     reading=("cross_validation", "many_datasets", "test_set_reuse", "own_data_lab"),
     intro="Comparing learners by cross-validation, and what reusing a test set costs.",
     problems=(
