@@ -37,7 +37,7 @@ Helpers (all keyword options are keyword-only):
     ``True`` or ``False`` (also numpy booleans), as a Python ``bool``.
 ``as_instance(value, name, types, what, *, optional=False)``
     An object of one of ``types`` (a result object, a pool, matplotlib axes), else a
-    ``TypeError`` naming the argument.
+    ``ValueError`` naming the argument.
 ``as_size(raw, name="the size", *, minimum=1, hint="ask for a larger tolerance or probability")``
     A computed size (a float from a formula) rounded up *by the caller* and turned into
     ``int64``: refuses sizes that do not fit (``"the size exceeds 2**63 - 1 ..."``)
@@ -361,17 +361,18 @@ def as_choice(value, name: str, choices) -> str:
 def as_instance(value, name: str, types, what: str, *, optional: bool = False):
     """Return ``value`` if it is an instance of ``types`` (or None, if ``optional``).
 
-    Anything else raises ``TypeError`` naming the argument and what it should be, before
-    a method of the object is used (an ``AttributeError`` deep inside names nothing).
+    Anything else raises ``ValueError`` (the package's one error for bad input, which the
+    command line prints as one line) naming the argument and what it should be, before a
+    method of the object is used (an ``AttributeError`` deep inside names nothing).
 
     >>> as_instance(2.5, "pool", list, "a list of items")
     Traceback (most recent call last):
     ...
-    TypeError: pool must be a list of items, got 2.5
+    ValueError: pool must be a list of items, got 2.5
     """
     if (optional and value is None) or isinstance(value, types):
         return value
-    raise TypeError(f"{name} must be {what}, got {show(value)}")
+    raise ValueError(f"{name} must be {what}, got {show(value)}")
 
 
 def in_choices(value, choices) -> bool:

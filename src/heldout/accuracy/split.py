@@ -46,6 +46,7 @@ from heldout._checks import (
     as_count,
     as_draws,
     as_flag,
+    as_floats,
     as_instance,
     as_positive,
     as_probability,
@@ -961,7 +962,7 @@ def _chunks(total: int, size: int):
 
 
 def _sizes(values, name: str) -> np.ndarray:
-    if np.ndim(values) > 1:
+    if as_floats(values, name).ndim > 1:
         raise ValueError(f"{name} must be a count or a 1-D list of counts, got {show(values)}")
     return np.atleast_1d(as_count(values, name, minimum=1))
 

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from heldout._checks import as_flag, show
+from heldout._checks import as_flag, as_floats, show
 from heldout._result import Result
 
 __all__ = [
@@ -261,7 +261,7 @@ def verdict(condition: bool, if_true: str, if_false: str) -> str:
     >>> verdict(exact < hoeffding, 'below', 'above')
     'below'
     """
-    if np.ndim(condition) != 0:
+    if as_floats(condition, "condition", allow_bool=True).ndim != 0:
         raise ValueError(f"condition must be one truth value, got {show(condition)}")
     return if_true if bool(condition) else if_false
 

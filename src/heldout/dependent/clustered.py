@@ -54,7 +54,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from heldout import _dist, _inputs
-from heldout._checks import as_count, as_positive, as_probability, in_choices, show
+from heldout._checks import as_count, as_floats, as_positive, as_probability, in_choices, show
 from heldout._result import EstimateResult, Result, extra
 
 __all__ = [
@@ -849,7 +849,7 @@ def simulate_clustered(
     gen = rng(seed)
     accuracy = float(as_probability(accuracy, "accuracy", closed=True, scalar=True))
     icc = float(as_probability(icc, "icc", closed=True, scalar=True))
-    if np.ndim(sizes) > 1:
+    if as_floats(sizes, "sizes").ndim > 1:
         raise ValueError(f"sizes must be a 1-D list of cluster sizes, got {show(sizes)}")
     m = np.atleast_1d(as_count(sizes, "sizes", minimum=1)).astype(np.int64)
     reps = int(as_count(reps, "reps", minimum=1, scalar=True))

@@ -871,7 +871,7 @@ def _column_kind(name, col, kinds, classes, low_high=None):
     from heldout.metrics.prediction_files import _all_whole, label_warning
 
     if not (kinds is None or isinstance(kinds, str | dict)):
-        raise TypeError(
+        raise ValueError(
             f"kinds must be a kind, a dict of kinds by model, or None, got {show(kinds)}"
         )
     given = kinds if isinstance(kinds, str) else (kinds or {}).get(name)

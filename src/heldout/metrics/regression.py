@@ -40,6 +40,7 @@ from heldout._checks import (
     as_choice,
     as_count,
     as_draws,
+    as_floats,
     as_positive,
     as_probability,
     as_real,
@@ -255,7 +256,7 @@ def sample_residuals(
     df = as_positive(df, "df", scalar=True)
     if df <= 2:
         raise ValueError(f"df must exceed 2 for a finite MSE, got {show(df)}")
-    if np.ndim(size) > 1:
+    if as_floats(size, "size").ndim > 1:
         raise ValueError(
             f"size must be a count or a shape (a 1-D list of counts), got {show(size)}"
         )

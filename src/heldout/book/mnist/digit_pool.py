@@ -47,7 +47,7 @@ import numpy as np
 from scipy import special
 
 from heldout import _inputs
-from heldout._checks import as_instance, show
+from heldout._checks import as_floats, as_instance, show
 
 __all__ = [
     "POOL_AUC_METHODS",
@@ -581,7 +581,7 @@ def pool_auc_coverage(
     ):
         raise ValueError(f"methods must be a tuple of method names, got {show(methods)}")
 
-    if np.ndim(digits) > 1:
+    if as_floats(digits, "digits").ndim > 1:
         raise ValueError(f"digits must be a digit or a 1-D list of digits, got {show(digits)}")
     digits = [int(d) for d in np.atleast_1d(as_count(digits, "digits", maximum=9))]
     if any(d < 0 or d > 9 for d in digits):
