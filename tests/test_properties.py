@@ -280,10 +280,10 @@ SPECS = {
     "accuracy.posterior.BetaPosterior": Spec(P.BetaPosterior, {"a": A(pos, "array"), "b": A(pos, "array")}, corrupt=False),
     # losses
     "accuracy.losses.collared_deviance": Spec(
-        L.collared_deviance, {"y": A(st.sampled_from([0, 1]), "choice", accepts=(True, False)), "p": A(prob_c, "prob"), "mu": A(st.floats(1e-6, 0.49), "prob")}
+        L.collared_deviance, {"y": A(st.sampled_from([0, 1]), "count", accepts=(True, False)), "p": A(prob_c, "prob"), "mu": A(st.floats(1e-6, 0.49), "prob")}
     ),
     "accuracy.losses.collared_deviance_range": Spec(L.collared_deviance_range, {"mu": A(st.floats(1e-6, 0.49), "prob")}),
-    "accuracy.losses.zero_one_loss": Spec(L.zero_one_loss, {"y": A(st.sampled_from([0, 1]), "choice", accepts=(True, False)), "p": A(prob_c, "prob")}, in01),
+    "accuracy.losses.zero_one_loss": Spec(L.zero_one_loss, {"y": A(st.sampled_from([0, 1]), "count", accepts=(True, False)), "p": A(prob_c, "prob")}, in01),
     "accuracy.losses.classifier_pool": Spec(
         L.classifier_pool, {"n_train": A(st.integers(10, 200), "count"), "n_pool": A(st.integers(1, 300), "count")},
         kwargs={"seed": 1}, examples=3,

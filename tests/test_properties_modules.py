@@ -188,12 +188,12 @@ SPECS = {
     # ------------------------------------------------------------------ best
     "comparison.best.best_set": Spec(
         best.best_set, {"correct": A(_matrix(), "array"), "alpha": AL, "method": _choice(["signflip", "gaussian"])},
-        keyword=("method",), kwargs={"draws": 50, "seed": 1}, examples=10,
+        keyword=("method",), kwargs={"draws": 100, "seed": 1}, examples=10,
     ),
     "comparison.best.false_claims": Spec(
         best.false_claims, {"accuracies": A(st.lists(st.floats(0.6, 0.95), min_size=2, max_size=3), "array"),
                             "n": A(st.integers(10, 100), "count"), "shared": A(st.floats(0, 1), "prob")},
-        keyword=("shared",), kwargs={"reps": 20, "draws": 20, "seed": 1}, examples=6,
+        keyword=("shared",), kwargs={"reps": 20, "draws": 100, "seed": 1}, examples=6,
     ),
     "comparison.best.pick_best_paired": Spec(
         best.pick_best_paired, {"accuracies": A(st.lists(st.floats(0.6, 0.95), min_size=2, max_size=3), "array"),
@@ -270,7 +270,7 @@ SPECS = {
     "config.rng": Spec(config.rng, {"seed": A(seed, "seed")}),
     # ------------------------------------------------------------------ cluster sizing
     "dependent.cluster_sizing.optimal_cluster_size": Spec(
-        cluster_sizing.optimal_cluster_size, {"icc": A(prob, "prob"), "cost_cluster": A(pos, "pos"), "cost_item": A(pos, "pos")},
+        cluster_sizing.optimal_cluster_size, {"icc": A(prob, "prob"), "cost_cluster": A(pos, "pos0"), "cost_item": A(pos, "pos")},
     ),
     "dependent.cluster_sizing.clusters_for_half_width": Spec(
         cluster_sizing.clusters_for_half_width,
@@ -281,7 +281,7 @@ SPECS = {
     "dependent.cluster_sizing.cheapest_design": Spec(
         cluster_sizing.cheapest_design,
         {"half_width": A(st.floats(0.01, 0.3), "pos"), "icc": A(st.floats(0.001, 0.9), "prob"),
-         "cost_cluster": A(st.floats(0.1, 100), "pos"), "cost_item": A(st.floats(0.1, 100), "pos"),
+         "cost_cluster": A(st.floats(0.1, 100), "pos0"), "cost_item": A(st.floats(0.1, 100), "pos"),
          "accuracy": A(ACC.strategy, "prob"), "alpha": AL},
         keyword=("accuracy", "alpha"), examples=10,
     ),
@@ -314,12 +314,12 @@ SPECS = {
     ),
     "dependent.clustered.cluster_bootstrap": Spec(
         clustered.cluster_bootstrap, {"scores": A(zero_ones(2, 40), "array"), "clusters": A(_clusters(), "array"), "alpha": AL},
-        keyword=("alpha",), kwargs={"n_resamples": 50, "seed": 1}, prepare=_same_length("scores", "clusters"), allow_nan=True,
+        keyword=("alpha",), kwargs={"n_resamples": 100, "seed": 1}, prepare=_same_length("scores", "clusters"), allow_nan=True,
     ),
     "dependent.clustered.paired_cluster_bootstrap": Spec(
         clustered.paired_cluster_bootstrap,
         {"scores_a": A(zero_ones(2, 40), "array"), "scores_b": A(zero_ones(2, 40), "array"), "clusters": A(_clusters(), "array"), "alpha": AL},
-        keyword=("alpha",), kwargs={"n_resamples": 50, "seed": 1}, prepare=_same_length("scores_a", "scores_b", "clusters"),
+        keyword=("alpha",), kwargs={"n_resamples": 100, "seed": 1}, prepare=_same_length("scores_a", "scores_b", "clusters"),
         allow_nan=True,
     ),
     "dependent.clustered.design_effect": Spec(clustered.design_effect, {"icc": A(prob_c, "prob"), "cluster_size": A(pos, "pos")}),
@@ -944,7 +944,7 @@ SPECS = {
     "metrics.column_kinds.kind_of_summary": Spec(
         column_kinds.kind_of_summary, {"whole": _flag(), "low": A(st.sampled_from([0.0, -1.5, 0.2]), "array"),
                                        "high": A(st.sampled_from([1.0, 0.9, 3.0]), "array"),
-                                       "given": _choice([None, "labels", "probabilities", "scores"])},
+                                       "given": A(st.sampled_from([None, "labels", "probabilities", "scores"]), "choice", accepts=(None,))},
         lambda r, v: r in ("labels", "probabilities", "scores"), corrupt=False,
     ),
     "metrics.column_kinds.label_warning_of_summary": Spec(

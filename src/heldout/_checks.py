@@ -31,8 +31,13 @@ Helpers (all keyword options are keyword-only):
     checks: the refusals above happen here, by name.
 ``as_choice(value, name, choices)``
     One of a few strings (``method="exact"``...).
+``in_choices(value, choices)``
+    ``value in choices`` that is False (not an error) for arrays and other unhashables.
 ``as_flag(value, name)``
     ``True`` or ``False`` (also numpy booleans), as a Python ``bool``.
+``as_instance(value, name, types, what, *, optional=False)``
+    An object of one of ``types`` (a result object, a pool, matplotlib axes), else a
+    ``ValueError`` naming the argument.
 ``as_size(raw, name="the size", *, minimum=1, hint="ask for a larger tolerance or probability")``
     A computed size (a float from a formula) rounded up *by the caller* and turned into
     ``int64``: refuses sizes that do not fit (``"the size exceeds 2**63 - 1 ..."``)
@@ -62,6 +67,8 @@ ValueError: alpha must be a single number, got an array of shape (2,): [0.1, 0.2
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 #: Largest count the package accepts (counts are stored as int64).
@@ -83,6 +90,8 @@ __all__ = [
     "as_counts",
     "as_draws",
     "as_flag",
+    "as_instance",
+    "in_choices",
     "as_floats",
     "as_positive",
     "as_probability",
@@ -113,7 +122,10 @@ def show(value) -> str:
         return show(value.item())
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
         return f"an integer of {len(str(abs(value)))} digits"
-    if isinstance(value, bool | int | float | complex | str | bytes) or value is None:
+    if isinstance(value, str | os.PathLike):  # text and file names: whole, up to a long line
+        text = repr(os.fspath(value)) if isinstance(value, os.PathLike) else repr(value)
+        return text if len(text) <= 240 else text[:237] + "..."
+    if isinstance(value, bool | int | float | complex | bytes) or value is None:
         text = repr(value)
         return text if len(text) <= 60 else text[:57] + "..."
     if isinstance(value, list | tuple):
@@ -154,7 +166,7 @@ def _numeric(
     if isinstance(value, str | bytes | dict | set) or value is None:
         raise _fail(name, what, value)
     if not allow_bool and isinstance(value, bool | np.bool_):
-        raise ValueError(f"{name} must be {what}, not a boolean (True/False), got {value!r}")
+        raise ValueError(f"{name} must be {what}, not a boolean (True/False), got {show(value)}")
     if isinstance(value, complex | np.complexfloating):
         raise ValueError(f"{name} must be {what}, not a complex number, got {show(value)}")
     try:
@@ -344,6 +356,39 @@ def as_choice(value, name: str, choices) -> str:
         listed = ", ".join(repr(c) for c in choices)
         raise ValueError(f"{name} must be one of {listed}, got {show(value)}")
     return value
+
+
+def as_instance(value, name: str, types, what: str, *, optional: bool = False):
+    """Return ``value`` if it is an instance of ``types`` (or None, if ``optional``).
+
+    Anything else raises ``ValueError`` (the package's one error for bad input, which the
+    command line prints as one line) naming the argument and what it should be, before a
+    method of the object is used (an ``AttributeError`` deep inside names nothing).
+
+    >>> as_instance(2.5, "pool", list, "a list of items")
+    Traceback (most recent call last):
+    ...
+    ValueError: pool must be a list of items, got 2.5
+    """
+    if (optional and value is None) or isinstance(value, types):
+        return value
+    raise ValueError(f"{name} must be {what}, got {show(value)}")
+
+
+def in_choices(value, choices) -> bool:
+    """Is ``value`` one of ``choices``?  Arrays, lists and other unhashable values never are.
+
+    (``array in ("a", "b")`` compares element-wise and raises numpy's "truth value of an
+    array is ambiguous", which names no argument.)
+
+    >>> in_choices("exact", ("exact", "normal")), in_choices(np.ones(2), ("exact",))
+    (True, False)
+    """
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return value in choices
 
 
 def as_flag(value, name: str) -> bool:

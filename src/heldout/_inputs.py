@@ -189,7 +189,7 @@ def both_classes(y: np.ndarray, name: str = "y") -> tuple[int, int]:
     return n1, n0
 
 
-def count(value, name: str, *, minimum: int = 0) -> np.ndarray:
+def count(value, name: str, *, minimum: int = 0, scalar: bool = False) -> np.ndarray:
     """:func:`heldout._checks.as_count`, and also refuse counts of 2**63 or more.
 
     (Such values do not fit an int64; the shared helper would wrap them around.)
@@ -200,4 +200,4 @@ def count(value, name: str, *, minimum: int = 0) -> np.ndarray:
         big = False
     if big:
         raise ValueError(f"{name} must be below 2**63, got {show(value)}")
-    return as_count(value, name, minimum=minimum)
+    return as_count(value, name, minimum=minimum, scalar=scalar)

@@ -232,8 +232,8 @@ def classifier_pool(
     from sklearn.datasets import make_classification
     from sklearn.linear_model import LogisticRegression
 
-    n_train = int(as_count(n_train, "n_train", minimum=10))
-    n_pool = int(as_count(n_pool, "n_pool", minimum=1))
+    n_train = int(as_count(n_train, "n_train", minimum=10, scalar=True))
+    n_pool = int(as_count(n_pool, "n_pool", minimum=1, scalar=True))
     # 20 float64 features a row: refuse before scikit-learn allocates them
     check_work(n_train + n_pool, 5_000_000, "n_train plus n_pool (rows of 20 features)")
     seed = _random_state(seed)

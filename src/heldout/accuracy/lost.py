@@ -54,6 +54,7 @@ from heldout._checks import (
     as_count,
     as_counts,
     as_flag,
+    as_instance,
     as_positive,
     as_probability,
     broadcast,
@@ -805,6 +806,7 @@ def test_accuracy_bounds(
     >>> test_accuracy_bounds(0.95, 800, 200)
     Interval(low=0.75, high=1.0)
     """
+    train_at_least_test = as_flag(train_at_least_test, "train_at_least_test")
     p = as_probability(data_accuracy, "data_accuracy", closed=True)
     t_lo = as_probability(train_accuracy_low, "train_accuracy_low", closed=True)
     t_hi = as_probability(train_accuracy_high, "train_accuracy_high", closed=True)
@@ -889,6 +891,7 @@ def test_accuracy_interval(
     >>> [round(v, 4) for v in test_accuracy_interval(0.95, 800, 200, train_accuracy=1.0)]
     [0.684, 0.8084]
     """
+    train_at_least_test = as_flag(train_at_least_test, "train_at_least_test")
     from heldout.accuracy.bounds import interval
 
     if train_accuracy is None:
@@ -962,6 +965,7 @@ def interval_coverage(
     >>> round(interval_coverage(0.8, 100, 40, 100), 4)
     0.9921
     """
+    train_known = as_flag(train_known, "train_known")
     pi = as_probability(accuracy, "accuracy", closed=True)
     n1 = as_count(train_rows, "train_rows", minimum=1, scalar=True)
     n2 = as_count(test_rows, "test_rows", minimum=1, scalar=True)
@@ -1129,6 +1133,7 @@ def example_data(
     >>> X.shape, y.shape
     ((569, 30), (569,))
     """
+    as_instance(name, "name", str, "the name of a data set")
     from sklearn import datasets
 
     from heldout.config import SEED, rng
@@ -1167,6 +1172,7 @@ def make_model(name: str) -> object:
     >>> make_model('tree')
     DecisionTreeClassifier(random_state=0)
     """
+    as_instance(name, "name", str, "the name of a model")
     from sklearn.linear_model import LogisticRegression
     from sklearn.neighbors import KNeighborsClassifier
     from sklearn.pipeline import make_pipeline
@@ -1246,6 +1252,7 @@ def simulate_fitted(
     >>> sim.a_hat.shape, bool(np.all(sim.train_accuracy == 1.0))
     ((2, 2), True)
     """
+    as_instance(model, "model", str, "the name of a model")
     X = np.asarray(X)
     y = np.asarray(y)
     if X.ndim != 2 or y.ndim != 1 or X.shape[0] != y.shape[0]:
@@ -1256,7 +1263,7 @@ def simulate_fitted(
     n2 = (
         int(round(0.2 * n))
         if test_rows is None
-        else int(as_count(test_rows, "test_rows", minimum=1))
+        else int(as_count(test_rows, "test_rows", minimum=1, scalar=True))
     )
     if n2 >= n:
         raise ValueError(

@@ -33,6 +33,7 @@ from heldout._checks import (
     as_probability,
     broadcast,
     check_work,
+    in_choices,
     scalar_or_array,
     show,
 )
@@ -74,7 +75,7 @@ def prior_params(prior: PriorLike = "uniform") -> tuple[float, float]:
     """
     if isinstance(prior, str):
         key = prior.strip().lower()
-        if key not in PRIORS:
+        if not in_choices(key, PRIORS):
             raise ValueError(
                 f"prior must be one of {sorted(PRIORS)} or a pair (a, b), got {show(prior)}"
             )

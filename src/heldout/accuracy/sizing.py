@@ -889,6 +889,7 @@ def binomial_size(
     if grid is not None:
         import warnings
 
+        as_count(grid, "grid", minimum=2, scalar=True)  # ignored, but never a wrong kind
         warnings.warn(
             "binomial_size(grid=...) is ignored: the worst case over p is now exact",
             DeprecationWarning,

@@ -45,6 +45,9 @@ from heldout._checks import (
     _arr,
     as_count,
     as_draws,
+    as_flag,
+    as_floats,
+    as_instance,
     as_positive,
     as_probability,
     as_real,
@@ -416,7 +419,7 @@ class CriticismFit(Result):
         return np.sqrt(np.diag(self.cov))
 
     def _quantile(self, level: float) -> float:
-        level = float(as_probability(level, "level"))
+        level = float(as_probability(level, "level", scalar=True))
         # Known weights: normal reference; weights or scale estimated: Student t on dof.
         if self.weighted and self.absolute_sigma:
             return float(special.ndtri(0.5 + level / 2))
@@ -461,8 +464,8 @@ class CriticismFit(Result):
             f, se = self.test_fraction, self.test_fraction_se
             return (max(0.0, f - q * se), min(1.0, f + q * se))
         if method == "bootstrap":
-            level = float(as_probability(level, "level"))
-            draws = int(as_count(draws, "draws", minimum=100))
+            level = float(as_probability(level, "level", scalar=True))
+            draws = int(as_count(draws, "draws", minimum=100, scalar=True))
             gen = _rng(seed)
             sample = gen.multivariate_normal(self.params, self.cov, size=draws, method="svd")
             a = np.sqrt(np.clip(sample[:, 0], 0, None))
@@ -542,6 +545,7 @@ def fit_criticism_model(
     >>> [round(float(v), 3) for v in fit.params]
     [1.6, 79.0, 0.001]
     """
+    absolute_sigma = as_flag(absolute_sigma, "absolute_sigma")
     m_train, m_test, y, sigma = _check_data(m_train, m_test, sq_criticism, sigma)
     n = y.size
     if n < 4:
@@ -751,12 +755,12 @@ def logistic_population(
     >>> pop.pool_size, pop.n_features, round(pop.ideal_loss, 3)
     (1000, 10, 1.486)
     """
-    d = int(as_count(n_features, "n_features", minimum=1))
-    signal = float(as_positive(signal, "signal", allow_zero=True))
+    d = int(as_count(n_features, "n_features", minimum=1, scalar=True))
+    signal = float(as_positive(signal, "signal", allow_zero=True, scalar=True))
     intercept = as_real(intercept, "intercept", scalar=True)
-    n = int(as_count(pool_size, "pool_size", minimum=100, maximum=50_000_000))
+    n = int(as_count(pool_size, "pool_size", minimum=100, maximum=50_000_000, scalar=True))
     check_elements(float(n) * d, "pool_size x n_features")
-    mu = float(as_probability(mu, "mu"))
+    mu = float(as_probability(mu, "mu", scalar=True))
     if mu >= 0.5:
         raise ValueError(f"mu must be below 1/2, got {show(mu)}")
     seed = SEED if seed is None else as_count(seed, "seed", scalar=True)
@@ -835,7 +839,7 @@ def fit_logistic_batch(
         raise ValueError(f"y must have shape {X.shape[:2]} to match X, got {y.shape}")
     if np.any((y != 0) & (y != 1)):
         raise ValueError("y must hold only 0 and 1")
-    C = float(as_positive(C, "C"))
+    C = float(as_positive(C, "C", scalar=True))
     r, n, d = X.shape
     Z = np.concatenate([X, np.ones((r, n, 1))], axis=2)
     Z32 = Z.astype(np.float32)
@@ -955,6 +959,8 @@ def _chunks(total: int, size: int):
 
 
 def _sizes(values, name: str) -> np.ndarray:
+    if as_floats(values, name).ndim > 1:
+        raise ValueError(f"{name} must be a count or a 1-D list of counts, got {show(values)}")
     return np.atleast_1d(as_count(values, name, minimum=1))
 
 
@@ -999,6 +1005,7 @@ def measure_criticism(
     >>> m.test_estimate.shape, bool(np.all(m.true_loss >= pop.ideal_loss))
     ((1, 20), True)
     """
+    as_instance(population, "population", LogisticPopulation, "a LogisticPopulation", optional=True)
     train = _sizes(train_sizes, "train_sizes")
     test = _sizes(test_sizes, "test_sizes")
     if np.any(train < 20):
@@ -1051,6 +1058,7 @@ def measure_splits(
     >>> m.m_train.tolist(), m.m_test.tolist()
     ([300, 200], [100, 200])
     """
+    as_instance(population, "population", LogisticPopulation, "a LogisticPopulation", optional=True)
     rows = as_count(rows, "rows", minimum=2, scalar=True)
     test = _sizes(test_rows, "test_rows")
     if np.any(test > rows - 20):
@@ -1058,6 +1066,7 @@ def measure_splits(
             f"test_rows must leave at least 20 training rows out of {rows}, got {show(test_rows)}"
         )
     repeats = as_count(repeats, "repeats", minimum=2, scalar=True)
+    batch_rows = as_count(batch_rows, "batch_rows", minimum=1, maximum=50_000_000, scalar=True)
     check_work(float(repeats) * rows * test.size, _MEASURE_LIMIT, "repeats times rows times splits")
     pop = logistic_population() if population is None else population
     gen = _rng(seed)

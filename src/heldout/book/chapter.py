@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from heldout._checks import as_flag, as_floats, show
 from heldout._result import Result
 
 __all__ = [
@@ -70,11 +71,11 @@ _PCT_SPACE = " "
 
 def _finite(value: Any, name: str = "value") -> float:
     if isinstance(value, bool) or isinstance(value, complex):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
+        raise ValueError(f"{name} must be a real number, got {show(value)}")
     try:
         x = float(value)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
+        raise ValueError(f"{name} must be a number, got {show(value)}") from None
     if math.isnan(x):
         raise ValueError(f"{name} is NaN; a page must not show NaN")
     return x
@@ -82,7 +83,7 @@ def _finite(value: Any, name: str = "value") -> float:
 
 def _digits(digits: Any, *, minimum: int = 0) -> int:
     if isinstance(digits, bool) or not isinstance(digits, int | np.integer):
-        raise ValueError(f"digits must be a whole number, got {digits!r}")
+        raise ValueError(f"digits must be a whole number, got {show(digits)}")
     if not minimum <= digits <= 20:
         raise ValueError(f"digits must be from {minimum} to 20, got {digits}")
     return int(digits)
@@ -157,7 +158,9 @@ def count(value: float) -> str:
     """
     x = _finite(value)
     if not math.isfinite(x) or x != round(x):
-        raise ValueError(f"value must be a whole number (count() formats counts), got {value!r}")
+        raise ValueError(
+            f"value must be a whole number (count() formats counts), got {show(value)}"
+        )
     return f"{int(round(x)):,}".replace("-", "−")
 
 
@@ -195,11 +198,13 @@ def _format(value: Any, fmt: str | Callable[[Any], str] | None) -> str:
             return count(value)
         return num(value)
     if not isinstance(fmt, str):
-        raise ValueError(f"fmt must be a format name, a format string or a function, got {fmt!r}")
+        raise ValueError(
+            f"fmt must be a format name, a format string or a function, got {show(fmt)}"
+        )
     name, _, arg = fmt.partition(":")
     if name in _FORMATS:
         if arg and not arg.isdigit():
-            raise ValueError(f"fmt {fmt!r}: the digits after ':' must be a whole number")
+            raise ValueError(f"fmt {show(fmt)}: the digits after ':' must be a whole number")
         return _FORMATS[name](value, int(arg)) if arg else _FORMATS[name](value)
     # a Python format specification such as ".3f" or ",d"
     _finite(value)
@@ -268,6 +273,8 @@ def verdict(condition: bool, if_true: str, if_false: str, *, reps=None) -> str:
     >>> str(verdict(word != "undercovers", "holds its level", "falls short", reps=word))
     'holds its level (500 repetitions: too few for a verdict)'
     """
+    if as_floats(condition, "condition", allow_bool=True).ndim != 0:
+        raise ValueError(f"condition must be one truth value, got {show(condition)}")
     word = if_true if bool(condition) else if_false
     if reps is None:
         return word
@@ -281,7 +288,7 @@ def _fewest(reps) -> int:
     if isinstance(reps, Verdict):
         return reps.reps
     if isinstance(reps, str):
-        raise ValueError(f"reps must be a count or verdicts, got the text {reps!r}")
+        raise ValueError(f"reps must be a count or verdicts, got the text {show(reps)}")
     if isinstance(reps, Iterable) and not isinstance(reps, np.ndarray | bytes):
         reps = [r.reps if isinstance(r, Verdict) else r for r in reps]
     elif isinstance(reps, np.ndarray) and reps.dtype == object:
@@ -565,6 +572,11 @@ def table(
     |--:|--:|--:|
     | 38 | 100 | 0.467 |
     """
+    index = as_flag(index, "index")
+    if not isinstance(missing, str):
+        raise ValueError(f"missing must be the text of an empty cell, got {show(missing)}")
+    if formats is not None and not isinstance(formats, Mapping):
+        raise ValueError(f"formats must be a mapping of column to format, got {show(formats)}")
     formats = dict(formats or {})
     header, body = _rows(rows, columns, index)
     for r in body:
@@ -583,12 +595,16 @@ def table(
         letters = ["r" if n and body else "l" for n in numeric]
     elif isinstance(align, str) and len(align) == 1:
         letters = [align] * len(header)
-    else:
+    elif isinstance(align, str) or (
+        isinstance(align, Sequence) and all(isinstance(x, str) for x in align)
+    ):
         letters = list(align)
+    else:
+        letters = []  # refused below, by name
     if len(letters) != len(header) or not set(letters) <= {"l", "c", "r"}:
         raise ValueError(
             f"align must be one of 'l', 'c', 'r' or one such letter per column "
-            f"({len(header)}), got {align!r}"
+            f"({len(header)}), got {show(align)}"
         )
     rule = {"l": ":--", "c": ":-:", "r": "--:"}
     lines = [
@@ -605,7 +621,7 @@ def _rows(rows: Any, columns: Sequence[str] | None, index: bool):
         or not isinstance(columns, Sequence)
         or not all(isinstance(c, str | int | float) for c in columns)
     ):
-        raise ValueError(f"columns must be a list of header texts, got {columns!r}")
+        raise ValueError(f"columns must be a list of header texts, got {show(columns)}")
     if hasattr(rows, "to_dict") and hasattr(rows, "columns"):  # a DataFrame
         frame = rows
         header = [str(c) for c in frame.columns]
@@ -623,7 +639,7 @@ def _rows(rows: Any, columns: Sequence[str] | None, index: bool):
         body = [list(r) for r in zip(*cols, strict=True)]
     else:
         if isinstance(rows, str | bytes) or not isinstance(rows, Iterable):
-            raise ValueError(f"rows must be a table, a mapping or a list of rows, got {rows!r}")
+            raise ValueError(f"rows must be a table, a mapping or a list of rows, got {show(rows)}")
         body = []
         header = None
         for r in rows:
@@ -633,18 +649,18 @@ def _rows(rows: Any, columns: Sequence[str] | None, index: bool):
                 header = header or [str(k) for k in r]
                 body.append([r.get(h) for h in header])
             elif isinstance(r, str | bytes) or not isinstance(r, Iterable):
-                raise ValueError(f"rows: each row must be a sequence of cells, got {r!r}")
+                raise ValueError(f"rows: each row must be a sequence of cells, got {show(r)}")
             else:
                 body.append(list(r))
         if header is None:
             if columns is None:
                 raise ValueError("columns are needed when rows are plain sequences")
             if isinstance(columns, str | bytes) or not isinstance(columns, Sequence):
-                raise ValueError(f"columns must be a list of header texts, got {columns!r}")
+                raise ValueError(f"columns must be a list of header texts, got {show(columns)}")
             header = list(columns)
     if columns is not None:
         if isinstance(columns, str | bytes) or not isinstance(columns, Sequence):
-            raise ValueError(f"columns must be a list of header texts, got {columns!r}")
+            raise ValueError(f"columns must be a list of header texts, got {show(columns)}")
         if len(columns) != len(header):
             raise ValueError(f"columns must have {len(header)} names, got {len(columns)}")
         header = list(columns)
@@ -701,13 +717,15 @@ def rows_of(records: Iterable[Mapping[str, Any] | Result], keys: Sequence[str]) 
         or not isinstance(keys, Sequence)
         or not all(isinstance(k, str | int) for k in keys)
     ):
-        raise ValueError(f"keys must be a list of field names, got {keys!r}")
+        raise ValueError(f"keys must be a list of field names, got {show(keys)}")
     if isinstance(records, str | bytes) or not isinstance(records, Iterable):
-        raise ValueError(f"records must be a list of mappings or result objects, got {records!r}")
+        raise ValueError(
+            f"records must be a list of mappings or result objects, got {show(records)}"
+        )
     out = []
     for r in records:
         if not isinstance(r, Mapping | Result):
-            raise ValueError(f"records must hold mappings or result objects, got {r!r}")
+            raise ValueError(f"records must hold mappings or result objects, got {show(r)}")
         try:
             out.append([getattr(r, k) if isinstance(r, Result) else r[k] for k in keys])
         except (KeyError, AttributeError, TypeError):

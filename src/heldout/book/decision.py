@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from heldout._checks import as_flag, as_instance
 from heldout._result import Result
 
 __all__ = ["DATA_FILE", "Leaf", "chart_rows", "draw", "leaves"]
@@ -117,6 +118,7 @@ def chart_rows(*, links: bool = True) -> list[list[str]]:
     >>> chart_rows(links=False)[0][:3]
     ['counts: errors (or correct) out of n', 'an interval', 'exact (Clopper-Pearson) interval and upper bound']
     """
+    links = as_flag(links, "links")
     have, want, found = leaves()
     order = {key: i for i, key in enumerate(have)}
     column = {key: i for i, key in enumerate(want)}
@@ -156,6 +158,9 @@ def draw(ax=None):
     >>> len(ax.patches) == len({(leaf.have, leaf.want) for leaf in leaves()[2]})
     True
     """
+    from matplotlib.axes import Axes
+
+    as_instance(ax, "ax", Axes, "matplotlib Axes", optional=True)
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyBboxPatch
 

@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special, stats
 
-from heldout._checks import as_count, as_floats, as_probability, check_work
+from heldout._checks import as_count, as_floats, as_instance, as_probability, check_work, in_choices
 from heldout._result import Result
 from heldout.config import rng as make_rng
 from heldout.judged.misclassification import MIN_YOUDEN, _rg_parts
@@ -259,6 +259,7 @@ def coverage_grid(
     sizes = as_count(gold_sizes, "gold_sizes", minimum=2)
     if not isinstance(judges, dict) or not judges:
         raise ValueError("judges must be a non-empty dict {name: (sensitivity, specificity)}")
+    reps = int(as_count(reps, "reps", minimum=1, scalar=True))
     check_work(float(ps.size) * sizes.size * len(judges) * float(reps), 10**8, "cells x reps")
     gen = make_rng(seed)
     rows = []
@@ -385,7 +386,10 @@ def pool_judge_grades(pool, model: str = "random_forest", judge: str = "logistic
     >>> [v.tolist() for v in pool_judge_grades(pool, "a", "b")]
     [[1, 1, 1, 0], [1, 0, 1, 1]]
     """
-    if model not in pool.proba or judge not in pool.proba:
+    from heldout.book.mnist.digit_pool import Pool
+
+    as_instance(pool, "pool", Pool, "a digit pool (digit_pool.Pool)")
+    if not (in_choices(model, pool.proba) and in_choices(judge, pool.proba)):
         raise ValueError(f"model and judge must be among the pool's models {sorted(pool.proba)}")
     if model == judge:
         raise ValueError("the judge must be another model than the one it grades")

@@ -36,7 +36,16 @@ import numpy as np
 from scipy import integrate, special, stats
 
 from heldout import _inputs
-from heldout._checks import as_count, as_positive, as_probability, check_work
+from heldout._checks import (
+    as_count,
+    as_draws,
+    as_instance,
+    as_positive,
+    as_probability,
+    check_work,
+    in_choices,
+    show,
+)
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 from heldout.metrics.auc import AUC_INTERVAL_METHODS
@@ -150,7 +159,7 @@ def _methods(method) -> tuple:
         return (method,)
     if isinstance(method, list | tuple) and method and all(isinstance(m, str) for m in method):
         return tuple(method)
-    raise ValueError(f"method must be a method name or a tuple of names, got {method!r}")
+    raise ValueError(f"method must be a method name or a tuple of names, got {show(method)}")
 
 
 #: Largest number of simulated test sets, of items simulated in all (``n`` times ``reps``)
@@ -172,9 +181,9 @@ def _items(n: int, reps: int) -> None:
 # --------------------------------------------------------------------------- binary labels
 def _cells(prevalence, sensitivity, specificity) -> np.ndarray:
     """Cell shares [tn, fp, fn, tp] of a binary confusion matrix."""
-    pi = float(as_probability(prevalence, "prevalence"))
-    s = float(as_probability(sensitivity, "sensitivity", closed=True))
-    t = float(as_probability(specificity, "specificity", closed=True))
+    pi = float(as_probability(prevalence, "prevalence", scalar=True))
+    s = float(as_probability(sensitivity, "sensitivity", closed=True, scalar=True))
+    t = float(as_probability(specificity, "specificity", closed=True, scalar=True))
     return np.array([(1 - pi) * t, (1 - pi) * (1 - t), pi * (1 - s), pi * s])
 
 
@@ -197,15 +206,15 @@ def count_truth(metric: str, prevalence: float, sensitivity: float, specificity:
     >>> round(count_truth("precision", 0.1, 0.9, 0.9), 4)  # 0.09 / (0.09 + 0.09)
     0.5
     """
-    if metric not in _COUNT_METRICS:
-        raise ValueError(f"metric must be one of {', '.join(_COUNT_METRICS)}, got {metric!r}")
+    if not in_choices(metric, _COUNT_METRICS):
+        raise ValueError(f"metric must be one of {', '.join(_COUNT_METRICS)}, got {show(metric)}")
     tn, fp, fn, tp = _cells(prevalence, sensitivity, specificity)
     return float(_count_metric(metric, tn, fp, fn, tp))
 
 
 def _count_metric(metric, tn, fp, fn, tp):
-    if metric not in _COUNT_METRICS:
-        raise ValueError(f"metric must be one of {', '.join(_COUNT_METRICS)}, got {metric!r}")
+    if not in_choices(metric, _COUNT_METRICS):
+        raise ValueError(f"metric must be one of {', '.join(_COUNT_METRICS)}, got {show(metric)}")
     with np.errstate(invalid="ignore", divide="ignore"):
         return {
             "accuracy": lambda: (tp + tn) / (tp + tn + fp + fn),
@@ -262,7 +271,7 @@ def _count_interval(metric, method, tn, fp, fn, tp, alpha):
         se = np.sqrt(p * (1 - p) / n)
         low, high = np.clip(p - z * se, 0, 1), np.clip(p + z * se, 0, 1)
     else:
-        raise ValueError(f"method {method!r} does not apply to {metric}")
+        raise ValueError(f"method {show(method)} does not apply to {metric}")
     return low, high, defined
 
 
@@ -301,10 +310,11 @@ def count_coverage(
     >>> c.holds, round(c.truth, 3)
     (True, 0.5)
     """
-    if metric not in _COUNT_METRICS:
-        raise ValueError(f"metric must be one of {', '.join(_COUNT_METRICS)}, got {metric!r}")
-    n = int(_inputs.count(n, "n", minimum=1))
-    alpha = float(as_probability(alpha, "alpha"))
+    as_instance(method, "method", str, "a method name")
+    if not in_choices(metric, _COUNT_METRICS):
+        raise ValueError(f"metric must be one of {', '.join(_COUNT_METRICS)}, got {show(metric)}")
+    n = int(_inputs.count(n, "n", minimum=1, scalar=True))
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
     cells = _cells(prevalence, sensitivity, specificity)
     truth = float(_count_metric(metric, *cells))
     counts = make_rng(seed).multinomial(n, cells, size=_reps(reps)).astype(float)
@@ -348,9 +358,10 @@ def precision_conditional_coverage(
     >>> bool(np.all(cov[share > 0.01] >= 0.93))
     True
     """
+    as_instance(method, "method", str, "a method name")
     # one entry per possible denominator: n is limited to what fits in memory
     n = int(as_count(n, "n", minimum=1, maximum=10**7, scalar=True))
-    alpha = float(as_probability(alpha, "alpha"))
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
     cells = _cells(prevalence, sensitivity, specificity)
     truth = float(_count_metric("precision", *cells))
     counts = make_rng(seed).multinomial(n, cells, size=_reps(reps)).astype(float)
@@ -383,9 +394,9 @@ def binormal_scores(
     ((1, 20000), 0.8)
     """
     rng = make_rng(seed)
-    n = int(_inputs.count(n, "n", minimum=2))
-    pi = float(as_probability(prevalence, "prevalence"))
-    mu = math.sqrt(2) * special.ndtri(float(as_probability(auc, "auc")))
+    n = int(_inputs.count(n, "n", minimum=2, scalar=True))
+    pi = float(as_probability(prevalence, "prevalence", scalar=True))
+    mu = math.sqrt(2) * special.ndtri(float(as_probability(auc, "auc", scalar=True)))
     r = _reps(reps)
     _items(n, r)
     y = rng.random((r, n)) < pi
@@ -393,8 +404,8 @@ def binormal_scores(
     s = noise + mu * y
     if auc_b is None:
         return y, s
-    rho = float(as_probability(correlation, "correlation", closed=True))
-    mu_b = math.sqrt(2) * special.ndtri(float(as_probability(auc_b, "auc_b")))
+    rho = float(as_probability(correlation, "correlation", closed=True, scalar=True))
+    mu_b = math.sqrt(2) * special.ndtri(float(as_probability(auc_b, "auc_b", scalar=True)))
     s_b = rho * noise + math.sqrt(1 - rho**2) * rng.standard_normal((r, n)) + mu_b * y
     return y, s, s_b
 
@@ -436,14 +447,14 @@ def scored_test_sets(
     >>> round(float(auc(y[0], s[0])), 2)
     0.9
     """
-    if model not in SCORE_MODELS:
-        raise ValueError(f"model must be one of {', '.join(SCORE_MODELS)}, got {model!r}")
+    if not in_choices(model, SCORE_MODELS):
+        raise ValueError(f"model must be one of {', '.join(SCORE_MODELS)}, got {show(model)}")
     if model == "binormal":
         return binormal_scores(n, prevalence, auc, reps, seed)
     rng = make_rng(seed)
-    n = int(_inputs.count(n, "n", minimum=2))
-    pi = float(as_probability(prevalence, "prevalence"))
-    a = float(as_probability(auc, "auc"))
+    n = int(_inputs.count(n, "n", minimum=2, scalar=True))
+    pi = float(as_probability(prevalence, "prevalence", scalar=True))
+    a = float(as_probability(auc, "auc", scalar=True))
     r = _reps(reps)
     _items(n, r)
     y = rng.random((r, n)) < pi
@@ -455,7 +466,7 @@ def scored_test_sets(
         s = np.where(y, e * a / (1 - a), e)
     elif model == "hard-positives":
         if a < 0.5:
-            raise ValueError(f"auc must be at least 0.5 for model {model!r}, got {auc!r}")
+            raise ValueError(f"auc must be at least 0.5 for model {show(model)}, got {show(auc)}")
         hard = rng.random((r, n)) < 2 * (1 - a)
         s = z + np.where(y & ~hard, _FAR, 0.0)
     else:
@@ -565,9 +576,10 @@ def auc_coverage(
 
     methods = _methods(method)
     for m in methods:
-        if m not in _AUC_METHODS:
-            raise ValueError(f"method must be one of {', '.join(_AUC_METHODS)}, got {m!r}")
-    alpha = float(as_probability(alpha, "alpha"))
+        if not in_choices(m, _AUC_METHODS):
+            raise ValueError(f"method must be one of {', '.join(_AUC_METHODS)}, got {show(m)}")
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
+    n_resamples = as_draws(n_resamples, "n_resamples", minimum=100)
     y, s = scored_test_sets(model, n, prevalence, auc, reps, seed)
     z = stats.norm.isf(alpha / 2)
     out = {}
@@ -706,22 +718,26 @@ def auc_difference_coverage(
 
     methods = _methods(method)
     for m in methods:
-        if m not in ("mover", "delong"):
-            raise ValueError(f"method must be 'mover' or 'delong', got {m!r}")
-    if model not in PAIRED_SCORE_MODELS:
-        raise ValueError(f"model must be one of {', '.join(PAIRED_SCORE_MODELS)}, got {model!r}")
-    alpha = float(as_probability(alpha, "alpha"))
+        if not in_choices(m, ("mover", "delong")):
+            raise ValueError(f"method must be 'mover' or 'delong', got {show(m)}")
+    if not in_choices(model, PAIRED_SCORE_MODELS):
+        raise ValueError(
+            f"model must be one of {', '.join(PAIRED_SCORE_MODELS)}, got {show(model)}"
+        )
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
+    as_probability(auc_a, "auc_a", scalar=True)
+    as_probability(auc_b, "auc_b", scalar=True)
     if model == "binormal":
         y, sa, sb = binormal_scores(
             n, prevalence, auc_a, reps, seed, correlation=correlation, auc_b=auc_b
         )
     else:
         rng = make_rng(seed)
-        n = int(_inputs.count(n, "n", minimum=2))
-        pi = float(as_probability(prevalence, "prevalence"))
-        qa = 2 * (1 - float(as_probability(auc_a, "auc_a")))
-        qb = 2 * (1 - float(as_probability(auc_b, "auc_b")))
-        rho = float(as_probability(correlation, "correlation", closed=True))
+        n = int(_inputs.count(n, "n", minimum=2, scalar=True))
+        pi = float(as_probability(prevalence, "prevalence", scalar=True))
+        qa = 2 * (1 - float(as_probability(auc_a, "auc_a", scalar=True)))
+        qb = 2 * (1 - float(as_probability(auc_b, "auc_b", scalar=True)))
+        rho = float(as_probability(correlation, "correlation", closed=True, scalar=True))
         r = _reps(reps)
         _items(n, r)
         y = rng.random((r, n)) < pi
@@ -771,8 +787,8 @@ def score_truth(score: str, prevalence: float, auc: float, sharpness: float = 1.
     >>> round(score_truth("brier", 0.5, 0.5), 6)  # q = 1/2 always
     0.25
     """
-    pi = float(as_probability(prevalence, "prevalence"))
-    mu = math.sqrt(2) * special.ndtri(float(as_probability(auc, "auc")))
+    pi = float(as_probability(prevalence, "prevalence", scalar=True))
+    mu = math.sqrt(2) * special.ndtri(float(as_probability(auc, "auc", scalar=True)))
     k = float(as_positive(sharpness, "sharpness", scalar=True))
 
     def integrand(s):
@@ -786,8 +802,8 @@ def score_truth(score: str, prevalence: float, auc: float, sharpness: float = 1.
             loss = -(p_true * math.log(q) + (1 - p_true) * math.log1p(-q))
         return loss * dens
 
-    if score not in ("brier", "log_loss"):
-        raise ValueError(f"score must be 'brier' or 'log_loss', got {score!r}")
+    if not in_choices(score, ("brier", "log_loss")):
+        raise ValueError(f"score must be 'brier' or 'log_loss', got {show(score)}")
     lo, hi = min(-10.0, mu - 10), max(10.0, mu + 10)
     value, _ = integrate.quad(integrand, lo, hi, limit=200, epsabs=1e-12, epsrel=1e-10)
     return float(value)
@@ -819,7 +835,7 @@ def score_coverage(
     """
     from heldout.metrics.scores import _gamma_interval, _t_interval
 
-    alpha = float(as_probability(alpha, "alpha"))
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
     truth = score_truth(score, prevalence, auc, sharpness)
     y, s = binormal_scores(n, prevalence, auc, reps, seed)
     mu = math.sqrt(2) * special.ndtri(auc)
@@ -827,8 +843,9 @@ def score_coverage(
     q = special.expit(sharpness * logit)
     methods = _methods(method)
     for m in methods:
-        if m not in ("t", "gamma", "bca"):
-            raise ValueError(f"method must be 'gamma', 't' or 'bca', got {m!r}")
+        if not in_choices(m, ("t", "gamma", "bca")):
+            raise ValueError(f"method must be 'gamma', 't' or 'bca', got {show(m)}")
+    n_resamples = as_draws(n_resamples, "n_resamples", minimum=100)
     qc = np.clip(q, 1e-15, 1 - 1e-15)
     if score == "brier":
         loss = (q - y) ** 2
@@ -922,7 +939,7 @@ def bootstrap_coverage(
     alpha = float(as_probability(alpha, "alpha", scalar=True))
     n_resamples = as_count(n_resamples, "n_resamples", minimum=1, scalar=True)
     rng = make_rng(seed)
-    n = int(_inputs.count(n, "n", minimum=2))
+    n = int(_inputs.count(n, "n", minimum=2, scalar=True))
     r = _reps(reps)
     _items(n, r)
     check_work(float(n) * r * n_resamples, MAX_DRAWS, "n times reps times n_resamples")
@@ -986,7 +1003,7 @@ def accuracy_difference_coverage(
     """
     from heldout.metrics.rates import _agresti_min
 
-    alpha = float(as_probability(alpha, "alpha"))
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
     ca = float(as_probability(accuracy_a, "accuracy_a", scalar=True))
     cb = float(as_probability(accuracy_b, "accuracy_b", scalar=True))
     agreement = float(as_probability(agreement, "agreement", closed=True, scalar=True))
@@ -994,7 +1011,7 @@ def accuracy_difference_coverage(
     cells = np.array([both, ca - both, cb - both, 1 - ca - cb + both])
     if np.any(cells < -1e-12):
         raise ValueError("agreement is too strong for these accuracies")
-    n = int(_inputs.count(n, "n", minimum=1))
+    n = int(_inputs.count(n, "n", minimum=1, scalar=True))
     counts = make_rng(seed).multinomial(
         n, np.maximum(cells, 0) / np.maximum(cells, 0).sum(), size=_reps(reps)
     )
@@ -1017,15 +1034,16 @@ def simultaneous_coverage(
     >>> simultaneous_coverage("goodman", [0.7, 0.2, 0.1], 200, reps=1000, seed=7).holds
     True
     """
+    as_instance(method, "method", str, "a method name")
     from heldout.metrics.multinomial import sison_glaz
 
-    alpha = float(as_probability(alpha, "alpha"))
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
     p = as_probability(probabilities, "probabilities", closed=True)
     if p.ndim != 1 or p.size < 2 or not np.isclose(p.sum(), 1.0):
         raise ValueError(
-            f"probabilities must be at least two cell probabilities summing to 1, got {probabilities!r}"
+            f"probabilities must be at least two cell probabilities summing to 1, got {show(probabilities)}"
         )
-    n = int(_inputs.count(n, "n", minimum=1))
+    n = int(_inputs.count(n, "n", minimum=1, scalar=True))
     counts = make_rng(seed).multinomial(n, p, size=_reps(reps))
     if method == "goodman":
         low, high = goodman_rows(counts, alpha)
@@ -1040,7 +1058,7 @@ def simultaneous_coverage(
     else:
         raise ValueError(
             "method must be bonferroni-exact, goodman, sison-glaz or clopper-pearson, "
-            f"got {method!r}"
+            f"got {show(method)}"
         )
     hit = np.all((low <= p + 1e-12) & (p - 1e-12 <= high), axis=1)
     return _coverage(
@@ -1080,16 +1098,20 @@ def macro_f1_coverage(
     """
     from heldout.metrics.fscore import _macro_value_and_gradient, macro_interval
 
-    alpha = float(as_probability(alpha, "alpha"))
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
     k = int(as_count(classes, "classes", minimum=2, maximum=1000, scalar=True))
-    shares = float(imbalance) ** np.arange(k)
+    shares = float(as_positive(imbalance, "imbalance", scalar=True)) ** np.arange(k)
+    if not np.all(np.isfinite(shares)) or shares[-1] == 0:
+        raise ValueError(
+            f"imbalance**(classes - 1) must be a finite positive share, got {show(imbalance)}"
+        )
     shares /= shares.sum()
-    acc = float(as_probability(accuracy, "accuracy", closed=True))
+    acc = float(as_probability(accuracy, "accuracy", closed=True, scalar=True))
     p = np.full((k, k), (1 - acc) / (k - 1))
     np.fill_diagonal(p, acc)
     p *= shares[:, None]
     truth = float(_macro_value_and_gradient(p, "f1")[0])
-    n = int(_inputs.count(n, "n", minimum=1))
+    n = int(_inputs.count(n, "n", minimum=1, scalar=True))
     counts = make_rng(seed).multinomial(n, p.ravel(), size=_reps(reps)).reshape(-1, k, k)
     e = macro_interval(counts, "f1", alpha, method)
     low, high = np.asarray(e.low), np.asarray(e.high)
@@ -1120,9 +1142,11 @@ def score_difference_coverage(
     """
     from heldout.metrics.scores import _t_interval
 
-    if score not in ("brier", "log_loss"):
-        raise ValueError(f"score must be 'brier' or 'log_loss', got {score!r}")
-    alpha = float(as_probability(alpha, "alpha"))
+    if not in_choices(score, ("brier", "log_loss")):
+        raise ValueError(f"score must be 'brier' or 'log_loss', got {show(score)}")
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
+    sharpness_a = float(as_positive(sharpness_a, "sharpness_a", scalar=True))
+    sharpness_b = float(as_positive(sharpness_b, "sharpness_b", scalar=True))
     truth = score_truth(score, prevalence, auc, sharpness_a) - score_truth(
         score, prevalence, auc, sharpness_b
     )

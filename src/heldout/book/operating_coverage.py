@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import integrate, special, stats
 
-from heldout._checks import as_choice, as_count, as_probability
+from heldout._checks import as_choice, as_count, as_draws, as_positive, as_probability
 from heldout._result import Result
 from heldout.config import rng as make_rng
 
@@ -184,9 +184,10 @@ def operating_coverage(
     """
     check = as_choice(check, "check", COVERAGE_CHECKS)
     n, pi, mu, r, a = _checked_design(n, prevalence, auc, reps, alpha)
-    gamma = float(gamma)
-    if not gamma > 0:
-        raise ValueError(f"gamma must be positive, got {gamma}")
+    gamma = float(as_positive(gamma, "gamma", scalar=True))
+    at = float(as_probability(at, "at", scalar=True))
+    n_bins = int(as_count(n_bins, "n_bins", minimum=2, maximum=1000, scalar=True))
+    n_resamples = as_draws(n_resamples, "n_resamples", minimum=100)
     gen = make_rng(seed)
     hits = np.zeros(r, dtype=bool)
     widths = np.full(r, np.nan)
@@ -206,12 +207,12 @@ def operating_coverage(
 
 def _checked_design(n, prevalence, auc, reps, alpha):
     """The simulations' shared inputs, checked: items, prevalence, binormal mu, reps, alpha."""
-    n = int(as_count(n, "n", minimum=20))
+    n = int(as_count(n, "n", minimum=20, scalar=True))
     if n > _MAX_N:
         raise ValueError(f"n must be at most {_MAX_N:,} items per simulated test set, got {n:,}")
     pi = float(as_probability(prevalence, "prevalence", scalar=True))
     mu = _mu(float(as_probability(auc, "auc", scalar=True)))
-    r = int(as_count(reps, "reps", minimum=1))
+    r = int(as_count(reps, "reps", minimum=1, scalar=True))
     if r > _MAX_REPS or n * r > _MAX_WORK:
         raise ValueError(
             f"reps must be at most {_MAX_REPS:,} and n * reps at most {_MAX_WORK:,} "
@@ -371,6 +372,9 @@ def threshold_simulation(
 
     metric = as_choice(metric, "metric", th.TUNED_METRICS)
     n, pi, mu, r, a = _checked_design(n, prevalence, auc, reps, alpha)
+    folds = int(as_count(folds, "folds", minimum=2, scalar=True))
+    if folds > n // 2:  # each class needs at least `folds` items: never drawn otherwise
+        raise ValueError(f"folds must be at most n / 2 = {n // 2:,}, got {folds:,}")
     gen = make_rng(seed)
     opt = np.empty(r)
     cover = np.zeros((3, r), dtype=bool)

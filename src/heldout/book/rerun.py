@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from heldout._checks import show
 from heldout._result import Result
 
 __all__ = ["Rerun", "glued", "inject", "parameter_names", "parse_values", "rerun"]
@@ -57,17 +58,19 @@ def parse_values(assignments: Sequence[str]) -> dict[str, Any]:
     {'k': 10, 'delta': 0.01, 'sizes': [10, 100], 'method': 'exact'}
     """
     if isinstance(assignments, str | bytes) or not hasattr(assignments, "__iter__"):
-        raise ValueError(f"assignments must be a list of 'name=value' texts, got {assignments!r}")
+        raise ValueError(
+            f"assignments must be a list of 'name=value' texts, got {show(assignments)}"
+        )
     values: dict[str, Any] = {}
     for item in assignments:
         name, sep, text = str(item).partition("=")
         name = name.strip()
         if not sep or not _NAME.match(name):
             raise ValueError(
-                f"values: expected name=value with a Python name on the left, got {item!r}"
+                f"values: expected name=value with a Python name on the left, got {show(item)}"
             )
         if name in values:
-            raise ValueError(f"values: {name!r} is given twice")
+            raise ValueError(f"values: {show(name)} is given twice")
         try:
             values[name] = ast.literal_eval(text.strip())
         except (ValueError, SyntaxError):
@@ -95,7 +98,7 @@ def parameter_names(source: str) -> list[str]:
     ['k', 'm', 'low', 'high']
     """
     if not isinstance(source, str):
-        raise ValueError(f"source must be the text of a code cell, got {source!r}")
+        raise ValueError(f"source must be the text of a code cell, got {show(source)}")
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
@@ -147,7 +150,7 @@ def inject(nb, values: Mapping[str, Any]) -> int:
     tagged = [i for i, cell in enumerate(nb.cells) if PARAMETERS_TAG in _tags(cell)]
     if len(tagged) != 1:
         raise ValueError(
-            f"nb: a chapter needs exactly one cell tagged {PARAMETERS_TAG!r}, found {len(tagged)}"
+            f"nb: a chapter needs exactly one cell tagged {show(PARAMETERS_TAG)}, found {len(tagged)}"
         )
     where = tagged[0]
     known = parameter_names(nb.cells[where].source)

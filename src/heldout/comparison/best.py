@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from heldout._checks import in_choices, show
 from heldout._result import Result
 from heldout.comparison.paired import first_at_least, mcnemar_exact
 from heldout.comparison.predictions import (
@@ -290,10 +291,10 @@ def _pattern_prior(prior, k: int) -> float:
     if prior is None:
         prior = "uniform"
     if isinstance(prior, str):
-        if prior not in PAIRED_PRIORS:
+        if not in_choices(prior, PAIRED_PRIORS):
             raise ValueError(
                 f"prior must be one of {', '.join(PAIRED_PRIORS)} or a concentration per "
-                f"pattern (a number >= 0), got {prior!r}"
+                f"pattern (a number >= 0), got {show(prior)}"
             )
         return PAIRED_PRIORS[prior] * 2.0 ** (2 - k)
     value = _scalar(prior, "prior")
@@ -429,20 +430,24 @@ def _prob_best_paired(correct, prior, draws, seed, atoms: bool | None = None) ->
 def _accuracies(accuracies, *, minimum: int = 2) -> np.ndarray:
     acc = _probabilities(accuracies, "accuracies")
     if acc.ndim != 1 or acc.size < minimum:
-        raise ValueError(f"accuracies must list at least {minimum} models, got {accuracies!r}")
+        raise ValueError(f"accuracies must list at least {minimum} models, got {show(accuracies)}")
     return acc
 
 
 def _shared(shared, k: int) -> np.ndarray:
     """``shared`` as one probability per model (a number applies to all)."""
     if isinstance(shared, bool | np.bool_):
-        raise ValueError(f"shared must be a probability, not a boolean, got {shared!r}")
+        raise ValueError(f"shared must be a probability, not a boolean, got {show(shared)}")
     try:
         arr = np.asarray(shared, dtype=float)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"shared must be a probability or one per model, got {shared!r}") from None
+        raise ValueError(
+            f"shared must be a probability or one per model, got {show(shared)}"
+        ) from None
     if arr.ndim > 1 or (arr.ndim == 1 and arr.size != k):
-        raise ValueError(f"shared must be a number or one number per model ({k}), got {shared!r}")
+        raise ValueError(
+            f"shared must be a number or one number per model ({k}), got {show(shared)}"
+        )
     if np.any(np.isnan(arr)) or np.any((arr < 0) | (arr > 1)):
         raise ValueError("shared must lie between 0 and 1 inclusive")
     return np.broadcast_to(arr, (k,)).astype(float)
@@ -730,7 +735,7 @@ def pick_best_size_paired(
     p = _probability(accuracy, "accuracy")
     gap = _scalar(gap, "gap")
     if not 0 < gap < p:
-        raise ValueError(f"gap must be positive and smaller than accuracy, got {gap!r}")
+        raise ValueError(f"gap must be positive and smaller than accuracy, got {show(gap)}")
     models = _count(models, "models", minimum=1)
     if models > 1000:
         raise ValueError(f"models must be at most 1000, got {models}")

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from heldout._checks import as_count, as_flag, as_positive, broadcast
+from heldout._checks import as_count, as_flag, as_positive, broadcast, show
 from heldout._result import Result
 from heldout._saddle import binom_cdf, binom_logpmf
 from heldout.comparison._beta_compare import prob_greater as _prob_greater
@@ -500,9 +500,11 @@ def _many(correct, n, prior):
     except ValueError:
         raise ValueError("correct and n do not broadcast") from None
     if k.ndim != 1 or k.size < 2:
-        raise ValueError(f"correct must list at least two models (a 1-d array), got {correct!r}")
+        raise ValueError(
+            f"correct must list at least two models (a 1-d array), got {show(correct)}"
+        )
     if np.any(k > n_arr):
-        raise ValueError(f"correct must not exceed n, got correct={correct!r}, n={n!r}")
+        raise ValueError(f"correct must not exceed n, got correct={show(correct)}, n={show(n)}")
     return _beta_params(k, n_arr - k, prior)
 
 
@@ -668,7 +670,7 @@ def required_size(accuracy, gap, models=1):
     m = as_count(models, "models", minimum=1).astype(float)  # a number of models: whole
     if np.any(g >= p):
         raise ValueError(
-            f"gap must be smaller than accuracy, got gap={gap!r}, accuracy={accuracy!r}"
+            f"gap must be smaller than accuracy, got gap={show(gap)}, accuracy={show(accuracy)}"
         )
     with np.errstate(over="ignore", divide="ignore"):
         raw = m**2 * p * (1.0 - p) / g**2
@@ -706,14 +708,14 @@ def pick_best_probability(accuracy, gap, n, models=1):
     p = _probability(accuracy, "accuracy")
     g = _scalar(gap, "gap")
     if g <= 0:
-        raise ValueError(f"gap must be positive, got {gap!r}")
+        raise ValueError(f"gap must be positive, got {show(gap)}")
     n = _count(n, "n", minimum=1)
     if n > 2**53:
         raise ValueError(f"n must be at most 2**53 (exact in double precision), got {n}")
     m = _count(models, "models", minimum=1)
     if g >= p:
         raise ValueError(
-            f"gap must be smaller than accuracy, got gap={gap!r}, accuracy={accuracy!r}"
+            f"gap must be smaller than accuracy, got gap={show(gap)}, accuracy={show(accuracy)}"
         )
     q = p - g
     # only scores within 12 standard deviations of the best model's mean matter (tail < 1e-30)
@@ -764,7 +766,7 @@ def required_size_exact(
     n_max = _count(n_max, "n_max", minimum=1)
     if power <= 1.0 / (m + 1):
         raise ValueError(
-            f"power must exceed 1/(models+1) = {1 / (m + 1):.3g} (a random pick), got {power!r}"
+            f"power must exceed 1/(models+1) = {1 / (m + 1):.3g} (a random pick), got {show(power)}"
         )
     from heldout.comparison.paired import first_at_least
 
@@ -796,7 +798,7 @@ def paired_cell_probs(acc_a, acc_b, disagreement) -> np.ndarray:
     probs = np.array([p11, p10, p01, p00])
     if np.any(probs < -1e-12):
         raise ValueError(
-            f"disagreement={disagreement!r} is impossible with acc_a={acc_a!r}, acc_b={acc_b!r} "
+            f"disagreement={show(disagreement)} is impossible with acc_a={show(acc_a)}, acc_b={show(acc_b)} "
             f"(need |acc_a - acc_b| <= disagreement <= min(acc_a + acc_b, 2 - acc_a - acc_b))"
         )
     return np.clip(probs, 0.0, 1.0) / np.clip(probs, 0.0, 1.0).sum()
@@ -879,7 +881,7 @@ def simulate_pick_best(accuracies, n, *, reps: int = 10_000, seed=None) -> float
     """
     acc = _probabilities(accuracies, "accuracies")
     if acc.ndim != 1 or acc.size < 2:
-        raise ValueError(f"accuracies must list at least two models, got {accuracies!r}")
+        raise ValueError(f"accuracies must list at least two models, got {show(accuracies)}")
     if np.any(acc[1:] >= acc[0]):
         raise ValueError("accuracies[0] must be strictly the largest (the truly best model)")
     n = _count(n, "n", minimum=1)
@@ -916,10 +918,10 @@ def required_size_paired(gap, disagreement, *, power: float = 0.95):
     d = _probabilities(disagreement, "disagreement", closed=True)
     power = _probability(power, "power")
     if power <= 0.5:
-        raise ValueError(f"power must exceed 0.5, got {power!r}")
+        raise ValueError(f"power must exceed 0.5, got {show(power)}")
     if np.any(d < g):
         raise ValueError(
-            f"disagreement must be at least gap (p10 + p01 >= p10 - p01), got {disagreement!r} < {gap!r}"
+            f"disagreement must be at least gap (p10 + p01 >= p10 - p01), got {show(disagreement)} < {show(gap)}"
         )
     z = float(special.ndtri(power))
     with np.errstate(over="ignore", divide="ignore"):

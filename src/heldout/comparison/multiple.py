@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from heldout._checks import show
 from heldout._result import Result
 from heldout.comparison.paired import diff_interval, mcnemar_exact
 from heldout.comparison.predictions import _choice, _probability, as_correct, pattern_counts
@@ -45,7 +46,7 @@ def _pvalues(pvalues) -> np.ndarray:
     try:
         p = np.asarray(pvalues, dtype=float)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"pvalues must be an array of numbers, got {pvalues!r}") from None
+        raise ValueError(f"pvalues must be an array of numbers, got {show(pvalues)}") from None
     if p.ndim != 1:
         raise ValueError(f"pvalues must be a 1-d array, got shape {p.shape}")
     if p.size == 0:

@@ -333,7 +333,7 @@ def _margin_test_args(only_a_correct, only_b_correct, n, margin, alpha, who: str
     alpha = _alpha(alpha)
     margin = _scalar(margin, "margin")
     if not 0.0 < margin < 1.0:
-        raise ValueError(f"margin must be strictly between 0 and 1, got {margin!r}")
+        raise ValueError(f"margin must be strictly between 0 and 1, got {show(margin)}")
     b, c, m = _pair_counts(only_a_correct, only_b_correct, n)
     if b.ndim:
         raise ValueError(f"{who} takes single counts, not arrays")
@@ -429,7 +429,7 @@ def _cells(acc_a, acc_b, disagreement) -> tuple[float, float, float]:
     p10, p01 = (d + pa - pb) / 2.0, (d - pa + pb) / 2.0
     if p10 < -1e-12 or p01 < -1e-12 or pa - p10 < -1e-12 or 1 - pa - p01 < -1e-12:
         raise ValueError(
-            f"disagreement={d!r} is impossible with acc_a={pa!r} and acc_b={pb!r} (it must lie "
+            f"disagreement={show(d)} is impossible with acc_a={show(pa)} and acc_b={show(pb)} (it must lie "
             f"between |acc_a - acc_b| and min(acc_a + acc_b, 2 - acc_a - acc_b))"
         )
     return max(p10, 0.0), max(p01, 0.0), d
@@ -578,9 +578,9 @@ def first_at_least(fn, target: float, *, start: int = 1, n_max: int = _N_MAX) ->
     8
     """
     if not callable(fn):
-        raise ValueError(f"fn must be a function of n, got {fn!r}")
+        raise ValueError(f"fn must be a function of n, got {show(fn)}")
     if isinstance(target, bool) or not isinstance(target, int | float | np.integer | np.floating):
-        raise ValueError(f"target must be a real number, got {target!r}")
+        raise ValueError(f"target must be a real number, got {show(target)}")
     if not (-1e308 <= target <= 1e308):  # NaN, infinities and 10**400 (no float() overflow)
         raise ValueError(f"target must be finite, got {show(target)}")
     start = int(as_count(start, "start", minimum=1, scalar=True))
@@ -737,7 +737,7 @@ def paired_size(
         raise ValueError("acc_a and acc_b must differ: equal accuracies cannot be told apart")
     if alternative == "greater" and p10 < p01 or alternative == "less" and p10 > p01:
         raise ValueError(
-            f"alternative={alternative!r} points the other way from acc_a={pa} and acc_b={pb}"
+            f"alternative={show(alternative)} points the other way from acc_a={pa} and acc_b={pb}"
         )
     theta, level = _power_parts(p10, p01, d, alpha, alternative)
     if power <= level:

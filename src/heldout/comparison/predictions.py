@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from heldout import _files
-from heldout._checks import show
+from heldout._checks import in_choices, show
 from heldout._result import Result, extra
 
 __all__ = [
@@ -61,12 +61,12 @@ def _scalar(value, name: str) -> float:
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a single number, got {value!r}") from None
+        raise ValueError(f"{name} must be a single number, got {show(value)}") from None
     if arr.ndim != 0:
         raise ValueError(f"{name} must be a single number, got an array of shape {arr.shape}")
     x = float(arr)
     if not np.isfinite(x):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
+        raise ValueError(f"{name} must be a finite number, got {show(value)}")
     return x
 
 
@@ -74,9 +74,9 @@ def _probability(value, name: str, *, closed: bool = False) -> float:
     """A single number in (0, 1), or in [0, 1] when ``closed``."""
     x = _scalar(value, name)
     if closed and not 0.0 <= x <= 1.0:
-        raise ValueError(f"{name} must be between 0 and 1 inclusive, got {x!r}")
+        raise ValueError(f"{name} must be between 0 and 1 inclusive, got {show(x)}")
     if not closed and not 0.0 < x < 1.0:
-        raise ValueError(f"{name} must be strictly between 0 and 1, got {x!r}")
+        raise ValueError(f"{name} must be strictly between 0 and 1, got {show(x)}")
     return x
 
 
@@ -84,9 +84,9 @@ def _count(value, name: str, *, minimum: int = 0) -> int:
     """A single whole number ``>= minimum`` and below 2**63."""
     x = _scalar(value, name)
     if x != np.floor(x):
-        raise ValueError(f"{name} must be a whole number, got {value!r}")
+        raise ValueError(f"{name} must be a whole number, got {show(value)}")
     if x < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value!r}")
+        raise ValueError(f"{name} must be at least {minimum}, got {show(value)}")
     if x >= _MAX_COUNT:
         raise ValueError(f"{name} must be below 2**63, got {show(value)}")
     return int(x)
@@ -99,7 +99,7 @@ def _counts(value, name: str, *, minimum: int = 0) -> np.ndarray:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError, OverflowError):
         raise ValueError(
-            f"{name} must be a whole number or an array of them, got {value!r}"
+            f"{name} must be a whole number or an array of them, got {show(value)}"
         ) from None
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
@@ -120,7 +120,9 @@ def _probabilities(value, name: str, *, closed: bool = False) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a number or an array of numbers, got {value!r}") from None
+        raise ValueError(
+            f"{name} must be a number or an array of numbers, got {show(value)}"
+        ) from None
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
     if closed:
@@ -133,7 +135,9 @@ def _probabilities(value, name: str, *, closed: bool = False) -> np.ndarray:
 
 def _choice(value, name: str, options: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in options:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}; got {value!r}")
+        raise ValueError(
+            f"{name} must be one of {', '.join(map(repr, options))}; got {show(value)}"
+        )
     return value
 
 
@@ -168,8 +172,12 @@ def as_correct(correct, name: str = "correct", *, min_models: int = 2) -> np.nda
         )
     if arr.shape[0] == 0:
         raise ValueError(f"{name} has no items (rows)")
-    if isinstance(min_models, bool) or not isinstance(min_models, int | np.integer):
-        raise ValueError(f"min_models must be a whole number, got {show(min_models)}")
+    if (
+        isinstance(min_models, bool)
+        or not isinstance(min_models, int | np.integer)
+        or min_models < 1
+    ):
+        raise ValueError(f"min_models must be a whole number of at least 1, got {show(min_models)}")
     if arr.shape[1] < min_models:
         raise ValueError(
             f"{name} must have at least {min_models} models (columns), got {arr.shape[1]}"
@@ -272,7 +280,9 @@ def _read_text(source) -> str:
     elif hasattr(source, "read"):
         data = _files.read_bounded(source, "predictions file")
     else:
-        raise ValueError(f"source must be a path, '-' (standard input) or a file, got {source!r}")
+        raise ValueError(
+            f"source must be a path, '-' (standard input) or a file, got {show(source)}"
+        )
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8-sig")
@@ -326,7 +336,7 @@ def read_predictions(source, label: str = "label", threshold: float = 0.5) -> Pr
     """
     th = _probability(threshold, "threshold")
     if not isinstance(label, str) or not label:
-        raise ValueError(f"label must be a non-empty column name, got {label!r}")
+        raise ValueError(f"label must be a non-empty column name, got {show(label)}")
     text = _read_text(source)
     if not text.strip():
         raise ValueError("predictions file is empty")
@@ -342,9 +352,9 @@ def read_predictions(source, label: str = "label", threshold: float = 0.5) -> Pr
     except csv.Error as exc:
         raise ValueError(f"predictions file: the header row cannot be read as CSV: {exc}") from None
     _files.check_header(header, "predictions file")
-    if label not in header:
+    if not in_choices(label, header):
         raise ValueError(
-            f"predictions file has no label column {label!r} (columns: {', '.join(header)}); "
+            f"predictions file has no label column {show(label)} (columns: {', '.join(header)}); "
             "name it with --label"
         )
     if len(set(header)) != len(header):
@@ -353,7 +363,7 @@ def read_predictions(source, label: str = "label", threshold: float = 0.5) -> Pr
     names = [h for h in header if h != label]
     if len(names) < 2:
         raise ValueError(
-            f"predictions file must have at least two model columns besides {label!r}, "
+            f"predictions file must have at least two model columns besides {show(label)}, "
             f"got {len(names)}"
         )
     if not body.strip():
@@ -401,13 +411,13 @@ def _correct_by_kind(truth, models, names, threshold):
             correct[:, j] = x == y
         elif kind == "scores":
             raise ValueError(
-                f"predictions file column {name!r} holds scores outside [0, 1] (for example "
+                f"predictions file column {show(name)} holds scores outside [0, 1] (for example "
                 f"{x[int(np.argmax(np.abs(x) > 1))]:g}), which predict no label; give predicted "
                 "labels or probabilities of class 1 (heldout evaluate reads scores for the AUC)"
             )
         elif not np.all((y == 0) | (y == 1)):
             raise ValueError(
-                f"predictions file column {name!r} holds probabilities, which need labels 0 "
+                f"predictions file column {show(name)} holds probabilities, which need labels 0 "
                 "and 1; the label column holds other values"
             )
         else:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import integrate, special, stats
 
+from heldout._checks import show
 from heldout._result import Result
 from heldout.comparison.predictions import _count, _scalar
 
@@ -50,7 +51,7 @@ class Rope(Result):
 def _rope_width(rope) -> float:
     r = _scalar(rope, "rope")
     if not 0.0 <= r < 1.0:
-        raise ValueError(f"rope must lie in [0, 1), got {rope!r}")
+        raise ValueError(f"rope must lie in [0, 1), got {show(rope)}")
     return r
 
 
@@ -135,7 +136,7 @@ def paired_rope(only_a_correct, only_b_correct, n, rope: float = 0.01, prior: fl
     r = _rope_width(rope)
     a0 = _scalar(prior, "prior")
     if a0 <= 0:
-        raise ValueError(f"prior must be positive, got {prior!r}")
+        raise ValueError(f"prior must be positive, got {show(prior)}")
     s_a, s_b = b + c + 2 * a0, m - b - c + 2 * a0
     u_a, u_b = b + a0, c + a0
     up = _tail(r, s_a, s_b, u_a, u_b, upper=True)

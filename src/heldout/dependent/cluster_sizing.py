@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from heldout._checks import as_count, as_positive, as_probability, check_elements
+from heldout._checks import as_count, as_positive, as_probability, check_elements, in_choices, show
 from heldout._result import Result, extra
 
 __all__ = [
@@ -67,8 +67,8 @@ def _variance(accuracy, variance) -> float:
 
 
 def _method(method: str) -> str:
-    if method not in METHODS:
-        raise ValueError(f"method must be 't' or 'normal', got {method!r}")
+    if not in_choices(method, METHODS):
+        raise ValueError(f"method must be 't' or 'normal', got {show(method)}")
     return method
 
 
@@ -86,7 +86,7 @@ def _clusters_needed(per_cluster_var, half_width, alpha, method):
         raw = z**2 * v / np.square(np.float64(half_width))
     if np.any(raw > MAX_CLUSTERS):
         raise ValueError(
-            f"half_width {half_width!r} is too small: it needs more than {MAX_CLUSTERS:.0e} clusters"
+            f"half_width {show(half_width)} is too small: it needs more than {MAX_CLUSTERS:.0e} clusters"
         )
     lo = np.maximum(np.ceil(raw * (1 - 1e-12)), 2.0)
     if method == "normal":
@@ -269,14 +269,14 @@ def clusters_for_power(
     m = int(_scalar(cluster_size, "cluster_size", as_count, minimum=1))
     a = _scalar(alpha, "alpha", as_probability)
     pw = _scalar(power, "power", as_probability)
-    if alternative not in ("greater", "less", "two-sided"):
+    if not in_choices(alternative, ("greater", "less", "two-sided")):
         raise ValueError(
-            f"alternative must be 'greater', 'less' or 'two-sided', got {alternative!r}"
+            f"alternative must be 'greater', 'less' or 'two-sided', got {show(alternative)}"
         )
     if p1 == p0 or (alternative == "greater" and p1 < p0) or (alternative == "less" and p1 > p0):
         raise ValueError(
-            f"accuracy must differ from null in the direction of alternative={alternative!r}, "
-            f"got accuracy={accuracy!r} and null={null!r}"
+            f"accuracy must differ from null in the direction of alternative={show(alternative)}, "
+            f"got accuracy={show(accuracy)} and null={show(null)}"
         )
     za = stats.norm.isf(a / 2 if alternative == "two-sided" else a)
     zb = stats.norm.ppf(pw)

@@ -54,7 +54,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from heldout import _dist, _inputs
-from heldout._checks import as_count, as_positive, as_probability
+from heldout._checks import as_count, as_floats, as_positive, as_probability, in_choices, show
 from heldout._result import EstimateResult, Result, extra
 
 __all__ = [
@@ -178,10 +178,10 @@ def _count(value, name: str, minimum: int, maximum: int) -> int:
     try:
         big = float(np.asarray(value, dtype=float))
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a whole number, got {value!r}") from None
+        raise ValueError(f"{name} must be a whole number, got {show(value)}") from None
     if np.isfinite(big) and big > maximum:
-        raise ValueError(f"{name} must be at most {maximum:,}, got {value!r}")
-    return int(as_count(value, name, minimum=minimum))
+        raise ValueError(f"{name} must be at most {maximum:,}, got {show(value)}")
+    return int(as_count(value, name, minimum=minimum, scalar=True))
 
 
 def _alpha(alpha) -> float:
@@ -192,8 +192,10 @@ def _alpha(alpha) -> float:
 
 
 def _choice(value: str, allowed: tuple[str, ...], name: str) -> str:
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+    if not in_choices(value, allowed):
+        raise ValueError(
+            f"{name} must be one of {', '.join(map(repr, allowed))}, got {show(value)}"
+        )
     return value
 
 
@@ -600,7 +602,7 @@ def design_effect(
     else:
         m = as_positive(cluster_size, "cluster_size")
         if np.any(m < 1):
-            raise ValueError(f"cluster_size must be at least 1, got {cluster_size!r}")
+            raise ValueError(f"cluster_size must be at least 1, got {show(cluster_size)}")
     rho, m = broadcast(icc=rho, cluster_size=m)
     return scalar_or_array(1.0 + (m - 1.0) * rho)
 
@@ -847,6 +849,8 @@ def simulate_clustered(
     gen = rng(seed)
     accuracy = float(as_probability(accuracy, "accuracy", closed=True, scalar=True))
     icc = float(as_probability(icc, "icc", closed=True, scalar=True))
+    if as_floats(sizes, "sizes").ndim > 1:
+        raise ValueError(f"sizes must be a 1-D list of cluster sizes, got {show(sizes)}")
     m = np.atleast_1d(as_count(sizes, "sizes", minimum=1)).astype(np.int64)
     reps = int(as_count(reps, "reps", minimum=1, scalar=True))
     if reps * m.size > 10**8:
@@ -913,10 +917,10 @@ def simulate_coverage(
     """
     from heldout.config import rng
 
-    p = float(as_probability(accuracy, "accuracy"))
-    rho = float(as_probability(icc, "icc", closed=True))
+    p = float(as_probability(accuracy, "accuracy", scalar=True))
+    rho = float(as_probability(icc, "icc", closed=True, scalar=True))
     if rho >= 1:
-        raise ValueError(f"icc must be below 1 for a simulation, got {icc!r}")
+        raise ValueError(f"icc must be below 1 for a simulation, got {show(icc)}")
     a = _alpha(alpha)
     size_arr = _inputs.array(cluster_size, "cluster_size")
     if size_arr.ndim == 0:

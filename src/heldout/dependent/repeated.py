@@ -181,8 +181,8 @@ def components_from_probabilities(p: ArrayLike) -> Variances:
 
 
 def _components(between, within):
-    b = float(as_positive(between, "between", allow_zero=True))
-    w = float(as_positive(within, "within", allow_zero=True))
+    b = float(as_positive(between, "between", allow_zero=True, scalar=True))
+    w = float(as_positive(within, "within", allow_zero=True, scalar=True))
     if np.ndim(between) or np.ndim(within):
         raise ValueError("between and within must be single numbers")
     if b + w == 0:
@@ -238,7 +238,7 @@ def questions_needed(
     from heldout.dependent.cluster_sizing import clusters_for_half_width
 
     b, w = _components(between, within)
-    k = int(as_count(samples, "samples", minimum=1))
+    k = int(as_count(samples, "samples", minimum=1, scalar=True))
     return clusters_for_half_width(
         half_width, b / (b + w), k, variance=b + w, alpha=alpha, method=method
     )
@@ -274,9 +274,9 @@ def samples_needed(
     3
     """
     b, w = _components(between, within)
-    h = float(as_positive(half_width, "half_width"))
-    q = int(as_count(questions, "questions", minimum=2))
-    a = float(as_probability(alpha, "alpha"))
+    h = float(as_positive(half_width, "half_width", scalar=True))
+    q = int(as_count(questions, "questions", minimum=2, scalar=True))
+    a = float(as_probability(alpha, "alpha", scalar=True))
     max_samples = int(as_count(max_samples, "max_samples", minimum=1, scalar=True))
     t = stats.t.isf(a / 2, q - 1)
     with np.errstate(over="ignore"):  # a huge half-width: room is inf, one sample does

@@ -426,7 +426,7 @@ def neyman_allocation(
     >>> neyman_allocation(1000, [0.5, 0.5], [0.1, 0.3]).sizes.tolist()
     [250, 750]
     """
-    n = int(as_count(total, "total", minimum=1))
+    n = int(as_count(total, "total", minimum=1, scalar=True))
     w = _shares_array(shares)
     # sds up to 1e150, so that the variance (sd squared) fits in a float
     s = as_positive(sds, "sds", allow_zero=True, maximum=1e150)
@@ -434,7 +434,7 @@ def neyman_allocation(
         raise ValueError(f"sds must have one entry per share: got {s.size} for {w.size} shares")
     if np.sum(w * s) == 0:
         raise ValueError("sds must not all be 0 where the shares are positive")
-    minimum = int(as_count(minimum, "minimum"))
+    minimum = int(as_count(minimum, "minimum", scalar=True))
     share = (w * s) / np.sum(w * s)  # in [0, 1]: n * share never overflows
     exact = n * share
     sizes = _round_to_total(exact, n, minimum)
@@ -452,9 +452,9 @@ def proportional_allocation(total: int, shares: ArrayLike, *, minimum: int = 0) 
     >>> proportional_allocation(10, [0.55, 0.45]).sizes.tolist()
     [6, 4]
     """
-    n = int(as_count(total, "total", minimum=1))
+    n = int(as_count(total, "total", minimum=1, scalar=True))
     w = _shares_array(shares)
-    minimum = int(as_count(minimum, "minimum"))
+    minimum = int(as_count(minimum, "minimum", scalar=True))
     exact = n * w
     return Allocation(sizes=_round_to_total(exact, n, minimum), exact=exact, variance=None)
 

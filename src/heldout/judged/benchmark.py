@@ -57,7 +57,7 @@ from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from heldout import _dist
-from heldout._checks import as_count, as_floats, as_probability, check_work
+from heldout._checks import as_count, as_floats, as_probability, check_work, in_choices, show
 from heldout._result import Result, extra
 from heldout.config import rng
 
@@ -201,8 +201,10 @@ def _alpha(alpha) -> float:
 
 
 def _method(method, in_unit_interval: bool) -> str:
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
+    if not in_choices(method, METHODS):
+        raise ValueError(
+            f"method must be one of {', '.join(map(repr, METHODS))}, got {show(method)}"
+        )
     if method == "auto":
         return "exact" if in_unit_interval else "t"
     if method in ("wilson", "exact") and not in_unit_interval:
@@ -701,7 +703,7 @@ def _plan_inputs(disagreement, samples, within, alpha, power):
     k = int(as_count(samples, "samples", minimum=1, scalar=True))
     w = float(as_floats(within, "within", scalar=True))
     if not (np.isfinite(w) and 0 <= w <= r):
-        raise ValueError(f"within must lie in [0, disagreement={r:g}], got {within!r}")
+        raise ValueError(f"within must lie in [0, disagreement={r:g}], got {show(within)}")
     a = _alpha(alpha)
     pw = float(as_probability(power, "power", scalar=True))
     z = _dist.norm_isf(a / 2) + _dist.norm_isf(1 - pw)
@@ -797,7 +799,7 @@ def questions_for_difference(
     r, k, w, a, pw, z = _plan_inputs(disagreement, samples, within, alpha, power)
     delta = float(as_floats(difference, "difference", scalar=True))
     if not (np.isfinite(delta) and 0 < abs(delta) <= 1):
-        raise ValueError(f"difference must be a number in (0, 1] in size, got {difference!r}")
+        raise ValueError(f"difference must be a number in (0, 1] in size, got {show(difference)}")
     v = r - delta**2 - w * (1 - 1 / k)
     if v < 0:
         raise ValueError(

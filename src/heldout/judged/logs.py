@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from heldout import _files
+from heldout._checks import in_choices, show
 from heldout._result import Result, extra
 
 __all__ = [
@@ -84,7 +85,9 @@ class GradedAnswers(Result):
         """The rows of one model."""
         keep = self.model == model
         if not keep.any():
-            raise ValueError(f"no answers of model {model!r} (models: {', '.join(self.models())})")
+            raise ValueError(
+                f"no answers of model {show(model)} (models: {', '.join(self.models())})"
+            )
         return _subset(self, keep)
 
 
@@ -108,20 +111,20 @@ def _subset(g: GradedAnswers, keep) -> GradedAnswers:
 def _checked_path(path) -> str:
     path = os.fspath(path)
     if not os.path.isfile(path):
-        raise ValueError(f"{path!r} does not exist or is not a file")
+        raise ValueError(f"{show(path)} does not exist or is not a file")
     size = os.path.getsize(path)
     if size > _files.MAX_BYTES:
-        raise ValueError(f"{path!r} is larger than the limit of {_files.MAX_BYTES:,} bytes")
+        raise ValueError(f"{show(path)} is larger than the limit of {_files.MAX_BYTES:,} bytes")
     return path
 
 
 def _finish(model, question, sample, score, *, cluster, judge, gold, source, metric, path):
     score = np.asarray(score, dtype=float)
     if score.size == 0:
-        raise ValueError(f"{path!r} holds no graded answers")
+        raise ValueError(f"{show(path)} holds no graded answers")
     if not np.all(np.isfinite(score)):
         bad = int(np.flatnonzero(~np.isfinite(score))[0])
-        raise ValueError(f"{path!r}: answer {bad + 1} has no numeric {metric!r} grade")
+        raise ValueError(f"{show(path)}: answer {bad + 1} has no numeric {show(metric)} grade")
     question = np.asarray(question, dtype=str)
     model = np.asarray(model, dtype=str)
     sample = np.asarray(sample, dtype=np.int64)
@@ -129,7 +132,7 @@ def _finish(model, question, sample, score, *, cluster, judge, gold, source, met
     key = np.char.add(np.char.add(model, "\x1f"), np.char.add(question, "\x1f"))
     key = np.char.add(key, sample.astype(str))
     if np.unique(key).size != key.size:
-        raise ValueError(f"{path!r}: some (model, question, sample) appears twice")
+        raise ValueError(f"{show(path)}: some (model, question, sample) appears twice")
     return GradedAnswers(
         model,
         question,
@@ -182,12 +185,14 @@ def read_inspect_log(
     try:
         log = read_eval_log(path)
     except Exception as exc:  # inspect_ai raises many types for a bad file
-        raise ValueError(f"{path!r} could not be read as an inspect_ai log: {exc}") from None
+        raise ValueError(f"{show(path)} could not be read as an inspect_ai log: {exc}") from None
     samples = log.samples or []
     if not samples:
-        raise ValueError(f"{path!r}: the log holds no samples (was it run without logging them?)")
+        raise ValueError(
+            f"{show(path)}: the log holds no samples (was it run without logging them?)"
+        )
     if len(samples) > MAX_ROWS:
-        raise ValueError(f"{path!r} holds more than {MAX_ROWS:,} samples")
+        raise ValueError(f"{show(path)} holds more than {MAX_ROWS:,} samples")
     to_float = value_to_float()
     model = str(log.eval.model)
     rows_q, rows_s, rows_y, rows_c, rows_g = [], [], [], [], []
@@ -196,22 +201,26 @@ def read_inspect_log(
         scores = s.scores or {}
         if name is None:
             if not scores:
-                raise ValueError(f"{path!r}: sample {s.id!r} has no score")
+                raise ValueError(f"{show(path)}: sample {show(s.id)} has no score")
             name = next(iter(scores))
-        if name not in scores:
+        if not in_choices(name, scores):
             raise ValueError(
-                f"{path!r}: sample {s.id!r} has no score {name!r} (scores: {', '.join(scores)})"
+                f"{show(path)}: sample {show(s.id)} has no score {show(name)} (scores: {', '.join(scores)})"
             )
         value = scores[name].value
         if isinstance(value, dict | list):
-            raise ValueError(f"{path!r}: scorer {name!r} gives several values; name one scorer")
+            raise ValueError(
+                f"{show(path)}: scorer {show(name)} gives several values; name one scorer"
+            )
         rows_q.append(str(s.id))
         rows_s.append(int(s.epoch))
         rows_y.append(float(to_float(value)))
         if cluster is not None:
             meta = s.metadata or {}
-            if cluster not in meta or meta[cluster] is None:
-                raise ValueError(f"{path!r}: sample {s.id!r} has no metadata {cluster!r}")
+            if not in_choices(cluster, meta) or meta[cluster] is None:
+                raise ValueError(
+                    f"{show(path)}: sample {show(s.id)} has no metadata {show(cluster)}"
+                )
             rows_c.append(str(meta[cluster]))
         if gold is not None:
             if gold in scores:
@@ -281,14 +290,16 @@ def read_lm_eval_samples(
                 if not line.strip():
                     continue
                 if len(ys) >= MAX_ROWS:
-                    raise ValueError(f"{path!r} holds more than {MAX_ROWS:,} lines")
+                    raise ValueError(f"{show(path)} holds more than {MAX_ROWS:,} lines")
                 try:
                     row = json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise ValueError(f"{path!r}: line {number} is not JSON ({exc.msg})") from None
+                    raise ValueError(
+                        f"{show(path)}: line {number} is not JSON ({exc.msg})"
+                    ) from None
                 if not isinstance(row, dict) or "doc_id" not in row:
                     raise ValueError(
-                        f"{path!r}: line {number} is not an lm-eval sample (no doc_id field)"
+                        f"{show(path)}: line {number} is not an lm-eval sample (no doc_id field)"
                     )
                 f = row.get("filter")
                 if chosen_filter is None:
@@ -300,28 +311,32 @@ def read_lm_eval_samples(
                     known = [m for m in LM_EVAL_METRICS if m in row]
                     if not (listed or known):
                         raise ValueError(
-                            f"{path!r}: line {number} has no metric field (looked for "
+                            f"{show(path)}: line {number} has no metric field (looked for "
                             f"{', '.join(LM_EVAL_METRICS)}); name it with metric="
                         )
                     chosen_metric = (listed or known)[0]
-                if chosen_metric not in row:
-                    raise ValueError(f"{path!r}: line {number} has no field {chosen_metric!r}")
+                if not in_choices(chosen_metric, row):
+                    raise ValueError(
+                        f"{show(path)}: line {number} has no field {show(chosen_metric)}"
+                    )
                 value = row[chosen_metric]
                 if isinstance(value, bool):
                     value = float(value)
                 if not isinstance(value, int | float):
                     raise ValueError(
-                        f"{path!r}: line {number}: {chosen_metric!r} is {value!r}, not a number"
+                        f"{show(path)}: line {number}: {show(chosen_metric)} is {show(value)}, not a number"
                     )
                 qs.append(str(row["doc_id"]))
                 ys.append(float(value))
                 if cluster is not None:
                     doc = row.get("doc")
                     if not isinstance(doc, dict) or cluster not in doc:
-                        raise ValueError(f"{path!r}: line {number}: doc has no field {cluster!r}")
+                        raise ValueError(
+                            f"{show(path)}: line {number}: doc has no field {show(cluster)}"
+                        )
                     cs.append(str(doc[cluster]))
     except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path!r} could not be read: {exc}") from None
+        raise ValueError(f"{show(path)} could not be read: {exc}") from None
     return _finish(
         [model] * len(ys),
         qs,
@@ -350,9 +365,9 @@ def _table_columns(path: str) -> dict[str, list]:
         except (OSError, ValueError) as exc:
             if isinstance(exc, ValueError) and "limit" in str(exc):
                 raise
-            raise ValueError(f"{path!r} could not be read as Parquet: {exc}") from None
+            raise ValueError(f"{show(path)} could not be read as Parquet: {exc}") from None
         if table.num_rows > MAX_ROWS:
-            raise ValueError(f"{path!r} holds more than {MAX_ROWS:,} rows")
+            raise ValueError(f"{show(path)} holds more than {MAX_ROWS:,} rows")
         return {name: table.column(name).to_pylist() for name in table.column_names}
     import csv
 
@@ -363,16 +378,16 @@ def _table_columns(path: str) -> dict[str, list]:
             fh.seek(0)
             rows = [r for r in csv.reader(fh) if r and any(c.strip() for c in r)]
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise ValueError(f"{path!r} could not be read as CSV: {exc}") from None
+        raise ValueError(f"{show(path)} could not be read as CSV: {exc}") from None
     if len(rows) < 2:
-        raise ValueError(f"{path!r} needs a header row and at least one row")
+        raise ValueError(f"{show(path)} needs a header row and at least one row")
     header = [h.strip() for h in rows[0]]
     if len(set(header)) != len(header):
-        raise ValueError(f"{path!r}: column names must be distinct")
+        raise ValueError(f"{show(path)}: column names must be distinct")
     bad = next((i for i, r in enumerate(rows[1:]) if len(r) != len(header)), None)
     if bad is not None:
         raise ValueError(
-            f"{path!r}: row {bad + 2} has {len(rows[bad + 1])} fields, not {len(header)}"
+            f"{show(path)}: row {bad + 2} has {len(rows[bad + 1])} fields, not {len(header)}"
         )
     return {h: [r[j].strip() for r in rows[1:]] for j, h in enumerate(header)}
 
@@ -382,17 +397,21 @@ def _grades(values, path, name, *, missing_ok: bool) -> np.ndarray:
     for i, v in enumerate(values):
         if v is None or (isinstance(v, str) and v.strip() == ""):
             if not missing_ok:
-                raise ValueError(f"{path!r}: column {name!r} is empty in row {i + 2}")
+                raise ValueError(f"{show(path)}: column {show(name)} is empty in row {i + 2}")
             out[i] = np.nan
             continue
         try:
             out[i] = float(v)
         except (TypeError, ValueError):
-            raise ValueError(f"{path!r}: column {name!r} holds {v!r}, not a number") from None
+            raise ValueError(
+                f"{show(path)}: column {show(name)} holds {show(v)}, not a number"
+            ) from None
         if missing_ok and np.isnan(out[i]) and not isinstance(v, str):
             continue  # a Parquet null or NaN: not graded by a person
         if not np.isfinite(out[i]):
-            raise ValueError(f"{path!r}: column {name!r} holds {v!r}, not a finite number")
+            raise ValueError(
+                f"{show(path)}: column {show(name)} holds {show(v)}, not a finite number"
+            )
     return out
 
 
@@ -414,20 +433,22 @@ def read_graded_table(path) -> GradedAnswers:
     path = _checked_path(path)
     cols = _table_columns(path)
     if "question" not in cols:
-        raise ValueError(f"{path!r} needs a column 'question' (columns: {', '.join(cols)})")
+        raise ValueError(f"{show(path)} needs a column 'question' (columns: {', '.join(cols)})")
     if "score" not in cols and "judge" not in cols:
-        raise ValueError(f"{path!r} needs a column 'score' or 'judge' (columns: {', '.join(cols)})")
+        raise ValueError(
+            f"{show(path)} needs a column 'score' or 'judge' (columns: {', '.join(cols)})"
+        )
     n = len(cols["question"])
     if n > MAX_ROWS:
-        raise ValueError(f"{path!r} holds more than {MAX_ROWS:,} rows")
+        raise ValueError(f"{show(path)} holds more than {MAX_ROWS:,} rows")
     question = [str(q) for q in cols["question"]]
     if any(q.strip() == "" or q == "None" for q in question):
-        raise ValueError(f"{path!r}: column 'question' has empty cells")
+        raise ValueError(f"{show(path)}: column 'question' has empty cells")
     model = [str(m) for m in cols["model"]] if "model" in cols else ["model"] * n
     if "sample" in cols:
         s = _grades(cols["sample"], path, "sample", missing_ok=False)
         if np.any(s != np.round(s)) or np.any(np.abs(s) > 2**53):
-            raise ValueError(f"{path!r}: column 'sample' must hold whole numbers")
+            raise ValueError(f"{show(path)}: column 'sample' must hold whole numbers")
         sample = s.astype(np.int64)
     else:
         _, sample = np.unique(
@@ -481,5 +502,5 @@ def read_graded(path, **options) -> GradedAnswers:
             raise ValueError(f"a table takes no options, got {', '.join(options)}")
         return read_graded_table(p)
     raise ValueError(
-        f"{p!r}: unknown kind of log (expected .eval, .json, .jsonl, .csv or .parquet)"
+        f"{show(p)}: unknown kind of log (expected .eval, .json, .jsonl, .csv or .parquet)"
     )

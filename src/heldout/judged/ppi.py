@@ -44,7 +44,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from heldout._checks import as_choice, as_count, as_floats, as_probability
+from heldout._checks import as_choice, as_count, as_floats, as_probability, show
 from heldout._result import Result, extra
 
 __all__ = [
@@ -476,7 +476,7 @@ def classical_mean(gold: ArrayLike, *, alpha: float = 0.05, method: str = "auto"
     m = as_choice(method, "method", ("auto", "exact", "wilson", "normal"))
     binary = bool(np.all((y == 0) | (y == 1)))
     if m in ("exact", "wilson") and not binary:
-        raise ValueError(f"method={m!r} needs 0/1 gold grades; use method='normal'")
+        raise ValueError(f"method={show(m)} needs 0/1 gold grades; use method='normal'")
     est = float(y.mean())
     se = float(y.std(ddof=1) / np.sqrt(y.size))
     if m == "normal" or not binary:
@@ -674,7 +674,7 @@ def _per_stratum(y, fl, fu, sg, sr, labels, w):
         yh, fh, uh = y[sg == h], fl[sg == h], fu[sr == h]
         if yh.size < 2 or uh.size < 2:
             raise ValueError(
-                f"stratum {h!r} needs at least 2 gold and 2 judge-only items, "
+                f"stratum {show(h)} needs at least 2 gold and 2 judge-only items, "
                 f"got {yh.size} and {uh.size}"
             )
         mom = _moments(yh, fh, uh)

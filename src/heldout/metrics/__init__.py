@@ -19,6 +19,7 @@ from heldout._lazy import face
 WHERE = {
     "AUCSize": "auc",
     "BCaInterval": "bootstrap",
+    "BootstrapDifference": "bootstrap",
     "CalibrationError": "calibration",
     "CalibrationSlope": "calibration",
     "CalibrationWarning": "calibration",

@@ -64,7 +64,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from heldout import _dist, _inputs
-from heldout._checks import as_positive, as_probability, as_size, scalar_or_array
+from heldout._checks import as_positive, as_probability, as_size, in_choices, scalar_or_array, show
 from heldout._result import Result, extra
 from heldout.metrics.estimate import Difference, Estimate
 
@@ -883,8 +883,10 @@ def _method_name(method: str, branch: int) -> str:
 
 
 def _check_method(method: str, name: str = "method") -> str:
-    if method not in AUC_INTERVAL_METHODS:
-        raise ValueError(f"{name} must be one of {', '.join(AUC_INTERVAL_METHODS)}, got {method!r}")
+    if not in_choices(method, AUC_INTERVAL_METHODS):
+        raise ValueError(
+            f"{name} must be one of {', '.join(AUC_INTERVAL_METHODS)}, got {show(method)}"
+        )
     return method
 
 
@@ -1066,9 +1068,9 @@ def auc_difference(
     >>> round(d.value, 3), round(d.low, 3), round(d.high, 3), d.p_value < 0.001
     (0.072, 0.039, 0.105, True)
     """
-    if method not in AUC_DIFFERENCE_METHODS:
+    if not in_choices(method, AUC_DIFFERENCE_METHODS):
         raise ValueError(
-            f"method must be one of {', '.join(AUC_DIFFERENCE_METHODS)}, got {method!r}"
+            f"method must be one of {', '.join(AUC_DIFFERENCE_METHODS)}, got {show(method)}"
         )
     a_ = _inputs.alpha_value(alpha)
     pos = _inputs.binary_labels(y, "y")
@@ -1218,8 +1220,10 @@ def auc_variance(
     >>> round(auc_variance(0.85, 100, 400, "binormal"), 6)
     0.000441
     """
-    if method not in AUC_VARIANCE_METHODS:
-        raise ValueError(f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {method!r}")
+    if not in_choices(method, AUC_VARIANCE_METHODS):
+        raise ValueError(
+            f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {show(method)}"
+        )
     a = as_probability(auc, "auc")
     n1 = _inputs.count(n_positive, "n_positive", minimum=1).astype(float)
     n0 = _inputs.count(n_negative, "n_negative", minimum=1).astype(float)
@@ -1359,13 +1363,17 @@ def auc_size(
     >>> auc_size(0.85, 0.03, 0.2, interval="wald").n  # z * sqrt(V) <= h
     1340
     """
-    if method not in AUC_VARIANCE_METHODS:
-        raise ValueError(f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {method!r}")
+    if not in_choices(method, AUC_VARIANCE_METHODS):
+        raise ValueError(
+            f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {show(method)}"
+        )
     _check_method(interval, "interval")
     a = as_probability(auc, "auc")
     h = as_positive(half_width, "half_width")
     if np.any(h >= 1):
-        raise ValueError(f"half_width must be below 1 (an AUC lies in [0, 1]), got {half_width!r}")
+        raise ValueError(
+            f"half_width must be below 1 (an AUC lies in [0, 1]), got {show(half_width)}"
+        )
     pi = as_probability(prevalence, "prevalence")
     al = as_probability(alpha, "alpha")
     a, h, pi, al = np.broadcast_arrays(a, h, pi, al)
@@ -1409,8 +1417,10 @@ def auc_power_size(
     >>> auc_power_size(0.75, 0.3, null_auc=0.65, power=0.9).n_positive
     92
     """
-    if method not in AUC_VARIANCE_METHODS:
-        raise ValueError(f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {method!r}")
+    if not in_choices(method, AUC_VARIANCE_METHODS):
+        raise ValueError(
+            f"method must be one of {', '.join(AUC_VARIANCE_METHODS)}, got {show(method)}"
+        )
     a1 = as_probability(auc, "auc")
     a0 = as_probability(null_auc, "null_auc")
     pi = as_probability(prevalence, "prevalence")
@@ -1418,7 +1428,9 @@ def auc_power_size(
     pw = as_probability(power, "power")
     a1, a0, pi, al, pw = np.broadcast_arrays(a1, a0, pi, al, pw)
     if np.any(a1 <= a0):
-        raise ValueError(f"auc must exceed null_auc, got auc={auc!r} and null_auc={null_auc!r}")
+        raise ValueError(
+            f"auc must exceed null_auc, got auc={show(auc)} and null_auc={show(null_auc)}"
+        )
     za, zb = -special.ndtri(al), special.ndtri(pw)
     kappa = (1 - pi) / pi
 

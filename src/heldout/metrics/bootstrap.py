@@ -52,8 +52,8 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from heldout import _inputs
-from heldout._checks import as_floats
-from heldout._result import Result
+from heldout._checks import as_flag, as_floats, in_choices, show
+from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 from heldout.metrics.estimate import Difference, Estimate
 
@@ -119,6 +119,52 @@ class BCaInterval(Result):
     acceleration: float
 
 
+#: Fewer resamples than this on the far side of 0 leave a bootstrap p-value coarse: it is
+#: read from a handful of resamples (``BootstrapDifference.p_coarse``).
+MIN_TAIL = 10
+
+
+@dataclass(frozen=True)
+class BootstrapDifference(Difference):
+    """A bootstrap :class:`~heldout.metrics.estimate.Difference` with its p-value's resolution.
+
+    Besides the fields of ``Difference``:
+
+    Attributes
+    ----------
+    p_floor : float
+        ``1 / (B + 1)`` for ``B`` finite resamples: the smallest p-value the resamples
+        can resolve (the p-value is never reported below it).
+    p_tail : float
+        How many resamples fell on the far side of 0 (the smaller of the two sides; a
+        resample at exactly 0 counts half): the p-value is read from these.  Below
+        :data:`MIN_TAIL` the p-value is coarse (``p_coarse``): its Monte Carlo error is
+        of the order of the p-value itself, so only ``p < p_floor * (MIN_TAIL + 1)``
+        is established, not its value.
+    """
+
+    p_floor: float = extra(math.nan)
+    p_tail: float = extra(math.nan)
+
+    @property
+    def p_coarse(self) -> bool:
+        """Whether the p-value is read from fewer than :data:`MIN_TAIL` resamples."""
+        return bool(self.p_tail < MIN_TAIL)
+
+
+def _p_resolution(boot: np.ndarray) -> tuple[float, float]:
+    """``(p_floor, p_tail)`` of a bootstrap p-value (see :class:`BootstrapDifference`)."""
+    b = boot[np.isfinite(boot)]
+    ties = 0.5 * float(np.count_nonzero(b == 0))
+    tail = min(float(np.count_nonzero(b < 0)), float(np.count_nonzero(b > 0))) + ties
+    return 1.0 / (b.size + 1), tail
+
+
+def _difference(theta, low, high, boot, p, **fields) -> BootstrapDifference:
+    floor, tail = _p_resolution(boot)
+    return BootstrapDifference(theta, low, high, p_value=p, p_floor=floor, p_tail=tail, **fields)
+
+
 def bca_interval(
     theta_hat: float,
     boot: ArrayLike,
@@ -165,12 +211,12 @@ def bca_interval(
     """
     alpha = _inputs.alpha_value(alpha)
     theta_hat = float(_inputs.scores(theta_hat, "theta_hat", ndim=0))
-    if method not in ("bca", "percentile"):
-        raise ValueError(f"method must be 'bca' or 'percentile', got {method!r}")
+    if not in_choices(method, ("bca", "percentile")):
+        raise ValueError(f"method must be 'bca' or 'percentile', got {show(method)}")
     try:
         b = np.asarray(boot, dtype=float)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"boot must be an array of resampled values, got {boot!r}") from None
+        raise ValueError(f"boot must be an array of resampled values, got {show(boot)}") from None
     if b.ndim != 1:
         raise ValueError(f"boot must be 1-d (one value per resample), got shape {b.shape}")
     if b.size == 0:
@@ -178,7 +224,7 @@ def bca_interval(
     if df is not None:
         d = as_floats(df, "df", scalar=True)
         if not d > 0:  # NaN too: it gave a zero-width interval
-            raise ValueError(f"df must be a positive number of degrees of freedom, got {df!r}")
+            raise ValueError(f"df must be a positive number of degrees of freedom, got {show(df)}")
     b = b[np.isfinite(b)]
     if b.size == 0:
         return BCaInterval(math.nan, math.nan, math.nan, math.nan)
@@ -203,6 +249,8 @@ def _acceleration(jack, weights) -> float:
         w = np.ones_like(j) if weights is None else np.asarray(weights, dtype=float)
     except (TypeError, ValueError, OverflowError):
         raise ValueError("jackknife and weights must be arrays of numbers") from None
+    if weights is not None and w.shape != j.shape:
+        raise ValueError(f"weights must have the shape of jackknife {j.shape}, got {show(w)}")
     keep = np.isfinite(j) & (w > 0)
     j, w = j[keep], w[keep]
     if j.size == 0:
@@ -586,9 +634,10 @@ def bootstrap_interval(
     Returns
     -------
     Estimate or Difference
-        ``Difference`` (with ``p_value``, from inverting the interval, never below
-        ``1/(n_resamples + 1)``, the smallest p-value the resamples resolve) when ``b``
-        is given.
+        :class:`BootstrapDifference` (with ``p_value``, from inverting the interval, never
+        below ``p_floor = 1/(B + 1)``, the smallest p-value the resamples resolve, and
+        ``p_tail``, how many resamples it is read from, and ``p_coarse`` when fewer than
+        :data:`MIN_TAIL`) when ``b`` is given.
 
     Examples
     --------
@@ -603,8 +652,9 @@ def bootstrap_interval(
     >>> round(d.value, 3), round(d.low, 3), round(d.high, 3), round(d.p_value, 3)
     (0.056, 0.023, 0.085, ...)
     """
-    if method not in ("bca", "percentile"):
-        raise ValueError(f"method must be 'bca' or 'percentile', got {method!r}")
+    warn = as_flag(warn, "warn")
+    if not in_choices(method, ("bca", "percentile")):
+        raise ValueError(f"method must be 'bca' or 'percentile', got {show(method)}")
     a_ = _inputs.alpha_value(alpha)
     _check_resamples(n_resamples)
     rng = make_rng(seed)
@@ -618,7 +668,7 @@ def bootstrap_interval(
     else:
         if not isinstance(metric, str) or metric not in METRICS:
             raise ValueError(
-                f"metric must be a callable or one of {', '.join(METRICS)}, got {metric!r}"
+                f"metric must be a callable or one of {', '.join(METRICS)}, got {show(metric)}"
             )
         eng = _engine(metric, y, a, b)
         theta, boot, low, high, z0, acc = _counts_bca(eng, metric, rng, n_resamples, a_, method)
@@ -633,7 +683,7 @@ def bootstrap_interval(
     if b is None:
         return Estimate(theta, low, high, method=label, n=n, alpha=a_)
     p = _bca_p_value(boot, z0, acc, p_method)
-    return Difference(theta, low, high, p_value=p, method=label, n=n, alpha=a_)
+    return _difference(theta, low, high, boot, p, method=label, n=n, alpha=a_)
 
 
 def _counts_bca(eng, metric: str, rng, n_resamples: int, a_: float, method: str):
@@ -683,7 +733,7 @@ def _paired_table_interval(
     theta, boot, low, high, z0, acc = _counts_bca(eng, metric, rng, n_resamples, a_, method)
     p = _bca_p_value(boot, z0, acc, method)
     label = f"bootstrap-{method}"
-    return Difference(theta, low, high, p_value=p, method=label, n=eng.n, alpha=a_)
+    return _difference(theta, low, high, boot, p, method=label, n=eng.n, alpha=a_)
 
 
 def _check_resamples(n_resamples) -> None:
@@ -693,7 +743,7 @@ def _check_resamples(n_resamples) -> None:
         or n_resamples > MAX_RESAMPLES
     ):
         raise ValueError(
-            f"n_resamples must be a whole number from 100 to {MAX_RESAMPLES}, got {n_resamples!r}"
+            f"n_resamples must be a whole number from 100 to {MAX_RESAMPLES}, got {show(n_resamples)}"
         )
 
 
@@ -894,7 +944,7 @@ def cluster_bootstrap_interval(
     from heldout.dependent.clustered import cluster_codes
 
     if not isinstance(metric, str) or metric not in CLUSTER_METRICS:
-        raise ValueError(f"metric must be one of {', '.join(CLUSTER_METRICS)}, got {metric!r}")
+        raise ValueError(f"metric must be one of {', '.join(CLUSTER_METRICS)}, got {show(metric)}")
     a_ = _inputs.alpha_value(alpha)
     _check_resamples(n_resamples)
     pos = _inputs.binary_labels(y, "y")
@@ -957,4 +1007,4 @@ def _cluster_interval(eng, metric, g, n, a_, n_resamples, seed, paired):
     if not paired:
         return Estimate(theta, low, high, method=label, se=se, n=n, alpha=a_)
     p = _bca_p_value(boot, z0, acc, "bca", df=g - 1)
-    return Difference(theta, low, high, p_value=p, method=label, se=se, n=n, alpha=a_)
+    return _difference(theta, low, high, boot, p, method=label, se=se, n=n, alpha=a_)

@@ -44,7 +44,7 @@ from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from heldout import _inputs
-from heldout._checks import as_count, as_probability
+from heldout._checks import as_count, as_draws, as_probability
 from heldout._result import Result, extra
 from heldout.config import rng as _rng
 
@@ -80,7 +80,7 @@ def _yp(y, p) -> tuple[np.ndarray, np.ndarray]:
 
 def _bins(p: np.ndarray, n_bins) -> np.ndarray:
     """Equal-mass bin index of every item (ties kept in one bin; empty bins dropped)."""
-    b = int(as_count(n_bins, "n_bins", minimum=1))
+    b = int(as_count(n_bins, "n_bins", minimum=1, scalar=True))
     if b > p.size:
         raise ValueError(f"n_bins must be at most the number of items ({p.size}), got {b}")
     edges = np.quantile(p, np.linspace(0, 1, b + 1)[1:-1])
@@ -276,9 +276,7 @@ def calibration_error(
     """
     yy, pp = _yp(y, p)
     a = float(as_probability(alpha, "alpha", scalar=True))
-    reps = int(as_count(n_resamples, "n_resamples"))
-    if reps < 100:
-        raise ValueError(f"n_resamples must be at least 100, got {reps}")
+    reps = as_draws(n_resamples, "n_resamples", minimum=100)
     bins = _bins(pp, n_bins)
     nb = int(bins.max()) + 1
     db, plug = _ce2(yy, pp, bins, nb)
@@ -572,9 +570,7 @@ def reliability_band(
     """
     yy, pp = _yp(y, p)
     a = float(as_probability(alpha, "alpha", scalar=True))
-    reps = int(as_count(n_resamples, "n_resamples"))
-    if reps < 100:
-        raise ValueError(f"n_resamples must be at least 100, got {reps}")
+    reps = as_draws(n_resamples, "n_resamples", minimum=100)
     bins = _bins(pp, n_bins)
     nb = int(bins.max()) + 1
     count = np.bincount(bins, minlength=nb)

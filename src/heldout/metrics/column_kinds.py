@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 
+from heldout._checks import as_count, as_flag, as_floats, in_choices, show
+
 __all__ = ["KINDS", "kind_of_summary", "label_warning_of_summary"]
 
 #: The kinds a model column may have.
@@ -66,24 +68,30 @@ def kind_of_summary(
     >>> kind_of_summary(False, -2.5, 3.0), kind_of_summary(True, 0, 1, given="scores")
     ('scores', 'probabilities')
     """
-    lo, hi = float(low), float(high)
+    whole = as_flag(whole, "whole")
+    lo = float(as_floats(low, "low", scalar=True))
+    hi = float(as_floats(high, "high", scalar=True))
     if not (math.isfinite(lo) and math.isfinite(hi)) or lo > hi:
-        raise ValueError(f"low and high must be finite with low <= high, got {low!r}, {high!r}")
+        raise ValueError(
+            f"low and high must be finite with low <= high, got {show(low)}, {show(high)}"
+        )
     from heldout._inputs import detected_kind
 
     in_unit = lo >= 0 and hi <= 1
     detected = detected_kind(whole, lo, hi)
     if given is None:
         return detected
-    if given not in KINDS:
+    if not in_choices(given, KINDS):
         raise ValueError(
-            f"the kind of model {name!r} must be 'labels', 'probabilities' or 'scores', "
-            f"got {given!r}"
+            f"the kind of model {show(name)} must be 'labels', 'probabilities' or 'scores', "
+            f"got {show(given)}"
         )
     if given == "labels" and detected != "labels":
-        raise ValueError(f"model {name!r} is read as labels but holds fractions")
+        raise ValueError(f"model {show(name)} is read as labels but holds fractions")
     if given == "probabilities" and not in_unit:
-        raise ValueError(f"model {name!r} is read as probabilities but holds values outside [0, 1]")
+        raise ValueError(
+            f"model {show(name)} is read as probabilities but holds values outside [0, 1]"
+        )
     if given == "scores" and detected != "scores":
         return "probabilities" if in_unit else "scores"
     return given
@@ -122,7 +130,7 @@ def label_warning_of_summary(distinct, n: int, classes) -> str | None:
     import numpy as np
 
     values = np.unique(np.asarray(distinct, dtype=float))
-    n = int(n)
+    n = int(as_count(n, "n", minimum=1, scalar=True))
     notes = []
     foreign = np.setdiff1d(values, np.asarray(classes, dtype=float))
     if foreign.size:

@@ -81,6 +81,7 @@ from pathlib import Path
 import numpy as np
 
 from heldout import _files as _limits
+from heldout._checks import in_choices, show
 from heldout.metrics.report import (
     _MAX_MODELS_BEST,
     _PROPER,
@@ -165,15 +166,15 @@ def _check_resources(memory_limit, threads) -> None:
         m = _MEMORY.match(memory_limit) if isinstance(memory_limit, str) else None
         if m is None or float(m.group(1)) <= 0:
             raise ValueError(
-                f"memory_limit must be a positive size such as '2GB' or '512MiB', got {memory_limit!r}"
+                f"memory_limit must be a positive size such as '2GB' or '512MiB', got {show(memory_limit)}"
             )
     if threads is not None:
         if isinstance(threads, bool) or not isinstance(threads, int | np.integer):
             raise ValueError(
-                f"threads must be a whole number from 1 to {MAX_THREADS}, got {threads!r}"
+                f"threads must be a whole number from 1 to {MAX_THREADS}, got {show(threads)}"
             )
         if not 1 <= int(threads) <= MAX_THREADS:
-            raise ValueError(f"threads must be from 1 to {MAX_THREADS}, got {threads!r}")
+            raise ValueError(f"threads must be from 1 to {MAX_THREADS}, got {show(threads)}")
 
 
 def _q(name: str) -> str:
@@ -182,18 +183,18 @@ def _q(name: str) -> str:
 
 
 def _columns(names, label, models, source, cluster=None, strata=None):
-    if label not in names:
+    if not in_choices(label, names):
         raise ValueError(
-            f"{source}: no column named {label!r} (the labels); columns are {', '.join(names)}"
+            f"{source}: no column named {show(label)} (the labels); columns are {', '.join(names)}"
         )
     for what, column in (("cluster", cluster), ("stratum", strata)):
         if column is None:
             continue
-        if column not in names:
+        if not in_choices(column, names):
             plural = "clusters" if what == "cluster" else "strata"
-            raise ValueError(f"{source}: no column named {column!r} (the {plural})")
+            raise ValueError(f"{source}: no column named {show(column)} (the {plural})")
         if column == label or (models is not None and column in models):
-            raise ValueError(f"the {what} column {column!r} must not be the label or a model")
+            raise ValueError(f"the {what} column {show(column)} must not be the label or a model")
     if models is None:
         models = [c for c in names if c not in (label, cluster, strata)]
     else:
@@ -201,7 +202,9 @@ def _columns(names, label, models, source, cluster=None, strata=None):
         if missing:
             raise ValueError(f"{source}: no column named {', '.join(map(repr, missing))}")
     if not models:
-        raise ValueError(f"{source}: there is no model column besides the label column {label!r}")
+        raise ValueError(
+            f"{source}: there is no model column besides the label column {show(label)}"
+        )
     return list(models)
 
 
@@ -237,7 +240,7 @@ def _duckdb_statistics(
     row = con.execute(f"SELECT count(*), {checks} FROM data").fetchone()
     for (what, column), missing in zip(tail, row[len(row) - len(tail) :], strict=True):
         if missing:
-            raise ValueError(f"the {what} column {column!r} holds missing values")
+            raise ValueError(f"the {what} column {show(column)} holds missing values")
     run = lambda sql: con.execute(sql).fetchall()  # noqa: E731
     stats = _finish(
         row[: len(row) - len(tail)] if tail else row,
@@ -266,7 +269,7 @@ def _read_summary(row, models, kinds, label):
     for i, name in enumerate([label, *models]):
         bad, whole, lo, hi = row[1 + 4 * i : 5 + 4 * i]
         if bad:
-            raise ValueError(f"column {name!r} holds missing values, NaN or infinities")
+            raise ValueError(f"column {show(name)} holds missing values, NaN or infinities")
         summary[name] = (bool(whole), lo, hi)
     _check_labels(summary[label], label, n)
     kind_of, source = _kinds(models, kinds, summary)
@@ -654,7 +657,7 @@ def _several_classes(summary, label, models, kind_of) -> bool:
         for m in models:
             if kind_of[m] != "labels":
                 raise ValueError(
-                    f"model {m!r} holds {kind_of[m]}, which need labels 0 and 1; with several "
+                    f"model {show(m)} holds {kind_of[m]}, which need labels 0 and 1; with several "
                     "classes the engine takes predicted labels only"
                 )
     return multi
@@ -800,7 +803,7 @@ def _numpy_passes(ddf, label, models, kinds, threshold, cluster, strata) -> dict
     (got,) = dask.compute(_tree(parts, ps.merge_first))
     for (what, column), missing in zip(named, got["nulls"], strict=True):
         if missing:
-            raise ValueError(f"the {what} column {column!r} holds missing values")
+            raise ValueError(f"the {what} column {show(column)} holds missing values")
     row = [got["n"]]
     for bad, whole, lo, hi in got["summary"]:
         row += [bad, whole, lo, hi]
@@ -940,28 +943,30 @@ def _checked_options(
     from heldout._checks import as_probability
     from heldout.metrics.evaluate import _check_adjust
 
-    a_ = float(as_probability(alpha, "alpha"))
+    a_ = float(as_probability(alpha, "alpha", scalar=True))
     _check_adjust(adjust)
-    if correction not in ("CR1", "CR0"):
-        raise ValueError(f"correction must be 'CR1' or 'CR0', got {correction!r}")
+    if not in_choices(correction, ("CR1", "CR0")):
+        raise ValueError(f"correction must be 'CR1' or 'CR0', got {show(correction)}")
     if clusters is not None and not isinstance(clusters, str):
-        raise ValueError(f"clusters must be the name of a column of cluster ids, got {clusters!r}")
-    best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99))
+        raise ValueError(
+            f"clusters must be the name of a column of cluster ids, got {show(clusters)}"
+        )
+    best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99, scalar=True))
     if best_draws > 10_000_000:
         raise ValueError(f"best_draws must be at most 10,000,000, got {best_draws:,}")
-    th = float(as_probability(threshold, "threshold"))
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    th = float(as_probability(threshold, "threshold", scalar=True))
+    if not in_choices(engine, ENGINES):
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {show(engine)}")
     if models is not None and (
-        isinstance(models, str) or not all(isinstance(m, str) for m in models)
+        not isinstance(models, list | tuple) or not all(isinstance(m, str) for m in models)
     ):
-        raise ValueError(f"models must be a list of column names, got {models!r}")
+        raise ValueError(f"models must be a list of column names, got {show(models)}")
     if not isinstance(source, str | os.PathLike):
-        raise ValueError(f"source must be a file, a folder or a glob, got {source!r}")
+        raise ValueError(f"source must be a file, a folder or a glob, got {show(source)}")
     if not isinstance(label, str):
-        raise ValueError(f"label must be a column name, got {label!r}")
+        raise ValueError(f"label must be a column name, got {show(label)}")
     if strata is not None and not isinstance(strata, str):
-        raise ValueError(f"strata must be the name of a column of strata, got {strata!r}")
+        raise ValueError(f"strata must be the name of a column of strata, got {show(strata)}")
     if shares is not None and strata is None:
         raise ValueError("shares need strata (a column of strata)")
     if strata is not None and strata == clusters:
@@ -981,7 +986,7 @@ def _statistics(
         return _dask_statistics(files, fmt, label, models, kinds, th, clusters, strata)
     except ImportError as exc:
         raise ValueError(
-            f"engine {engine!r} needs the 'large' extra (in a clone: pip install '.[large]'): {exc}"
+            f"engine {show(engine)} needs the 'large' extra (in a clone: pip install '.[large]'): {exc}"
         ) from None
     except ValueError:
         raise
@@ -1087,6 +1092,16 @@ def evaluate_files(
         source, label, models, engine, alpha, threshold, adjust, clusters, correction,
         best_draws, strata, shares,
     )  # fmt: skip
+    from heldout._checks import as_count
+    from heldout.metrics.bootstrap import MAX_RESAMPLES
+
+    n_resamples = as_count(
+        n_resamples, "n_resamples", minimum=100, maximum=MAX_RESAMPLES, scalar=True
+    )
+    if not (kinds is None or isinstance(kinds, str | dict)):
+        raise ValueError(
+            f"kinds must be a kind, a dict of kinds by model, or None, got {show(kinds)}"
+        )
     _check_resources(memory_limit, threads)
     files, fmt = _files(source)
     _check_headers(files, fmt)
@@ -1094,7 +1109,7 @@ def evaluate_files(
                         threads, clusters, strata)  # fmt: skip
     if clusters is not None and stats["clusters"]["sizes"].size < 2:  # as evaluate refuses
         raise ValueError(
-            f"the cluster column {clusters!r} holds a single cluster; need two or more"
+            f"the cluster column {show(clusters)} holds a single cluster; need two or more"
         )
     if strata is not None:
         _check_strata(stats["strata"], shares)  # as evaluate checks them before any metric

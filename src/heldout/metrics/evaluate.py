@@ -71,6 +71,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from heldout._checks import as_instance, in_choices, show
 from heldout._deprecate import level_to_alpha, renamed
 from heldout.metrics.report import (  # the report's entries, defined with its builder
     _MAX_MODELS_BEST,
@@ -685,7 +686,7 @@ def _read_models(predictions: dict, kinds, classes: np.ndarray, n: int, th: floa
         else:
             if classes.size > 2 or not set(classes.tolist()) <= {0, 1}:
                 raise ValueError(
-                    f"model {name!r} holds {kind}, which need labels 0 and 1; "
+                    f"model {show(name)} holds {kind}, which need labels 0 and 1; "
                     f"the label column holds {classes.size} classes"
                 )
             scores[name] = col
@@ -708,8 +709,8 @@ def _checked_inputs(
     from heldout.config import rng
     from heldout.metrics.bootstrap import MAX_RESAMPLES
 
-    a_ = float(as_probability(alpha, "alpha"))
-    th = float(as_probability(threshold, "threshold"))
+    a_ = float(as_probability(alpha, "alpha", scalar=True))
+    th = float(as_probability(threshold, "threshold", scalar=True))
 
     # the bootstrap's own range (100 to MAX_RESAMPLES): outside it every interval would fail
     n_resamples = as_count(
@@ -719,8 +720,8 @@ def _checked_inputs(
         rng(seed)  # None, an int >= 0 or a Generator, else a ValueError naming seed
     if not isinstance(predictions, dict) or not predictions:
         raise ValueError("predictions must be a dict holding at least one model's column")
-    if correction not in ("CR1", "CR0"):
-        raise ValueError(f"correction must be 'CR1' or 'CR0', got {correction!r}")
+    if not in_choices(correction, ("CR1", "CR0")):
+        raise ValueError(f"correction must be 'CR1' or 'CR0', got {show(correction)}")
     y_range: list = []
     yy = _inputs.scores(y, "labels", low_high=y_range)
     if max(-y_range[0], y_range[1]) >= _inputs.MAX_LABEL:
@@ -839,7 +840,7 @@ def evaluate(
     )
     y_int = yy.astype(_narrow(classes))
     _check_adjust(adjust)
-    best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99))
+    best_draws = int(_inputs.count(best_draws, "best_draws", minimum=99, scalar=True))
     labels, scores, ranges, report = _read_models(predictions, kinds, classes, yy.size, th)
     all_classes = np.union1d(classes, np.concatenate([_distinct(v) for v in labels.values()]))
     if all_classes.size > MAX_CLASSES:
@@ -851,7 +852,7 @@ def evaluate(
     from heldout.metrics.report import build_report
 
     if len(names) > 1 and best_draws > 10_000_000:  # best_set's stated limit
-        raise ValueError(f"draws must be at most 10,000,000, got {best_draws:,}")
+        raise ValueError(f"best_draws must be at most 10,000,000, got {best_draws:,}")
     make = _statistics if ctx.binary else _multi_statistics
     stats = make(ctx, names, report)
     return build_report(stats, names, a_, n_resamples, seed, adjust, best_draws, correction)
@@ -869,6 +870,10 @@ def _column_kind(name, col, kinds, classes, low_high=None):
     from heldout.metrics.column_kinds import kind_of_summary
     from heldout.metrics.prediction_files import _all_whole, label_warning
 
+    if not (kinds is None or isinstance(kinds, str | dict)):
+        raise ValueError(
+            f"kinds must be a kind, a dict of kinds by model, or None, got {show(kinds)}"
+        )
     given = kinds if isinstance(kinds, str) else (kinds or {}).get(name)
     lo, hi = low_high if low_high is not None else (col.min(), col.max())
     kind = kind_of_summary(_all_whole(col), lo, hi, given, name)
@@ -880,8 +885,8 @@ def _check_adjust(adjust: str) -> None:
     """Refuse an unknown adjustment by name (``evaluate`` and the out-of-core engine)."""
     from heldout.comparison.multiple import _METHODS
 
-    if adjust not in _METHODS:
-        raise ValueError(f"adjust must be one of {', '.join(_METHODS)}, got {adjust!r}")
+    if not in_choices(adjust, _METHODS):
+        raise ValueError(f"adjust must be one of {', '.join(_METHODS)}, got {show(adjust)}")
 
 
 # --------------------------------------------------------------------------- plot
@@ -901,6 +906,10 @@ def forest_plot(report: dict, path=None):
     >>> fig.axes[0].get_xlabel()
     'value with its 95 % interval'
     """
+    from os import PathLike
+
+    as_instance(report, "report", dict, "a report of evaluate()")
+    as_instance(path, "path", (str, PathLike), "a file name", optional=True)
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 

@@ -45,6 +45,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from heldout import _dist, _inputs
+from heldout._checks import in_choices, show
 from heldout.metrics.estimate import Estimate
 
 __all__ = [
@@ -91,8 +92,8 @@ def _estimate(value, low, high, se, method, n, alpha):
 
 
 def _check_method(method, allowed):
-    if method not in allowed:
-        raise ValueError(f"method must be one of {', '.join(allowed)}, got {method!r}")
+    if not in_choices(method, allowed):
+        raise ValueError(f"method must be one of {', '.join(allowed)}, got {show(method)}")
 
 
 # --------------------------------------------------------------------------- binary F1
@@ -320,8 +321,8 @@ def macro_interval(
     (0.8577, 0.0286)
     """
     _check_method(method, DELTA_METHODS)
-    if average not in AVERAGES:
-        raise ValueError(f"average must be one of {', '.join(AVERAGES)}, got {average!r}")
+    if not in_choices(average, AVERAGES):
+        raise ValueError(f"average must be one of {', '.join(AVERAGES)}, got {show(average)}")
     a = _inputs.alpha_value(alpha)
     c = _stack(matrix)
     n = c.sum(axis=(-2, -1))

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from heldout import _inputs
-from heldout._checks import as_floats
+from heldout._checks import as_floats, show
 
 __all__ = ["EPS", "brier_items", "log_loss_items"]
 
@@ -38,7 +38,9 @@ def log_loss_items(y: ArrayLike, p: ArrayLike, eps: float = EPS) -> np.ndarray:
     q = _inputs.probabilities(p, "p", pos.size)
     e = as_floats(eps, "eps", scalar=True)
     if not 0 < e < 0.5:
-        raise ValueError(f"eps must lie strictly between 0 and 0.5 (a clipping of p), got {eps!r}")
+        raise ValueError(
+            f"eps must lie strictly between 0 and 0.5 (a clipping of p), got {show(eps)}"
+        )
     q = np.clip(q, e, 1 - e)
     return -np.where(pos, np.log(q), np.log1p(-q))
 

@@ -43,6 +43,7 @@ from numpy.typing import ArrayLike
 from scipy import stats
 
 from heldout import _inputs
+from heldout._checks import in_choices, show
 from heldout._result import Interval
 from heldout.metrics.estimate import Estimate
 
@@ -238,8 +239,10 @@ def simultaneous_interval(
     >>> [round(e.high, 3) for e in simultaneous_interval([91, 5, 3, 1], method="goodman")]
     [0.959, 0.135, 0.107, 0.076]
     """
-    if method not in SIMULTANEOUS_METHODS:
-        raise ValueError(f"method must be one of {', '.join(SIMULTANEOUS_METHODS)}, got {method!r}")
+    if not in_choices(method, SIMULTANEOUS_METHODS):
+        raise ValueError(
+            f"method must be one of {', '.join(SIMULTANEOUS_METHODS)}, got {show(method)}"
+        )
     c = _counts(counts)
     low, high = {
         "bonferroni-exact": bonferroni_exact,

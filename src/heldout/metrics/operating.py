@@ -72,7 +72,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from heldout._checks import as_choice, as_count, as_probability, scalar_or_array
+from heldout._checks import as_choice, as_draws, as_probability, scalar_or_array
 from heldout._result import Result, extra
 from heldout.config import rng as _rng
 from heldout.metrics import _roc
@@ -216,7 +216,7 @@ def _at(
     spec = np.asarray(as_probability(at, "at", closed=True), dtype=float)
     a = float(as_probability(alpha, "alpha", scalar=True))
     method = as_choice(method, "method", OPERATING_METHODS)
-    reps = int(as_count(n_resamples, "n_resamples"))
+    reps = as_draws(n_resamples, "n_resamples", minimum=0)
     if method == "bootstrap" and reps < 100:
         raise ValueError(f"n_resamples must be at least 100 for a bootstrap interval, got {reps}")
     shape = spec.shape

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 from numpy.typing import ArrayLike
 
-from heldout._checks import as_choice, as_probability
+from heldout._checks import as_choice, as_draws, as_flag, as_probability, show
 
 __all__ = ["TUNED_NOTE", "operating_entries", "parse_band"]
 
@@ -88,13 +88,15 @@ def parse_band(text: str) -> tuple[float, float]:
     (0.8, 1.0)
     """
     if not isinstance(text, str) or text.count(":") != 1:
-        raise ValueError(f"partial AUC band must look like LO:HI (e.g. 0.8:1), got {text!r}")
+        raise ValueError(f"partial AUC band must look like LO:HI (e.g. 0.8:1), got {show(text)}")
     try:
         lo, hi = (float(v) for v in text.split(":"))
     except ValueError:
-        raise ValueError(f"partial AUC band must hold two numbers LO:HI, got {text!r}") from None
+        raise ValueError(
+            f"partial AUC band must hold two numbers LO:HI, got {show(text)}"
+        ) from None
     if not (0 <= lo < hi <= 1):
-        raise ValueError(f"partial AUC band needs 0 <= LO < HI <= 1, got {text!r}")
+        raise ValueError(f"partial AUC band needs 0 <= LO < HI <= 1, got {show(text)}")
     return lo, hi
 
 
@@ -216,6 +218,8 @@ def operating_entries(
     from heldout.metrics.partial_area import partial_auc
 
     a = float(as_probability(alpha, "alpha", scalar=True))
+    n_resamples = as_draws(n_resamples, "n_resamples", minimum=100)
+    calibration = as_flag(calibration, "calibration")
     gen = make_rng(seed)
     out: dict = {}
     for name, func, what, arg in (

@@ -59,7 +59,7 @@ from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from heldout import _inputs
-from heldout._checks import as_choice, as_count, as_probability
+from heldout._checks import as_choice, as_draws, as_probability
 from heldout._result import Result, extra
 from heldout.config import rng as _rng
 from heldout.metrics import _roc
@@ -176,7 +176,9 @@ def _boot_raw(pos, s, lo, hi, reps, gen):
     return np.concatenate(out)
 
 
-def _common(y, alpha, method, n_resamples, specificity, methods=PARTIAL_AUC_METHODS):
+def _common(y, alpha, method, n_resamples, specificity, seed, methods=PARTIAL_AUC_METHODS):
+    """Checked arguments; ``n_resamples`` and ``seed`` are checked with every method (a bad
+    value is refused even where only ``method="bootstrap"`` reads them)."""
     pos = _inputs.binary_labels(y, "y")
     n1, n0 = _inputs.both_classes(pos, "y")
     if min(n1, n0) < 2:
@@ -186,11 +188,12 @@ def _common(y, alpha, method, n_resamples, specificity, methods=PARTIAL_AUC_METH
         )
     a = float(as_probability(alpha, "alpha", scalar=True))
     method = as_choice(method, "method", methods)
-    reps = int(as_count(n_resamples, "n_resamples"))
+    reps = as_draws(n_resamples, "n_resamples", minimum=0)
     if method == "bootstrap" and reps < 100:
         raise ValueError(f"n_resamples must be at least 100 for a bootstrap interval, got {reps}")
+    gen = _rng(seed)
     lo, hi = _band(specificity)
-    return pos, a, method, reps, lo, hi
+    return pos, a, method, reps, lo, hi, gen
 
 
 def partial_auc(
@@ -239,7 +242,7 @@ def partial_auc(
     >>> round(r.value, 3), round(r.raw, 4)
     (0.752, 0.1106)
     """
-    pos, a, method, reps, lo, hi = _common(y, alpha, method, n_resamples, specificity)
+    pos, a, method, reps, lo, hi, gen = _common(y, alpha, method, n_resamples, specificity, seed)
     s = _inputs.scores(scores, "scores", pos.size).astype(float)
     raw = _raw(pos, s, lo, hi)
     m, big = _scale(lo, hi)
@@ -257,7 +260,7 @@ def partial_auc(
             ends = special.expit(special.logit(share) + np.array([-half, half])) * big
             low, high = (float(_standardise(e, lo, hi)) for e in ends)
     else:
-        boot = _standardise(_boot_raw(pos, s, lo, hi, reps, _rng(seed)), lo, hi)
+        boot = _standardise(_boot_raw(pos, s, lo, hi, reps, gen), lo, hi)
         low, high = np.quantile(boot, [a / 2, 1 - a / 2])
         low, high = min(low, value), max(high, value)
         se = float(boot.std(ddof=1))
@@ -318,8 +321,8 @@ def partial_auc_difference(
     >>> bool(d.low > 0), round(d.value, 3)
     (True, 0.074)
     """
-    pos, a, method, reps, lo, hi = _common(
-        y, alpha, method, n_resamples, specificity, PARTIAL_AUC_DIFFERENCE_METHODS
+    pos, a, method, reps, lo, hi, gen = _common(
+        y, alpha, method, n_resamples, specificity, seed, PARTIAL_AUC_DIFFERENCE_METHODS
     )
     sa = _inputs.scores(scores_a, "scores_a", pos.size).astype(float)
     sb = _inputs.scores(scores_b, "scores_b", pos.size).astype(float)
@@ -336,7 +339,6 @@ def partial_auc_difference(
         low, high = d - z * se, d + z * se
         p = float(2 * stats.norm.sf(abs(d) / se)) if se > 0 else (1.0 if d == 0 else 0.0)
     else:
-        gen = _rng(seed)
         idx1, idx0 = np.flatnonzero(pos), np.flatnonzero(~pos)
         diffs = np.empty(reps)
         for r in range(reps):  # one resample of items serves both models (paired)

@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from heldout import _files
+from heldout._checks import as_floats, in_choices, show
 from heldout._inputs import all_whole as _all_whole  # metrics.evaluate imports this name
 from heldout.metrics.column_kinds import (  # the rule of a column's kind, and its thresholds
     kind_of_summary,
@@ -109,15 +110,15 @@ def _header(line: bytes, source: str) -> list[str]:
 
 def _columns_wanted(names, label, models, source, groups=()):
     for g in groups:
-        if g not in names:
+        if not in_choices(g, names):
             raise ValueError(
-                f"{source}: no column named {g!r} (named as a cluster or stratum column); columns are {', '.join(names)}"
+                f"{source}: no column named {show(g)} (named as a cluster or stratum column); columns are {', '.join(names)}"
             )
         if g == label:
-            raise ValueError(f"{source}: column {g!r} cannot be both the labels and the groups")
-    if label not in names:
+            raise ValueError(f"{source}: column {show(g)} cannot be both the labels and the groups")
+    if not in_choices(label, names):
         raise ValueError(
-            f"{source}: no column named {label!r} (the labels; choose another with --label); "
+            f"{source}: no column named {show(label)} (the labels; choose another with --label); "
             f"columns are {', '.join(names)}"
         )
     if models is None:
@@ -130,7 +131,9 @@ def _columns_wanted(names, label, models, source, groups=()):
         if both:
             raise ValueError(f"{source}: column {both[0]!r} cannot be both a model and a group")
     if not models:
-        raise ValueError(f"{source}: there is no model column besides the label column {label!r}")
+        raise ValueError(
+            f"{source}: there is no model column besides the label column {show(label)}"
+        )
     return [names.index(label)] + [names.index(m) for m in models], list(models)
 
 
@@ -279,15 +282,15 @@ def _read_parquet(path, source, label, models, groups=()):
         for j, name in enumerate(numeric):
             col = batch.column(name)
             if col.null_count:
-                raise ValueError(f"{source}: column {name!r} has missing values")
+                raise ValueError(f"{source}: column {show(name)} has missing values")
             try:
                 out[j, filled : filled + m] = np.asarray(_arrow_numbers(col), dtype=np.float64)
             except (TypeError, ValueError):
-                raise ValueError(f"{source}: column {name!r} is not numeric") from None
+                raise ValueError(f"{source}: column {show(name)} is not numeric") from None
         for g in groups:
             col = batch.column(g)
             if col.null_count:
-                raise ValueError(f"{source}: column {g!r} has missing values")
+                raise ValueError(f"{source}: column {show(g)} has missing values")
             texts[g].extend(str(v) for v in col.to_pylist())
         filled += m
     _release_arrow_memory()
@@ -440,6 +443,10 @@ def read_predictions(
     >>> os.unlink(f.name)
     """
     name = "standard input" if str(source) == "-" else str(source)
+    if not isinstance(label, str):
+        raise ValueError(f"label must be the name of the label column, got {show(label)}")
+    if isinstance(groups, str) or not isinstance(groups, list | tuple):
+        raise ValueError(f"groups must be a list of column names, got {show(groups)}")
     groups = tuple(groups)
     if len(set(groups)) != len(groups):
         raise ValueError(f"{name}: a group column is named twice")
@@ -449,11 +456,11 @@ def read_predictions(
             or not isinstance(names, list | tuple)
             or not all(isinstance(v, str) for v in names)
         ):
-            raise ValueError(f"{what} must be a list of column names, got {names!r}")
-    if reader not in ("auto", "numpy", "arrow"):
-        raise ValueError(f"reader must be 'auto', 'numpy' or 'arrow', got {reader!r}")
+            raise ValueError(f"{what} must be a list of column names, got {show(names)}")
+    if not in_choices(reader, ("auto", "numpy", "arrow")):
+        raise ValueError(f"reader must be 'auto', 'numpy' or 'arrow', got {show(reader)}")
     if not isinstance(source, str | os.PathLike):
-        raise ValueError(f"source must be a file name or '-', got {source!r}")
+        raise ValueError(f"source must be a file name or '-', got {show(source)}")
     if str(source) == "-":
         columns, model_names, found = _read_csv(
             sys.stdin.buffer, name, label, models, groups=groups
@@ -485,7 +492,7 @@ def read_predictions(
         if bad.any():
             which = label if i == 0 else model_names[i - 1]
             raise ValueError(
-                f"{name}: column {which!r} holds a missing value, NaN or infinity "
+                f"{name}: column {show(which)} holds a missing value, NaN or infinity "
                 f"(data row {int(np.argmax(bad)) + 1})"
             )
     return Predictions(
@@ -534,5 +541,7 @@ def label_warning(values: np.ndarray, classes: np.ndarray) -> str | None:
     >>> label_warning(np.array([0.0, 1, 1, 0]), np.array([0, 1])) is None
     True
     """
-    v = np.asarray(values, dtype=float)
-    return label_warning_of_summary(np.unique(v), v.size, classes)
+    v = as_floats(values, "values")
+    if v.size == 0:
+        raise ValueError("values must hold at least one value of the column, got none")
+    return label_warning_of_summary(np.unique(v), v.size, as_floats(classes, "classes"))

@@ -39,7 +39,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from heldout import _dist, _inputs
-from heldout._checks import as_counts
+from heldout._checks import as_counts, in_choices, show
 from heldout._deprecate import renamed
 from heldout._result import Result
 from heldout.metrics.estimate import Difference, Estimate
@@ -94,8 +94,8 @@ class Confusion(Result):
             "precision": (self.tp, self.tp + self.fp),
             "npv": (self.tn, self.tn + self.fn),
         }
-        if rate not in table:
-            raise ValueError(f"rate must be one of {', '.join(table)}, got {rate!r}")
+        if not in_choices(rate, table):
+            raise ValueError(f"rate must be one of {', '.join(table)}, got {show(rate)}")
         return table[rate]
 
 
@@ -149,8 +149,8 @@ def rate_interval(
     >>> round(e.value, 3), round(e.low, 4), round(e.high, 4)
     (0.9, 0.7819, 0.9667)
     """
-    if method not in RATE_METHODS:
-        raise ValueError(f"method must be one of {', '.join(RATE_METHODS)}, got {method!r}")
+    if not in_choices(method, RATE_METHODS):
+        raise ValueError(f"method must be one of {', '.join(RATE_METHODS)}, got {show(method)}")
     a = _inputs.alpha_value(alpha)
     _inputs.count(k, "k")
     _inputs.count(n, "n")

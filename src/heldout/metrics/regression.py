@@ -40,6 +40,7 @@ from heldout._checks import (
     as_choice,
     as_count,
     as_draws,
+    as_floats,
     as_positive,
     as_probability,
     as_real,
@@ -255,6 +256,10 @@ def sample_residuals(
     df = as_positive(df, "df", scalar=True)
     if df <= 2:
         raise ValueError(f"df must exceed 2 for a finite MSE, got {show(df)}")
+    if as_floats(size, "size").ndim > 1:
+        raise ValueError(
+            f"size must be a count or a shape (a 1-D list of counts), got {show(size)}"
+        )
     shape = tuple(np.atleast_1d(as_count(size, "size", minimum=1)).tolist())
     check_work(float(np.prod(shape)), 500_000_000, "size (residuals drawn)")
     size = shape if np.ndim(size) else shape[0]

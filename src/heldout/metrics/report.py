@@ -57,6 +57,7 @@ import warnings
 
 import numpy as np
 
+from heldout._checks import show
 from heldout.metrics.estimate import Difference, Estimate
 
 __all__ = [
@@ -136,11 +137,11 @@ def metric_entry(result: Estimate | None, note: str = "", **extra) -> dict:
     'no positives'
     """
     if not isinstance(note, str):
-        raise ValueError(f"note must be a text, got {note!r}")
+        raise ValueError(f"note must be a text, got {show(note)}")
     if result is None:
         return {"value": None, "low": None, "high": None, "method": note, **extra}
     if not isinstance(result, Estimate):
-        raise ValueError(f"result must be an Estimate or None, got {result!r}")
+        raise ValueError(f"result must be an Estimate or None, got {show(result)}")
     out = {
         "value": _num(result.value),
         "low": _num(result.low),
@@ -161,11 +162,11 @@ def pair_entry(result: Difference | None, note: str = "", **extra) -> dict:
     {'value': None, 'low': None, 'high': None, 'p_value': None, 'method': 'needs scores'}
     """
     if not isinstance(note, str):
-        raise ValueError(f"note must be a text, got {note!r}")
+        raise ValueError(f"note must be a text, got {show(note)}")
     if result is None:
         return {"value": None, "low": None, "high": None, "p_value": None, "method": note, **extra}
     if not isinstance(result, Difference):
-        raise ValueError(f"result must be a Difference or None, got {result!r}")
+        raise ValueError(f"result must be a Difference or None, got {show(result)}")
     out = {
         "value": _num(result.value),
         "low": _num(result.low),
@@ -325,7 +326,7 @@ def _table_bootstrap(metric, counts, alpha, n_resamples, seed, warn=False, class
     )
     bs._warn_if_small(metric, eng.minority(), int(np.count_nonzero(~np.isfinite(boot))), boot.size)
     p = bs._bca_p_value(boot, z0, acc, "bca")
-    return Difference(theta, low, high, p_value=p, method="bootstrap-bca", n=eng.n, alpha=alpha)
+    return bs._difference(theta, low, high, boot, p, method="bootstrap-bca", n=eng.n, alpha=alpha)
 
 
 # --------------------------------------------------------------------------- two classes
@@ -872,7 +873,7 @@ def _stratified_sums(st: dict, key, metric: str, shares, alpha: float):
             continue
         g = int(rows.sum())
         if g < 2:  # (evaluate's message: stratified_mean wraps clustered_mean's)
-            raise ValueError(f"clusters within stratum {label!r}: {_too_few_clusters(g)}")
+            raise ValueError(f"clusters within stratum {show(label)}: {_too_few_clusters(g)}")
         _, _, var_cr, _ = _moments(sums[rows], sumsq[rows], sizes[rows].astype(float))
         var_h.append(float(var_cr))
         dof_h.append(g - 1)

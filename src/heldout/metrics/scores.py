@@ -42,7 +42,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from heldout import _dist, _inputs
-from heldout._checks import as_flag
+from heldout._checks import as_flag, as_instance, in_choices, show
 from heldout._result import Result, extra
 from heldout.metrics.estimate import Difference, Estimate
 from heldout.metrics.item_losses import EPS, brier_items, log_loss_items
@@ -66,8 +66,8 @@ SCORES = ("brier", "log_loss")
 
 
 def _items(score: str, y, p) -> np.ndarray:
-    if score not in SCORES:
-        raise ValueError(f"score must be one of {', '.join(SCORES)}, got {score!r}")
+    if not in_choices(score, SCORES):
+        raise ValueError(f"score must be one of {', '.join(SCORES)}, got {show(score)}")
     return brier_items(y, p) if score == "brier" else log_loss_items(y, p)
 
 
@@ -163,15 +163,15 @@ def score_interval(
     >>> round(e.value, 4), round(e.low, 4), round(e.high, 4), e.method
     (0.17, 0.1579, 0.1829, 'brier-gamma')
     """
-    if method not in SCORE_INTERVAL_METHODS:
+    if not in_choices(method, SCORE_INTERVAL_METHODS):
         raise ValueError(
-            f"method must be one of {', '.join(SCORE_INTERVAL_METHODS)}, got {method!r}"
+            f"method must be one of {', '.join(SCORE_INTERVAL_METHODS)}, got {show(method)}"
         )
     if method == "bca":
         from heldout.metrics.bootstrap import bootstrap_interval
 
-        if score not in SCORES:
-            raise ValueError(f"score must be one of {', '.join(SCORES)}, got {score!r}")
+        if not in_choices(score, SCORES):
+            raise ValueError(f"score must be one of {', '.join(SCORES)}, got {show(score)}")
         return bootstrap_interval(score, y, p, alpha=alpha, **bootstrap_options)
     if bootstrap_options:
         raise ValueError(f"options {sorted(bootstrap_options)} apply only to method='bca'")
@@ -314,19 +314,20 @@ def reliability(
     >>> r.count.tolist(), int(r.outside.sum())
     ([396, 389, 399, 398, 418], 1)
     """
+    as_instance(strategy, "strategy", str, "'uniform' or 'quantile'")
     from heldout.accuracy.bounds import exact_lower, exact_upper
 
     pos = _inputs.binary_labels(y, "y")
     q = _inputs.probabilities(p, "p", pos.size)
     if isinstance(bins, bool) or not isinstance(bins, int | np.integer) or not 1 <= bins <= 1000:
-        raise ValueError(f"bins must be a whole number from 1 to 1000, got {bins!r}")
+        raise ValueError(f"bins must be a whole number from 1 to 1000, got {show(bins)}")
     if strategy == "uniform":
         edges = np.linspace(0.0, 1.0, bins + 1)
     elif strategy == "quantile":
         edges = np.quantile(q, np.linspace(0, 1, bins + 1))
         edges[0], edges[-1] = 0.0, 1.0
     else:
-        raise ValueError(f"strategy must be 'uniform' or 'quantile', got {strategy!r}")
+        raise ValueError(f"strategy must be 'uniform' or 'quantile', got {show(strategy)}")
     a = _inputs.alpha_value(alpha)
     which = np.clip(np.searchsorted(edges, q, side="right") - 1, 0, bins - 1)
     count = np.bincount(which, minlength=bins)
@@ -361,6 +362,14 @@ def plot_reliability(rel: Reliability, ax=None, label: str | None = None, color=
     >>> ax.get_xlabel()
     'mean predicted probability in the bin'
     """
+    from matplotlib.axes import Axes
+
+    as_instance(ax, "ax", Axes, "matplotlib Axes", optional=True)
+    as_instance(rel, "rel", Reliability, "a Reliability (from reliability())")
+    from matplotlib.colors import is_color_like
+
+    if color is not None and not (isinstance(color, str | tuple) and is_color_like(color)):
+        raise ValueError(f"color must be a matplotlib colour or None, got {show(color)}")
     import matplotlib.pyplot as plt
 
     if ax is None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from heldout._checks import as_count, as_probability
+from heldout._checks import as_draws, as_probability
 from heldout._result import Result, extra
 from heldout.config import rng as _rng
 from heldout.metrics import _roc
@@ -137,7 +137,7 @@ def roc_band(
     """
     pos, s = _roc.labels_scores(y, scores)
     a = float(as_probability(alpha, "alpha", scalar=True))
-    reps = int(as_count(n_resamples, "n_resamples"))
+    reps = as_draws(n_resamples, "n_resamples", minimum=0)
     if reps < 100:
         raise ValueError(f"n_resamples must be at least 100 for a bootstrap band, got {reps}")
     grid = (

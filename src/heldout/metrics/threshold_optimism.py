@@ -267,7 +267,7 @@ def crossfit_threshold(
     (True, 5)
     """
     pos, s, metric, a = _prepare(y, scores, metric, alpha)
-    k = int(as_count(folds, "folds", minimum=2))
+    k = int(as_count(folds, "folds", minimum=2, scalar=True))
     fold = _folds(pos, k, _rng(seed))
     thresholds = np.empty(k)
     called = np.zeros(pos.size, dtype=bool)

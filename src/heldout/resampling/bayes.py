@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from heldout._checks import as_count, as_positive, as_probability
+from heldout._checks import as_draws, as_positive, as_probability
 from heldout.comparison.rope import Rope, _rope_width
 from heldout.config import rng as make_rng
 from heldout.resampling.cv import _constant, _paired
@@ -168,7 +168,7 @@ def signed_rank_rope(
     d = _paired(scores_a, scores_b)
     r = _rope_width(rope)
     w0 = float(as_positive(prior, "prior", scalar=True))
-    n_draws = int(as_count(draws, "draws", scalar=True, minimum=100))
+    n_draws = as_draws(draws, "draws", minimum=100)
     g = make_rng(seed)
     alpha = np.concatenate(([w0], np.ones(d.size)))
     weights = g.dirichlet(alpha, size=n_draws)

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from heldout._checks import as_probability
+from heldout._checks import as_probability, in_choices, show
 from heldout._result import Result, extra
 
 __all__ = [
@@ -99,8 +99,8 @@ class CVTest(Result):
 
 
 def _check_alternative(alternative: str) -> str:
-    if alternative not in _ALTERNATIVES:
-        raise ValueError(f"alternative must be one of {_ALTERNATIVES}, got {alternative!r}")
+    if not in_choices(alternative, _ALTERNATIVES):
+        raise ValueError(f"alternative must be one of {_ALTERNATIVES}, got {show(alternative)}")
     return alternative
 
 
@@ -108,10 +108,10 @@ def _scores(value, name: str) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be an array of numbers, got {value!r}") from None
+        raise ValueError(f"{name} must be an array of numbers, got {show(value)}") from None
     if arr.ndim == 0:
         raise ValueError(
-            f"{name} must be an array of per-fold scores, got the single value {value!r}"
+            f"{name} must be an array of per-fold scores, got the single value {show(value)}"
         )
     arr = arr.ravel()
     if not np.all(np.isfinite(arr)):
@@ -413,8 +413,8 @@ def mcnemar_split(
     from heldout.comparison.compare import disagreements, mcnemar_exact
 
     _check_alternative(alternative)
-    if method not in ("exact", "chi2"):
-        raise ValueError(f"method must be 'exact' or 'chi2', got {method!r}")
+    if not in_choices(method, ("exact", "chi2")):
+        raise ValueError(f"method must be 'exact' or 'chi2', got {show(method)}")
     b, c = disagreements(correct_a, correct_b)
     n = int(np.size(correct_a))
     if n == 0:
@@ -470,8 +470,8 @@ def compare(
     >>> r.method, round(r.statistic, 3)
     ('corrected', 2.092)
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if not in_choices(method, METHODS):
+        raise ValueError(f"method must be one of {METHODS}, got {show(method)}")
     if test_fraction is not None:  # checked even where the method does not use it
         as_probability(test_fraction, "test_fraction", scalar=True)
     if method == "corrected":

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from heldout._checks import as_probability, check_work
+from heldout._checks import as_probability, check_work, in_choices, show
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 from heldout.resampling.cv_scores import (
@@ -111,7 +111,7 @@ def _loss_function(loss) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     if loss == "squared":
         return lambda pred, truth: (np.asarray(pred, float) - np.asarray(truth, float)) ** 2
     raise ValueError(
-        f"loss must be one of {_LOSSES} or a function (pred, truth) -> losses, got {loss!r}"
+        f"loss must be one of {_LOSSES} or a function (pred, truth) -> losses, got {show(loss)}"
     )
 
 
@@ -413,15 +413,15 @@ def simulate_coverage(
 
     if not isinstance(problem, TwoViews):
         raise ValueError(f"problem must be a TwoViews instance, got {type(problem).__name__}")
-    if view not in ("a", "b"):
-        raise ValueError(f"view must be 'a' or 'b', got {view!r}")
+    if not in_choices(view, ("a", "b")):
+        raise ValueError(f"view must be 'a' or 'b', got {show(view)}")
     n = whole(n, "n", minimum=10)
     reps = whole(reps, "reps", minimum=2)
     eval_rows = whole(eval_rows, "eval_rows", minimum=1)
     if whole(k, "k", minimum=2) > n:
-        raise ValueError(f"k must be at most n ({n:,} rows), got {k!r}")
+        raise ValueError(f"k must be at most n ({n:,} rows), got {show(k)}")
     if whole(nested_k, "nested_k", minimum=2) > n:
-        raise ValueError(f"nested_k must be at most n ({n:,} rows), got {nested_k!r}")
+        raise ValueError(f"nested_k must be at most n ({n:,} rows), got {show(nested_k)}")
     nested_reps = whole(nested_reps, "nested_reps", minimum=1)
     check_work(n, 10**7, "n (rows per data set)")
     check_work(eval_rows, 10**7, "eval_rows (fresh rows per data set)")

@@ -40,6 +40,7 @@ from heldout._checks import (
     as_probability,
     check_elements,
     check_work,
+    in_choices,
     show,
 )
 from heldout._result import Result, extra
@@ -91,7 +92,7 @@ def whole(value, name: str, minimum: int = 0) -> int:
     x = number(value, name)  # a single number (refuses arrays and ragged lists)
     if np.isfinite(x) and abs(x) >= 2.0**63:
         raise ValueError(f"{name} must be below 2**63, got {show(value)}")
-    return int(as_count(x, name, minimum=minimum))
+    return int(as_count(x, name, minimum=minimum, scalar=True))
 
 
 def number(value, name: str) -> float:
@@ -99,9 +100,9 @@ def number(value, name: str) -> float:
     try:
         ndim = np.ndim(value)
     except (TypeError, ValueError, OverflowError):  # ragged nested lists
-        raise ValueError(f"{name} must be a single number, got {value!r}") from None
+        raise ValueError(f"{name} must be a single number, got {show(value)}") from None
     if ndim != 0:
-        raise ValueError(f"{name} must be a single number, got {value!r}")
+        raise ValueError(f"{name} must be a single number, got {show(value)}")
     # the shared check: refuses text, None, booleans, complex numbers and 10**400 by name
     return as_floats(value, name, scalar=True)
 
@@ -176,8 +177,8 @@ def splits(
     """
     n = whole(n, "n", minimum=2)
     check_work(n, 10**9, "n (items split)")
-    if design not in DESIGNS:
-        raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
+    if not in_choices(design, DESIGNS):
+        raise ValueError(f"design must be one of {DESIGNS}, got {show(design)}")
     k = whole(k, "k", minimum=2)  # checked even where the design ignores it
     if test_fraction is not None:  # likewise: a bad value is refused, never ignored
         as_probability(test_fraction, "test_fraction", scalar=True)
@@ -192,7 +193,7 @@ def splits(
         n_test = int(round(n * f))
         if not 1 <= n_test <= n - 1:
             raise ValueError(
-                f"test_fraction={test_fraction!r} leaves {n_test} of n={n} rows for testing; "
+                f"test_fraction={show(test_fraction)} leaves {n_test} of n={n} rows for testing; "
                 "it must leave at least one row in each part"
             )
         reps = 10 if repeats is None else as_draws(repeats, "repeats")
@@ -261,26 +262,30 @@ def fit(estimator, X_train, y_train):
 
 def _estimator(estimator) -> None:
     if not (hasattr(estimator, "fit") and hasattr(estimator, "get_params")):
-        raise ValueError(f"estimator must be a scikit-learn estimator, got {estimator!r}")
+        raise ValueError(f"estimator must be a scikit-learn estimator, got {show(estimator)}")
 
 
 def _parts(parts, n: int) -> list:
     """``(train, test)`` index pairs, checked against ``n`` rows."""
     if isinstance(parts, str | bytes | dict) or not hasattr(parts, "__iter__"):
-        raise ValueError(f"parts must be a list of (train, test) index arrays, got {parts!r}")
+        raise ValueError(f"parts must be a list of (train, test) index arrays, got {show(parts)}")
     out = []
     for pair in parts:
         try:
             tr, te = (np.asarray(p) for p in pair)
         except (TypeError, ValueError, OverflowError):
-            raise ValueError(f"parts must hold (train, test) index pairs, got {pair!r}") from None
+            raise ValueError(
+                f"parts must hold (train, test) index pairs, got {show(pair)}"
+            ) from None
         for idx in (tr, te):
             if (
                 idx.ndim != 1
                 or idx.dtype.kind not in "iu"
                 or (idx.size and (idx.min() < 0 or idx.max() >= n))
             ):
-                raise ValueError(f"parts must hold index arrays of rows 0..{n - 1}, got {pair!r}")
+                raise ValueError(
+                    f"parts must hold index arrays of rows 0..{n - 1}, got {show(pair)}"
+                )
         out.append((tr, te))
     return out
 
@@ -390,6 +395,12 @@ def predict_splits(estimator, X, y, parts, X_new=None) -> SplitPredictions:
     _estimator(estimator)
     X, y = _check_xy(X, y)
     parts = _parts(parts, len(y))
+    if X_new is not None:
+        new = as_floats(X_new, "X_new")
+        if new.ndim != 2 or new.shape[1] != X.shape[1] or not np.all(np.isfinite(new)):
+            raise ValueError(
+                f"X_new must be finite rows of {X.shape[1]} features like X, got {show(X_new)}"
+            )
     k = _plain_knn(estimator)
     out_test: list[np.ndarray] = []
     out_new: list[np.ndarray] | None = None if X_new is None else []
@@ -432,7 +443,7 @@ def _columns(columns, width: int, name: str) -> np.ndarray | slice:
         return cols
     cols = as_count(cols, name)
     if np.any(cols >= width):
-        raise ValueError(f"{name} must index the {width} columns of X, got {columns!r}")
+        raise ValueError(f"{name} must index the {width} columns of X, got {show(columns)}")
     return cols
 
 
@@ -574,9 +585,11 @@ def from_cross_validate(
     >>> s.scores_a.shape, s.test_fraction
     ((5,), 0.2)
     """
+    if not isinstance(key, str):
+        raise ValueError(f"key must be the name of a score in the results, got {show(key)}")
     for name, res in (("result_a", result_a), ("result_b", result_b)):
         if not isinstance(res, dict) or key not in res:
-            raise ValueError(f"{name} must be a dict from cross_validate holding {key!r}")
+            raise ValueError(f"{name} must be a dict from cross_validate holding {show(key)}")
     sa = np.asarray(result_a[key], dtype=float).ravel()
     sb = np.asarray(result_b[key], dtype=float).ravel()
     if sa.size != sb.size or sa.size < 2:

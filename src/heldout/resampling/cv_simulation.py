@@ -30,7 +30,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from heldout._checks import as_positive, as_probability, check_work
+from heldout._checks import (
+    as_count,
+    as_flag,
+    as_positive,
+    as_probability,
+    check_work,
+    in_choices,
+    show,
+)
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 from heldout.resampling import cv
@@ -100,8 +108,8 @@ class TwoViews:
         return np.arange(self.features, 2 * self.features)
 
     def _mu(self, view: str) -> np.ndarray:
-        if view not in ("a", "b"):
-            raise ValueError(f"view must be 'a' or 'b', got {view!r}")
+        if not in_choices(view, ("a", "b")):
+            raise ValueError(f"view must be 'a' or 'b', got {show(view)}")
         sep = self.separation_a if view == "a" else self.separation_b
         return np.full(self.features, sep / 2.0 / np.sqrt(self.features))
 
@@ -275,6 +283,8 @@ def simulate_tests(
     >>> sorted(sim.rejection) == sorted(TESTS)
     True
     """
+    track_truth = as_flag(track_truth, "track_truth")
+    eval_rows = int(as_count(eval_rows, "eval_rows", minimum=1, maximum=10**7, scalar=True))
     if not isinstance(problem, TwoViews):
         raise ValueError(f"problem must be a TwoViews instance, got {type(problem).__name__}")
     n, reps, k, resamples, alpha = _simulation_sizes(

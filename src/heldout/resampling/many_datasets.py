@@ -42,6 +42,7 @@ from heldout._checks import (
     as_floats,
     as_probability,
     check_work,
+    in_choices,
     show,
 )
 from heldout._files import check_header, header_line, line_of
@@ -197,17 +198,23 @@ def scores_from_cross_validate(results, key: str = "test_score") -> ScoreTable:
     blocks = []
     for d, per in results.items():
         if not isinstance(per, dict) or tuple(str(n) for n in per) != learners:
-            raise ValueError(f"results[{d!r}] must hold the learners {list(learners)!r} in order")
+            raise ValueError(
+                f"results[{show(d)}] must hold the learners {list(learners)!r} in order"
+            )
         cols = []
         for name, out in per.items():
             if not isinstance(out, dict) or key not in out:
-                raise ValueError(f"results[{d!r}][{name!r}] must be a dict with the key {key!r}")
+                raise ValueError(
+                    f"results[{show(d)}][{show(name)}] must be a dict with the key {show(key)}"
+                )
             col = as_floats(out[key], f"results[{d!r}][{name!r}][{key!r}]")
             if col.ndim != 1:
-                raise ValueError(f"results[{d!r}][{name!r}][{key!r}] must be 1-d per-fold scores")
+                raise ValueError(
+                    f"results[{show(d)}][{show(name)}][{show(key)}] must be 1-d per-fold scores"
+                )
             cols.append(col)
         if len({c.size for c in cols}) != 1:
-            raise ValueError(f"results[{d!r}]: every learner needs the same number of folds")
+            raise ValueError(f"results[{show(d)}]: every learner needs the same number of folds")
         blocks.append(np.column_stack(cols))
     if len({b.shape[0] for b in blocks}) != 1:
         raise ValueError("every data set needs the same number of folds")
@@ -266,7 +273,7 @@ def _read_scores(fh, source: str) -> ScoreTable:
     learners = head[first:]
     if len(learners) < 2:
         raise ValueError(
-            f"{source}: the header needs a data set column and at least 2 learners, got {head!r}"
+            f"{source}: the header needs a data set column and at least 2 learners, got {show(head)}"
         )
     _names(learners, len(learners), "", f"{source}: the learner names")
     rows: list[list[float]] = []
@@ -518,9 +525,9 @@ def _control(control, names: tuple) -> int | None:
     if control is None:
         return None
     if isinstance(control, str):
-        if control not in names:
+        if not in_choices(control, names):
             raise ValueError(
-                f"control must be one of the learners {list(names)!r}, got {control!r}"
+                f"control must be one of the learners {list(names)!r}, got {show(control)}"
             )
         return names.index(control)
     c = as_count(control, "control", scalar=True)

@@ -40,7 +40,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special, stats
 
-from heldout._checks import as_count, as_positive, as_probability, check_elements, show
+from heldout._checks import (
+    as_count,
+    as_instance,
+    as_positive,
+    as_probability,
+    check_elements,
+    in_choices,
+    show,
+)
 from heldout._deprecate import renamed
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
@@ -81,11 +89,11 @@ _scalar = number  # a single number, else ValueError naming the argument
 def _floats(value, name: str) -> np.ndarray:
     """``value`` as a float array, or ``ValueError`` naming it (text, ragged lists...)."""
     if isinstance(value, str | bytes | dict) or value is None:
-        raise ValueError(f"{name} must be an array of numbers, got {value!r}")
+        raise ValueError(f"{name} must be an array of numbers, got {show(value)}")
     try:
         return np.asarray(value, dtype=float)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be an array of numbers, got {value!r}") from None
+        raise ValueError(f"{name} must be an array of numbers, got {show(value)}") from None
 
 
 def _whole(value, name: str, minimum: int = 0) -> int:
@@ -93,7 +101,7 @@ def _whole(value, name: str, minimum: int = 0) -> int:
     x = _scalar(value, name)
     if math.isfinite(x) and x >= _MAX_QUERIES:
         raise ValueError(f"{name} must be below 2**62, got {show(value)}")
-    return int(as_count(x, name, minimum=minimum))
+    return int(as_count(x, name, minimum=minimum, scalar=True))
 
 
 # =========================================================================== the Ladder
@@ -134,7 +142,7 @@ class Ladder:
     """
 
     def __init__(self, method: str = "fixed", step: float | None = None):
-        if method not in ("fixed", "parameter-free"):
+        if not in_choices(method, ("fixed", "parameter-free")):
             raise ValueError(f"method must be 'fixed' or 'parameter-free', got {show(method)}")
         if method == "fixed":
             if step is None:
@@ -758,6 +766,7 @@ def queries_supported(n, tolerance: float, alpha: float = 0.05, method: str = "n
     >>> queries_supported(100_000, 0.05), queries_supported(100_000, 0.05, method="ladder")
     (43, 877)
     """
+    as_instance(method, "method", str, "a method name")
     n = _whole(n, "n", 1)
     eps = float(as_probability(_scalar(tolerance, "tolerance"), "tolerance"))
     d = _alpha(alpha)

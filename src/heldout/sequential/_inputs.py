@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from heldout._checks import as_count, as_probability
+from heldout._checks import as_count, as_probability, in_choices, show
 
 #: Methods of :func:`heldout.sequential.confidence_sequence`.
 METHODS = ("betting", "empirical-bernstein", "mixture", "hoeffding")
@@ -26,7 +26,7 @@ def scalar(value, name: str) -> None:
     try:
         ndim = np.ndim(value)
     except (TypeError, ValueError, OverflowError):  # ragged nested lists
-        raise ValueError(f"{name} must be a single number, got {value!r}") from None
+        raise ValueError(f"{name} must be a single number, got {show(value)}") from None
     if ndim != 0:
         raise ValueError(f"{name} must be a single number, got an array of shape {np.shape(value)}")
 
@@ -34,9 +34,9 @@ def scalar(value, name: str) -> None:
 def alpha_(alpha, name: str = "alpha", *, below: float = 1.0) -> float:
     """A single error probability strictly between 0 and ``below``."""
     scalar(alpha, name)
-    a = float(as_probability(alpha, name))
+    a = float(as_probability(alpha, name, scalar=True))
     if a >= below:
-        raise ValueError(f"{name} must be below {below:g}, got {alpha!r}")
+        raise ValueError(f"{name} must be below {below:g}, got {show(alpha)}")
     return a
 
 
@@ -47,11 +47,11 @@ def outcomes(x, name: str = "x") -> np.ndarray:
     arrays of more than two dimensions.
     """
     if isinstance(x, str | bytes):
-        raise ValueError(f"{name} must be numbers in [0, 1], got the text {x!r}")
+        raise ValueError(f"{name} must be numbers in [0, 1], got the text {show(x)}")
     try:
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be an array of numbers in [0, 1], got {x!r}") from None
+        raise ValueError(f"{name} must be an array of numbers in [0, 1], got {show(x)}") from None
     if arr.ndim not in (1, 2):
         raise ValueError(
             f"{name} must be one sequence of outcomes (1-D) or one per row (2-D), "
@@ -108,12 +108,12 @@ def pool(value, n: int | None = None, name: str = "pool") -> int | None:
     try:
         big = float(value) > MAX_POOL
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a whole number of items, got {value!r}") from None
+        raise ValueError(f"{name} must be a whole number of items, got {show(value)}") from None
     if big:
         raise ValueError(
-            f"{name} must be at most 2**53 (use pool=None for a pool without end), got {value!r}"
+            f"{name} must be at most 2**53 (use pool=None for a pool without end), got {show(value)}"
         )
-    size = int(as_count(value, name, minimum=1))
+    size = int(as_count(value, name, minimum=1, scalar=True))
     if n is not None and size < n:
         raise ValueError(
             f"{name} must be at least the number of outcomes ({n:,}): a pool of {size:,} items "
@@ -123,14 +123,16 @@ def pool(value, n: int | None = None, name: str = "pool") -> int | None:
 
 
 def method_(method: str) -> str:
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(map(repr, METHODS))}, got {method!r}")
+    if not in_choices(method, METHODS):
+        raise ValueError(
+            f"method must be one of {', '.join(map(repr, METHODS))}, got {show(method)}"
+        )
     return method
 
 
 def alternative_(alternative: str) -> str:
-    if alternative not in ALTERNATIVES:
+    if not in_choices(alternative, ALTERNATIVES):
         raise ValueError(
-            f"alternative must be one of {', '.join(map(repr, ALTERNATIVES))}, got {alternative!r}"
+            f"alternative must be one of {', '.join(map(repr, ALTERNATIVES))}, got {show(alternative)}"
         )
     return alternative

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from heldout._checks import as_count, as_probability
+from heldout._checks import as_count, as_probability, show
 from heldout._result import Result
 
 __all__ = ["AsymptoticSequence", "asymptotic_sequence"]
@@ -97,7 +97,7 @@ def asymptotic_sequence(
     try:
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"x must be an array of numbers, got {x!r}") from None
+        raise ValueError(f"x must be an array of numbers, got {show(x)}") from None
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"x must be a non-empty 1-d array of losses, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from heldout._checks import as_probability
+from heldout._checks import as_probability, show
 from heldout._result import Result
 
 __all__ = ["BET_SIZES", "BetMixture", "mixture_of_bets"]
@@ -108,7 +108,7 @@ def mixture_of_bets(x, alpha: float = 0.05, *, sizes=None) -> BetMixture:
     try:
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"x must be an array of 0/1 outcomes, got {x!r}") from None
+        raise ValueError(f"x must be an array of 0/1 outcomes, got {show(x)}") from None
     if arr.ndim not in (1, 2) or arr.size == 0:
         raise ValueError(f"x must be a non-empty 1-d or 2-d array of 0/1 outcomes, got {arr.shape}")
     if not np.all((arr == 0) | (arr == 1)):

@@ -117,10 +117,10 @@ def _prior(prior, method):
         a, b = (float(v) for v in prior)
     except (TypeError, ValueError, OverflowError):
         raise ValueError(
-            f"prior must be a pair (a, b) of positive numbers, got {prior!r}"
+            f"prior must be a pair (a, b) of positive numbers, got {show(prior)}"
         ) from None
     if not (np.isfinite(a) and np.isfinite(b) and a > 0 and b > 0):
-        raise ValueError(f"prior must be a pair (a, b) of positive numbers, got {prior!r}")
+        raise ValueError(f"prior must be a pair (a, b) of positive numbers, got {show(prior)}")
     return a, b
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from heldout._checks import check_elements
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 from heldout.sequential import _inputs
@@ -281,6 +282,7 @@ def labels_to_decision(
     if limit > 10**8:  # stated limit: one step per label, in a loop
         raise ValueError(f"horizon must be at most 100,000,000, got {limit:,}")
     if size is not None:
+        check_elements(float(runs) * size, "reps times pool (every run orders the whole pool)")
         limit = min(limit, size)
         ones = int(round(p * size))
         p = ones / size

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from heldout._checks import check_elements
 from heldout.accuracy.bounds import interval
 from heldout.config import rng as make_rng
 from heldout.sequential import _inputs
@@ -75,11 +76,11 @@ def fixed_interval_miss(
     """
     p, k, b, a = _common(accuracy, looks, batch, alpha)
     ns = b * np.arange(1, k + 1)
+    gen = make_rng(seed)  # checked even when unused (reps=None: computed exactly)
     if reps is not None:
         r = _inputs.whole(reps, "reps")
         if r > 10**6:  # stated limit: the runs are simulated side by side
             raise ValueError(f"reps must be at most 1,000,000, got {r:,}")
-        gen = make_rng(seed)
         ever = np.zeros((r, k), dtype=bool)
         rows = max(1, _CELLS // k)
         for start in range(0, r, rows):
@@ -134,6 +135,10 @@ def sequence_miss(
     size = _inputs.pool(pool, steps)
     gen = make_rng(seed)
     if size is not None:
+        check_elements(
+            float(min(r, max(1, _CELLS // steps))) * size,
+            "pool (each block of runs orders the whole pool)",
+        )
         ones = int(round(p * size))
         p = ones / size
         items = (np.arange(size) < ones).astype(float)

@@ -226,11 +226,13 @@ def sprt_operating(
     """
     *_, log_a, log_b, d, g = _setup(required, target, alpha, beta, method)
     p = _inputs.as_probability(accuracy, "accuracy", closed=True)
+    if p.ndim > 1:
+        raise ValueError(f"accuracy must be a number or a 1-D array, got {show(accuracy)}")
     scalar = p.ndim == 0
     p = np.atleast_1d(p).astype(float)
     limit = _inputs.whole(horizon, "horizon")
     if limit > MAX_HORIZON:
-        raise ValueError(f"horizon must be at most {MAX_HORIZON:,}, got {horizon!r}")
+        raise ValueError(f"horizon must be at most {MAX_HORIZON:,}, got {show(horizon)}")
     # a tolerance <= 0 or NaN is never met: the loop would run to the horizon every time
     tolerance = float(_inputs.as_probability(tolerance, "tolerance", scalar=True))
     prob = np.ones((p.size, 1))  # P(S_n = base + j, no decision yet)
@@ -296,6 +298,8 @@ def sprt_wald(
     """
     p0, p1, a, b, log_a, log_b, d, g = _setup(required, target, alpha, beta, method)
     p = _inputs.as_probability(accuracy, "accuracy", closed=True)
+    if p.ndim > 1:
+        raise ValueError(f"accuracy must be a number or a 1-D array, got {show(accuracy)}")
     scalar = p.ndim == 0
     p = np.atleast_1d(p).astype(float)
     lr1, lr0 = np.log(p1 / p0), np.log((1 - p1) / (1 - p0))  # log r1 > 0 > log r0

@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from heldout._checks import in_choices, show
 from heldout._result import Result
 
 #: MD5 sums of the four uncompressed standard IDX files (LeCun et al.).
@@ -192,7 +193,7 @@ def parse_idx(content: bytes, name: str = "content") -> np.ndarray:
     if len(content) < 4 or content[0] != 0 or content[1] != 0:
         raise ValueError(f"{name} is not an IDX file (it must start with two zero bytes)")
     code, ndim = content[2], content[3]
-    if code not in _IDX_DTYPE:
+    if not in_choices(code, _IDX_DTYPE):
         raise ValueError(
             f"{name}: IDX type code {code:#04x} is not supported (MNIST uses 0x08, unsigned byte)"
         )
@@ -562,8 +563,8 @@ def article_rows(digits: Digits, n: int = KAGGLE_ROWS, seed=None) -> Images:
     from heldout.config import rng
 
     if not isinstance(digits, Digits):
-        raise ValueError(f"digits must be a Digits object (from load_mnist), got {digits!r}")
-    n = int(as_count(n, "n", minimum=1))
+        raise ValueError(f"digits must be a Digits object (from load_mnist), got {show(digits)}")
+    n = int(as_count(n, "n", minimum=1, scalar=True))
     if n > len(digits):
         raise ValueError(f"n must be at most the {len(digits)} digits available, got {n}")
     if digits.kind == "kaggle":

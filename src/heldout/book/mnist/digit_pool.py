@@ -47,6 +47,7 @@ import numpy as np
 from scipy import special
 
 from heldout import _inputs
+from heldout._checks import as_floats, as_instance, show
 
 __all__ = [
     "POOL_AUC_METHODS",
@@ -198,7 +199,7 @@ def pool_predictions(
     order = np.random.default_rng(SEED).permutation(len(digits))
     article, rest = order[:KAGGLE_ROWS], order[KAGGLE_ROWS:]
     size = pick(rest.size, 3_000) if pool_size is None else pool_size
-    size = int(_inputs.count(size, "pool_size", minimum=100))
+    size = int(_inputs.count(size, "pool_size", minimum=100, scalar=True))
     if size > rest.size:
         raise ValueError(f"pool_size must be at most {rest.size}, got {size}")
     pool_idx = rest[:size]
@@ -258,6 +259,7 @@ def pool_truths(pool: Pool, digit: int) -> dict:
     >>> 0.5 < t[("auc", "logistic")] <= 1.0
     True
     """
+    as_instance(pool, "pool", Pool, "a digit pool (Pool)")
     from heldout.metrics.auc import auc
     from heldout.metrics.fscore import _macro_value_and_gradient
     from heldout.metrics.rates import confusion_matrix
@@ -333,6 +335,7 @@ def pool_coverage(
     >>> all(0 <= r["coverage"] <= 1 for r in rows)
     True
     """
+    as_instance(pool, "pool", Pool, "a digit pool (Pool)")
     from heldout._checks import as_probability
     from heldout.book.metric_coverage import goodman_rows
     from heldout.config import rng as make_rng
@@ -342,16 +345,16 @@ def pool_coverage(
     from heldout.metrics.rates import _agresti_min, confusion_matrix, rate_interval
     from heldout.metrics.scores import _gamma_interval, _t_interval, score_difference
 
-    digit = int(_inputs.count(digit, "digit"))
+    digit = int(_inputs.count(digit, "digit", scalar=True))
     if digit > 9:
         raise ValueError(f"digit must be 0..9, got {digit}")
-    test_size = int(_inputs.count(test_size, "test_size", minimum=10))
-    reps = int(_inputs.count(reps, "reps", minimum=1))
+    test_size = int(_inputs.count(test_size, "test_size", minimum=10, scalar=True))
+    reps = int(_inputs.count(reps, "reps", minimum=1, scalar=True))
     if test_size > 10**7 or reps > 10**6:  # stated limits of the simulation
         which = "test_size" if test_size > 10**7 else "reps"
         raise ValueError(f"{which} must be at most {10**7 if which == 'test_size' else 10**6:,}")
-    bootstrap_reps = min(int(_inputs.count(bootstrap_reps, "bootstrap_reps")), reps)
-    alpha = float(as_probability(alpha, "alpha"))
+    bootstrap_reps = min(int(_inputs.count(bootstrap_reps, "bootstrap_reps", scalar=True)), reps)
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
     truths = pool_truths(pool, digit)
     z_crit = float(-special.ndtri(alpha / 2))
     rng = make_rng(seed)
@@ -558,20 +561,28 @@ def pool_auc_coverage(
     >>> sorted({r["method"] for r in rows})
     ['auto', 'delong', 'logit', 'mover']
     """
+    as_instance(pool, "pool", Pool, "a digit pool (Pool)")
     from scipy import stats
 
     from heldout._checks import as_probability
     from heldout.config import rng as make_rng
     from heldout.metrics.auc import _correlation, _interval_arrays, _mover_ends, auc
 
-    test_size = int(_inputs.count(test_size, "test_size", minimum=10))
-    reps = int(_inputs.count(reps, "reps", minimum=1))
+    test_size = int(_inputs.count(test_size, "test_size", minimum=10, scalar=True))
+    reps = int(_inputs.count(reps, "reps", minimum=1, scalar=True))
     if test_size > 10**7 or reps > 10**6:  # stated limits of the simulation
         which = "test_size" if test_size > 10**7 else "reps"
         raise ValueError(f"{which} must be at most {10**7 if which == 'test_size' else 10**6:,}")
-    alpha = float(as_probability(alpha, "alpha"))
+    alpha = float(as_probability(alpha, "alpha", scalar=True))
     from heldout._checks import as_count
 
+    if isinstance(methods, str) or not (
+        isinstance(methods, tuple | list) and methods and all(isinstance(m, str) for m in methods)
+    ):
+        raise ValueError(f"methods must be a tuple of method names, got {show(methods)}")
+
+    if as_floats(digits, "digits").ndim > 1:
+        raise ValueError(f"digits must be a digit or a 1-D list of digits, got {show(digits)}")
     digits = [int(d) for d in np.atleast_1d(as_count(digits, "digits", maximum=9))]
     if any(d < 0 or d > 9 for d in digits):
         raise ValueError(f"digits must be in 0..9, got {digits}")

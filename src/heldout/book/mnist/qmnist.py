@@ -34,6 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
+from heldout._checks import show
+
 __all__ = [
     "SERIES_NAMES",
     "WRITERS_SHA256",
@@ -139,7 +141,7 @@ def load_writers(path: str | os.PathLike | None = None) -> Writers:
     (70000, [0, 4])
     """
     if path is not None and not isinstance(path, str | os.PathLike):
-        raise ValueError(f"path must be a file name, got {path!r}")
+        raise ValueError(f"path must be a file name, got {show(path)}")
     p = Path(path) if path is not None else writers_path()
     if not p.is_file():
         raise ValueError(f"path {str(p)!r} is not a file")
@@ -152,7 +154,7 @@ def load_writers(path: str | os.PathLike | None = None) -> Writers:
     text = gzip.decompress(p.read_bytes()).decode("ascii")
     header, _, body = text.partition("\n")
     if header.strip() != "label,series,writer":
-        raise ValueError(f"{p}: expected the header 'label,series,writer', got {header!r}")
+        raise ValueError(f"{p}: expected the header 'label,series,writer', got {show(header)}")
     table = np.loadtxt(io.StringIO(body), delimiter=",", dtype=np.int64, ndmin=2)
     if table.shape != (MNIST_TRAIN + MNIST_TEST, 3):
         raise ValueError(f"{p}: expected 70,000 rows of 3 values, got shape {table.shape}")

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from heldout._checks import as_instance, show
 from heldout._result import Result
 
 __all__ = [
@@ -93,7 +94,7 @@ def digits_available(*, with_models: bool = False) -> bool:
     from heldout.book.mnist.data import ENV_DIR, _find_idx, packaged_files
 
     if not isinstance(with_models, bool | np.bool_):
-        raise ValueError(f"with_models must be True or False, got {with_models!r}")
+        raise ValueError(f"with_models must be True or False, got {show(with_models)}")
     if with_models and not all(
         importlib.util.find_spec(name) is not None for name in ("tensorflow", "xgboost")
     ):
@@ -181,6 +182,9 @@ def standin_writers(pool, digits_per_writer: int = 10):
     >>> np.bincount(w.writer).tolist(), set(w.series.tolist())
     ([10, 10, 5], {0})
     """
+    from heldout.book.mnist.digit_pool import Pool
+
+    as_instance(pool, "pool", Pool, "a digit pool (digit_pool.Pool)")
     from heldout._checks import as_count
     from heldout.book.mnist.qmnist import Writers
 
@@ -223,7 +227,7 @@ def standin_note(section: str, standin: str, install: str | None = None):
     install = INSTALL_HINT if install is None else install
     for name, value in (("section", section), ("standin", standin), ("install", install)):
         if not isinstance(value, str) or not value.strip():
-            raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+            raise ValueError(f"{name} must be a non-empty string, got {show(value)}")
     return Markdown(
         f"> **Stand-in data.** What {section} needs from the MNIST case study is not "
         f"installed here, so it uses {standin}. Its numbers are not the book's, and the text around them describes the "
@@ -267,7 +271,7 @@ class Recorded(Result):
 
 def _path(path) -> Path:
     if not isinstance(path, str | os.PathLike) or not str(path).strip():
-        raise ValueError(f"path must be a file path (text or os.PathLike), got {path!r}")
+        raise ValueError(f"path must be a file path (text or os.PathLike), got {show(path)}")
     return Path(path)
 
 
@@ -304,7 +308,7 @@ def record_outcomes(path=None, *, seed=None, test_groups: float = 0.2) -> Path:
     from heldout.config import SEED
 
     seed = SEED if seed is None else int(as_count(seed, "seed", scalar=True))
-    test_groups = float(as_probability(test_groups, "test_groups"))
+    test_groups = float(as_probability(test_groups, "test_groups", scalar=True))
     digits = load_mnist()
     exp = models.experiment(progress=False)
     rows = qmnist.article_writers(digits, n=exp.n)

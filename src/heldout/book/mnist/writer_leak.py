@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from heldout._checks import as_probability
+from heldout._checks import as_flag, as_probability, in_choices, show
 from heldout._result import Result, extra
 
 __all__ = [
@@ -96,7 +96,7 @@ def group_split(groups: ArrayLike, fractions: ArrayLike = (0.8, 0.1, 0.1), seed=
     g = _groups(groups)
     f = as_probability(fractions, "fractions")
     if f.shape != (3,) or abs(f.sum() - 1) > 1e-9:
-        raise ValueError(f"fractions must be three shares summing to 1, got {fractions!r}")
+        raise ValueError(f"fractions must be three shares summing to 1, got {show(fractions)}")
     labels, codes = np.unique(g, return_inverse=True)
     order = rng(seed).permutation(labels.size)
     sizes = np.bincount(codes, minlength=labels.size)[order]
@@ -155,7 +155,7 @@ def leak_design(groups: ArrayLike, test_groups: float = 0.2, seed=None) -> LeakD
     from heldout.config import rng
 
     g = _groups(groups)
-    share = float(as_probability(test_groups, "test_groups"))
+    share = float(as_probability(test_groups, "test_groups", scalar=True))
     gen = rng(seed)
     labels = np.unique(g)
     k = max(1, int(round(share * labels.size)))
@@ -197,11 +197,12 @@ def fit_predict(
     >>> fit_predict("linear_svc_scaled", X, [0, 1, 0, 1], X[:2], cache=False).tolist()
     [0, 1]
     """
+    cache = as_flag(cache, "cache")
     from heldout.book.mnist.models import PredictionCache, array_digest, model_params
     from heldout.config import quick
 
-    if model not in LEAK_MODELS:
-        raise ValueError(f"model must be one of {', '.join(LEAK_MODELS)}, got {model!r}")
+    if not in_choices(model, LEAK_MODELS):
+        raise ValueError(f"model must be one of {', '.join(LEAK_MODELS)}, got {show(model)}")
     from heldout.resampling.cv_scores import _check_x, _check_xy
 
     X_train, y_train = _check_xy(X_train, y_train, "X_train", "y_train")
