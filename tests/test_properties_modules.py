@@ -1452,6 +1452,8 @@ SPECS.update({
 #: Public callables this file does not call with random input, with the reason and where
 #: they are exercised instead (the surface test requires one or the other).
 DRIVEN_ELSEWHERE = {
+    "heldout.book.chapter.Verdict": "a str subclass built in __new__ (the sweep reads __init__): its word, "
+    "repetitions and printed notes in both profiles (tests/test_verdict_reps.py, chapter's doctests)",
     **{
         f"heldout.book.course.{name}": "the course's fixed content and its pages: every answer against an "
         "independent computation, right and wrong answers, the pages (tests/book/test_course_assessments.py)"

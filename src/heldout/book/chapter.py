@@ -343,7 +343,7 @@ class Verdict(str):
         from heldout._checks import as_count
 
         if not isinstance(word, str) or not word:
-            raise ValueError(f"word must be a non-empty text, got {word!r}")
+            raise ValueError(f"word must be a non-empty text, got {show(word)}")
         self = super().__new__(cls, word)
         self.reps = int(as_count(reps, "reps", minimum=1, scalar=True))
         return self

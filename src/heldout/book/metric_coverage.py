@@ -625,8 +625,10 @@ def untuned_test_sets(setting: str, reps: int, seed=None):
     >>> y.shape, int(y[0].sum()), truth
     ((3, 1000), 100, 0.995)
     """
-    if setting not in UNTUNED_SETTINGS:
-        raise ValueError(f"setting must be one of {', '.join(UNTUNED_SETTINGS)}, got {setting!r}")
+    if not in_choices(setting, UNTUNED_SETTINGS):
+        raise ValueError(
+            f"setting must be one of {', '.join(UNTUNED_SETTINGS)}, got {show(setting)}"
+        )
     rng = make_rng(seed)
     r = _reps(reps)
     if setting == "hard-negatives":  # 3 % of the negatives score far above every positive
