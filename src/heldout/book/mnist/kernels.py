@@ -33,12 +33,15 @@ non-integer data the kernels agree to rounding error.
 Columns that are zero in every row of ``B`` are dropped before the product (they add
 exact zeros to every dot product); on MNIST that is about 80 of the 784 pixels.
 
-The price is memory: the training kernel is an ``n x n`` matrix of float64, 9 GB for
-33,600 digits (:func:`kernel_bytes`).  Two kernels of the same data can share one Gram
-matrix of dot products (:func:`gram_matrix`, int32 for MNIST: 4.5 GB), computed once
-from its upper triangle.  :func:`fit_kernel_svm` does the work; the
-experiment of :mod:`heldout.book.mnist.models` falls back to libsvm's own kernel when the
-machine has too little free memory.
+Memory.  The training kernel of all the digits would be an ``n x n`` matrix of float64,
+9 GB for 33,600 digits (:func:`kernel_bytes`), more than a laptop has.  libsvm never
+needs it whole: a multi-class ``SVC`` is one binary SVM per pair of classes, each on
+the rows of its two classes.  :func:`fit_kernel_svm` fits those binary SVMs one pair
+at a time, each on its own kernel matrix (about 0.36 GB for two MNIST digits), and
+counts their votes as libsvm does; the dot products of every pair come from one set of
+class blocks (:func:`class_gram`: int32 for MNIST, about 2.5 GB, shared by both
+kernels).  The experiment of :mod:`heldout.book.mnist.models` falls back to libsvm's own
+kernel when the machine has too little free memory even for that.
 
 One practical note.  NumPy computes ``A @ A.T`` with the BLAS routine ``syrk``; the
 OpenBLAS 0.3.31 bundled with NumPy crashed (segmentation fault) on that call for 20,000
@@ -57,6 +60,9 @@ import numpy as np
 from heldout._checks import as_count, as_positive
 
 KERNELS = ("rbf", "poly")
+
+#: Rows scored at a time by :func:`fit_kernel_svm` (their kernel against the support vectors).
+PREDICT_ROWS = 1024
 
 #: Bytes of float64 per block when a kernel matrix is made from a Gram matrix.
 BLOCK_BYTES = 2**21
@@ -512,6 +518,21 @@ def class_gram_bytes(y, itemsize: int = 4) -> int:
     return int(itemsize * (counts.sum() ** 2 + np.sum(counts**2)) // 2)
 
 
+def pair_kernel_bytes(y, threads: int = 1) -> int:
+    """Bytes of the pair kernel matrices :func:`fit_kernel_svm` holds at once on ``threads`` threads.
+
+    One float64 matrix per thread, of the largest pair of classes (a generous bound).
+
+    Examples
+    --------
+    >>> pair_kernel_bytes([0, 0, 1, 2], threads=2)  # the largest pair has 3 rows
+    144
+    """
+    counts = np.sort(np.unique(np.asarray(y), return_counts=True)[1].astype(np.int64))
+    top = int(counts[-2:].sum())
+    return 8 * top * top * int(_threads_arg(threads))
+
+
 def _as_class_gram(gram, X, y) -> ClassGram:
     """A :class:`ClassGram` from a full Gram matrix of ``X`` (:func:`gram_matrix`)."""
     if np.shape(gram) != (X.shape[0], X.shape[0]):
@@ -519,9 +540,7 @@ def _as_class_gram(gram, X, y) -> ClassGram:
     G = np.asarray(gram)
     classes, members = _class_members(y)
     k = classes.size
-    blocks = {
-        (a, b): G[np.ix_(members[a], members[b])] for a in range(k) for b in range(a, k)
-    }
+    blocks = {(a, b): G[np.ix_(members[a], members[b])] for a in range(k) for b in range(a, k)}
     return ClassGram(classes, members, blocks, np.diagonal(G).astype(np.float64))
 
 
@@ -571,7 +590,9 @@ def fit_kernel_svm(
         matrix product, and :func:`cache_rows` where they come from the dot products).
     gram : ClassGram or ndarray, optional
         :func:`class_gram` of ``(X, y)`` (or the full :func:`gram_matrix` of ``X``), to
-        share the dot products between several kernels; computed here when None.
+        share the dot products between several kernels.  When None, each pair's dot
+        products are computed when the pair is fitted (with BLAS, from its rows), so that
+        nothing but the pairs' kernels is held.
     threads : int
         Threads for the dot products, the pairs' fits and the predictions.
 
@@ -600,8 +621,9 @@ def fit_kernel_svm(
     degree, _ = _kernel_args(kernel, degree, 1)
     rows = 1024 if block_rows is None else block_rows  # matrix products: big blocks
     t0 = time.perf_counter()
-    if gram is None:
-        cg = class_gram(X, y, block_rows=rows, threads=threads)
+    if gram is None:  # each pair's dot products when it is fitted: no more memory than its kernel
+        classes, members = _class_members(y)
+        cg = ClassGram(classes, members, {}, np.einsum("ij,ij->i", X, X))
     elif isinstance(gram, ClassGram):
         cg = gram
     else:
@@ -614,20 +636,15 @@ def fit_kernel_svm(
     def fit_pair(pair):
         a, b = pair
         n_a, n_b = cg.members[a].size, cg.members[b].size
-        shape = (n_a + n_b, n_a + n_b)
-        sq = np.concatenate([cg.sq[cg.members[a]], cg.sq[cg.members[b]]])
-        K = _fill_kernel(
-            shape,
-            None,
-            cache_rows(shape[1]) if block_rows is None else block_rows,
-            cg.pair_dots(a, b),
-            kernel,
-            gamma,
-            degree,
-            0.0,
-            sq,
-            sq,
-        )
+        if cg.blocks:
+            n = n_a + n_b
+            sq = np.concatenate([cg.sq[cg.members[a]], cg.sq[cg.members[b]]])
+            cache = cache_rows(n) if block_rows is None else block_rows
+            dots = cg.pair_dots(a, b)
+            K = _fill_kernel((n, n), None, cache, dots, kernel, gamma, degree, 0.0, sq, sq)
+        else:
+            Xp = X[np.concatenate([cg.members[a], cg.members[b]])]
+            K = kernel_matrix(Xp, Xp, kernel, gamma=gamma, degree=degree, block_rows=rows)
         labels = np.repeat([0, 1], [n_a, n_b])
         return SVC(kernel="precomputed", C=C, random_state=0).fit(K, labels)
 
@@ -641,31 +658,35 @@ def fit_kernel_svm(
     support = np.unique(np.concatenate(sv_rows))
     t1 = time.perf_counter()
     XS = X[support]
+    cols = [np.searchsorted(support, r) for r in sv_rows]  # each pair's columns of XS
+    widest = max(m.shape_fit_[0] for m in fitted)
     preds = []
     for A in predict_sets:
         A = np.asarray(A, dtype=np.float64)
-        # kernel against the support vectors of every pair at once
-        KS = kernel_matrix(A, XS, kernel, gamma=gamma, degree=degree, block_rows=rows, threads=threads)
-        local = threading.local()
-
-        def vote(i, A=A, KS=KS, local=local):
-            (a, b), m = pairs[i], fitted[i]
-            n = m.shape_fit_[0]
-            size = A.shape[0] * n
-            buf = getattr(local, "buf", None)
-            if buf is None or buf.size < size:  # one buffer per thread, reused across pairs
-                buf = local.buf = np.zeros(max(size, A.shape[0] * 2 * max(len(c) for c in cg.members)))
-            full = buf[:size].reshape(A.shape[0], n)  # libsvm reads only the support columns
-            full[:, m.support_] = KS[:, np.searchsorted(support, sv_rows[i])]
-            with config_context(assume_finite=True):
-                return m.predict(full)
-
-        with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="heldout-vote") as pool:
-            said = list(pool.map(vote, range(len(pairs))))
         votes = np.zeros((A.shape[0], k), dtype=np.int32)
-        for (a, b), p in zip(pairs, said, strict=True):
-            votes[:, a] += p == 0
-            votes[:, b] += p == 1
+        for r0 in range(0, A.shape[0], PREDICT_ROWS):  # bounded memory: a chunk of rows
+            Ac = A[r0 : r0 + PREDICT_ROWS]
+            # the kernel against the support vectors of every pair at once
+            KS = kernel_matrix(
+                Ac, XS, kernel, gamma=gamma, degree=degree, block_rows=rows, threads=threads
+            )
+            local = threading.local()
+
+            def vote(i, KS=KS, local=local):
+                m = fitted[i]
+                size = KS.shape[0] * m.shape_fit_[0]
+                if getattr(local, "buf", None) is None:  # one buffer per thread, reused
+                    local.buf = np.zeros(KS.shape[0] * widest)
+                full = local.buf[:size].reshape(KS.shape[0], m.shape_fit_[0])
+                full[:, m.support_] = KS[:, cols[i]]  # libsvm reads only these columns
+                with config_context(assume_finite=True):
+                    return m.predict(full)
+
+            with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="heldout-vote") as pool:
+                said = list(pool.map(vote, range(len(pairs))))
+            for (a, b), p in zip(pairs, said, strict=True):
+                votes[r0 : r0 + Ac.shape[0], a] += p == 0
+                votes[r0 : r0 + Ac.shape[0], b] += p == 1
+            del KS
         preds.append(cg.classes[np.argmax(votes, axis=1)])  # ties: the first class, as libsvm
-        del KS
     return preds, t1 - t0, time.perf_counter() - t1, int(support.size)
