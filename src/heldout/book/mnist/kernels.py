@@ -106,15 +106,34 @@ def kernel_bytes(n_rows: int, n_cols: int) -> int:
 
 def _powi(base: np.ndarray, times: int) -> np.ndarray:
     """``base ** times`` by repeated squaring, in libsvm's order (``powi`` in svm.cpp)."""
-    tmp = base.copy()
-    ret = np.ones_like(base)
+    out = np.array(base, dtype=np.float64)
+    _powi_inplace(out, times)
+    return out
+
+
+def _powi_inplace(x: np.ndarray, times: int) -> None:
+    """``x **= times`` in place, with libsvm's ``powi`` operations and roundings.
+
+    libsvm starts from ``ret = 1`` and ``tmp = x``; for each bit of ``times``, lowest
+    first, ``ret *= tmp`` when the bit is set, then ``tmp *= tmp``.  Here ``x`` holds
+    ``ret``: its first multiplication, by 1, is exact and becomes a copy, and the last
+    squaring, whose result is never used, is skipped; every other product is libsvm's.
+    """
+    tmp = x.copy()
+    have_ret = False  # ret is still 1
     t = times
     while t > 0:
         if t % 2 == 1:
-            ret *= tmp
-        tmp *= tmp
+            if have_ret:
+                x *= tmp
+            else:
+                x[...] = tmp
+                have_ret = True
         t //= 2
-    return ret
+        if t > 0:
+            tmp *= tmp
+    if not have_ret:
+        x[...] = 1.0
 
 
 def kernel_matrix(
@@ -285,7 +304,7 @@ def _apply_kernel(blk, kernel, gamma, degree, coef0, sq_a, sq_b, rows):
         blk *= gamma
         if coef0 != 0.0:
             blk += coef0
-        blk[...] = _powi(blk, degree)
+        _powi_inplace(blk, degree)
 
 
 def _gram_dtype(X: np.ndarray) -> np.dtype:
@@ -633,23 +652,30 @@ def fit_kernel_svm(
         raise ValueError("y must hold at least two classes")
     pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
 
+    sizes = [m.size for m in cg.members]
+    largest = max(sizes[a] + sizes[b] for a, b in pairs)
+    held = threading.local()  # one kernel buffer per thread (freed when the pool ends)
+
     def fit_pair(pair):
         a, b = pair
-        n_a, n_b = cg.members[a].size, cg.members[b].size
+        n_a, n_b = sizes[a], sizes[b]
+        n = n_a + n_b
+        if getattr(held, "buf", None) is None:
+            held.buf = np.empty(largest * largest)
+        out = held.buf[: n * n].reshape(n, n)
         if cg.blocks:
-            n = n_a + n_b
             sq = np.concatenate([cg.sq[cg.members[a]], cg.sq[cg.members[b]]])
             cache = cache_rows(n) if block_rows is None else block_rows
             dots = cg.pair_dots(a, b)
-            K = _fill_kernel((n, n), None, cache, dots, kernel, gamma, degree, 0.0, sq, sq)
+            K = _fill_kernel((n, n), out, cache, dots, kernel, gamma, degree, 0.0, sq, sq)
         else:
             Xp = X[np.concatenate([cg.members[a], cg.members[b]])]
-            K = kernel_matrix(Xp, Xp, kernel, gamma=gamma, degree=degree, block_rows=rows)
+            K = kernel_matrix(Xp, Xp, kernel, gamma=gamma, degree=degree, block_rows=rows, out=out)
         labels = np.repeat([0, 1], [n_a, n_b])
         return SVC(kernel="precomputed", C=C, random_state=0).fit(K, labels)
 
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="heldout-pair") as pool:
-        fitted = list(pool.map(fit_pair, pairs))
+        fitted = list(pool.map(fit_pair, pairs))  # a fit keeps no reference to its kernel
     # support vectors of each pair, as rows of X
     sv_rows = [
         np.concatenate([cg.members[a], cg.members[b]])[m.support_]
