@@ -684,8 +684,13 @@ def fit_kernel_svm(
     support = np.unique(np.concatenate(sv_rows))
     t1 = time.perf_counter()
     XS = X[support]
-    cols = [np.searchsorted(support, r) for r in sv_rows]  # each pair's columns of XS
-    widest = max(m.shape_fit_[0] for m in fitted)
+    for m, r in zip(fitted, sv_rows, strict=True):
+        # libsvm reads a precomputed kernel at its support vectors' indices (scikit-learn's
+        # ``support_``) only: point them at their columns in the kernel against ``XS``,
+        # which every pair then reads in place
+        m.support_ = np.searchsorted(support, r).astype(np.int32)
+        m.shape_fit_ = (support.size, support.size)
+        m.n_features_in_ = support.size
     preds = []
     for A in predict_sets:
         A = np.asarray(A, dtype=np.float64)
@@ -696,20 +701,13 @@ def fit_kernel_svm(
             KS = kernel_matrix(
                 Ac, XS, kernel, gamma=gamma, degree=degree, block_rows=rows, threads=threads
             )
-            local = threading.local()
 
-            def vote(i, KS=KS, local=local):
-                m = fitted[i]
-                size = KS.shape[0] * m.shape_fit_[0]
-                if getattr(local, "buf", None) is None:  # one buffer per thread, reused
-                    local.buf = np.zeros(KS.shape[0] * widest)
-                full = local.buf[:size].reshape(KS.shape[0], m.shape_fit_[0])
-                full[:, m.support_] = KS[:, cols[i]]  # libsvm reads only these columns
+            def vote(m, KS=KS):
                 with config_context(assume_finite=True):
-                    return m.predict(full)
+                    return m.predict(KS)
 
             with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="heldout-vote") as pool:
-                said = list(pool.map(vote, range(len(pairs))))
+                said = list(pool.map(vote, fitted))
             for (a, b), p in zip(pairs, said, strict=True):
                 votes[r0 : r0 + Ac.shape[0], a] += p == 0
                 votes[r0 : r0 + Ac.shape[0], b] += p == 1
