@@ -28,7 +28,9 @@ moves with the way its sums are split.
 
 By default it uses the first 8,400 of the 42,000 digits (a fifth); ``--quick`` the
 quick profile's 4,200 digits and 2 epochs; ``--full`` all 42,000 (10 to 15 minutes,
-under 8 GiB: run it alone, ``flock /work/locks/mnist-full.lock``).  Usage::
+under 8 GiB: run it alone, ``flock /work/locks/mnist-full.lock``).  The ratio is only meaningful on
+an otherwise idle machine: other processes slow the two ways unequally (two runs under a
+load of 5 to 14 gave 0.26 and 0.59); the load average is printed before, between and after.  Usage::
 
     python benchmarks/bench_mnist.py [--n 8400 | --quick | --full | --tiny] [--epochs 10]
 """
