@@ -192,3 +192,43 @@ def test_threads_give_the_same_matrices():
     np.testing.assert_array_equal(a[0][0], b[0][0])
     with pytest.raises(ValueError, match="threads"):
         kernels.gram_matrix(X, threads=0)
+
+
+def test_class_gram_holds_every_pairs_dot_products_exactly():
+    X, y = _digits(120, seed=12)
+    cg = kernels.class_gram(X, y, block_rows=7, threads=2)
+    Xi = X.astype(np.int64)
+    k = cg.classes.size
+    assert list(cg.classes) == sorted(set(y))
+    assert len(cg.blocks) == k * (k + 1) // 2  # upper blocks only
+    for (a, b), block in cg.blocks.items():
+        ma, mb = cg.members[a], cg.members[b]
+        assert np.all(y[ma] == cg.classes[a]) and np.all(np.diff(ma) > 0)
+        np.testing.assert_array_equal(block, Xi[ma] @ Xi[mb].T)
+    assert cg.nbytes == kernels.class_gram_bytes(y)
+    np.testing.assert_array_equal(cg.sq, np.einsum("ij,ij->i", Xi, Xi))
+    with pytest.raises(ValueError, match="one label per row"):
+        kernels.class_gram(X, y[:-1])
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly"])
+def test_pairwise_fit_equals_svc_whatever_the_dot_products_threads_and_chunks(kernel, monkeypatch):
+    X, y = _digits(400, seed=13)
+    Xv, _ = _digits(200, seed=14)
+    ref = SVC(kernel=kernel).fit(X.astype(float), y).predict(Xv.astype(float))
+    monkeypatch.setattr(kernels, "PREDICT_ROWS", 64)  # scored in four chunks of 64
+    runs = [
+        kernels.fit_kernel_svm(X, y, [Xv], kernel),  # each pair's own dot products
+        kernels.fit_kernel_svm(X, y, [Xv], kernel, gram=kernels.class_gram(X, y), threads=3),
+        kernels.fit_kernel_svm(X, y, [Xv], kernel, gram=kernels.gram_matrix(X), block_rows=5),
+    ]
+    for (pv,), _, _, n_sv in runs:
+        np.testing.assert_array_equal(pv, ref)
+        assert n_sv == runs[0][3]
+    assert len(set(ref)) > 3
+
+
+def test_pair_kernel_bytes():
+    y = np.repeat([0, 1, 2], [5, 3, 2])
+    assert kernels.pair_kernel_bytes(y, threads=3) == 3 * 8 * 8 * 8
+    assert kernels.class_gram_bytes(y) == 4 * (25 + 15 + 10 + 9 + 6 + 4)

@@ -6,6 +6,7 @@ import math
 import tomllib
 from importlib import resources
 
+import numpy as np
 import pytest
 
 from heldout.book.mnist import kernels, mnist_costs
@@ -87,18 +88,23 @@ def test_threads_and_groups_of_the_jobs():
 
 def test_memory_of_the_kernel_svms_and_the_modes():
     n, n_scored = 33_600, 8_400
-    kernel = kernels.kernel_bytes(n, n)
-    assert kernel == 8 * n * n
+    y = np.arange(n) % 10  # ten digits of 3,360 each
+    pair = kernels.pair_kernel_bytes(y)
+    assert pair == 8 * 6_720**2
     need = job_memory("svc_rbf", n, n_scored)
-    assert need >= kernel + 4 * n * n  # kernel matrix and int32 Gram matrix together
+    # one pair's kernel matrix and the int32 dot products grouped by class, together
+    assert need >= pair + kernels.class_gram_bytes(y)
+    assert need < 8 * GiB - 2 * GiB  # a laptop's 8 GiB, with room for the other jobs
+    own = job_memory("svc_rbf_own", n, n_scored)
+    assert pair <= own < need
     assert kernel_mode(n, n_scored, need) == "shared"
     assert kernel_mode(n, n_scored, need - 1) == "own"
     assert kernel_mode(n, n_scored, need, both=False) == "own"
-    assert kernel_mode(n, n_scored, kernel) == "libsvm"  # no room beside the matrix
-    m = Machine(cores=2, memory=12 * GiB, avx512=True)
+    assert kernel_mode(n, n_scored, pair) == "libsvm"  # no room beside one pair's matrix
+    m = Machine(cores=2, memory=3 * GiB, avx512=True)
     jobs = {j.name: j for j in mnist_jobs(["svc_rbf", "svc_poly3"], n, n_scored, 10, m)}
     assert "gram" not in jobs and jobs["svc_rbf"].after == ()
-    assert max(jobs["svc_rbf"].seconds) == 2  # its own kernel matrix, built on threads
+    assert max(jobs["svc_rbf"].seconds) == 2  # each pair's own dot products, on threads
     # a job bigger than the machine is capped at the machine: it runs alone
     tiny = Machine(cores=2, memory=GiB, avx512=True)
     (svc,) = mnist_jobs(["svc_rbf"], n, n_scored, 10, tiny)

@@ -16,6 +16,7 @@ from heldout._lazy import face
 
 #: Public name -> the module of this wing that defines it.
 WHERE = {
+    "ClassGram": "kernels",
     "Digits": "data",
     "Experiment": "models",
     "Images": "data",
@@ -43,6 +44,8 @@ WHERE = {
     "cache_root": "models",
     "cache_rows": "kernels",
     "check_standard": "data",
+    "class_gram": "kernels",
+    "class_gram_bytes": "kernels",
     "default_size": "models",
     "digits_available": "standin",
     "experiment": "models",
@@ -75,6 +78,7 @@ WHERE = {
     "network_threads": "mnist_costs",
     "odds_ratio": "models",
     "packaged_files": "data",
+    "pair_kernel_bytes": "kernels",
     "parse_idx": "data",
     "plan": "schedule",
     "plan_of": "schedule",

@@ -7,9 +7,9 @@ them is made when the experiment starts, from what this machine is:
 
 * its **cores** (the CPUs this process may run on);
 * its **memory** (what the system can still give, less a margin): the kernel SVMs
-  share one Gram matrix when it fits beside a kernel matrix, compute their own dot
-  products when only a kernel matrix fits, and leave the kernel to libsvm when not
-  even that fits; jobs whose memory adds up to more than there is never run together;
+  share one set of dot products when it fits beside a pair of classes' kernel matrix,
+  compute each pair's dot products when only that matrix fits, and leave the kernel to
+  libsvm when not even that fits; jobs whose memory adds up to more than there is never run together;
 * its **instruction set**: TensorFlow's oneDNN kernels use AVX-512 where the CPU has it
   and fall back to AVX2 where it does not, which slows the networks about twice as much
   as the other jobs (:func:`has_avx512`);
@@ -251,28 +251,34 @@ def job_memory(
 ) -> float:
     """Bytes a job holds while it runs (a generous estimate; the kernel SVMs dominate).
 
-    A kernel matrix is :math:`8 n^2` bytes (float64), the shared Gram matrix of pixel
-    dot products :math:`4 n^2` (int32); predicting holds one scored part against every
-    training digit (float64); a network's process about 1.5 GiB besides its data.
+    The kernel SVMs are fitted one pair of classes at a time
+    (:func:`heldout.book.mnist.kernels.fit_kernel_svm`): each thread holds one pair's
+    float64 kernel matrix (a pair of MNIST's ten digits is under a quarter of the
+    training digits); the shared dot products grouped by class
+    (:func:`heldout.book.mnist.kernels.class_gram`, int32) take about :math:`2.2 n^2`
+    bytes; predicting holds a chunk of scored rows against at most every training digit,
+    and one buffer per thread.  A network's process about 1.5 GiB besides its data.
 
     Examples
     --------
-    >>> round(job_memory("svc_rbf", 33_600, 8_400) / 2**30, 1)  # kernel, Gram, predictions
-    13.9
+    >>> round(job_memory("svc_rbf", 33_600, 8_400) / 2**30, 1)  # pair kernel, dot products, chunk
+    3.4
     """
+    from heldout.book.mnist.kernels import PREDICT_ROWS
+
     _check_job(name)
     x64 = 8.0 * n_train * features
-    kernel = 8.0 * n_train**2
-    gram = 4.0 * n_train**2
+    pair = 8.0 * (n_train / 4) ** 2 * threads
+    gram = 2.2 * n_train**2
     block = 8.0 * 1024 * n_train * threads
-    predict = 8.0 * (n_scored // 2 + 1) * n_train
+    predict = 8.0 * min(PREDICT_ROWS, n_scored // 2 + 1) * n_train * (1 + threads / 4)
     base = name.removesuffix("_own").removesuffix("_libsvm")
     if name == "gram":
         return gram + 2 * x64 + block
     if name in _KERNEL_SVMS:
-        return kernel + gram + predict + x64
+        return pair + gram + predict + x64
     if name.endswith("_own"):
-        return kernel + predict + 2 * x64 + block
+        return pair + predict + 2 * x64
     if name.endswith("_libsvm"):
         return 2.0**30 + 2 * x64
     if base in _NETWORKS:
@@ -291,13 +297,14 @@ def _check_job(name):
 def kernel_mode(n_train: int, n_scored: int, memory: float, both: bool = True) -> str:
     """How the kernel SVMs get their kernel with ``memory`` bytes to spare.
 
-    ``"shared"`` (one Gram matrix for both kernels, when both are fitted and it fits
-    beside a kernel matrix), ``"own"`` (each SVM computes its dot products) or
-    ``"libsvm"`` (libsvm computes each kernel value itself: slow, same predictions).
+    ``"shared"`` (one set of dot products, grouped by class, for both kernels, when both
+    are fitted and it fits beside a pair's kernel matrix), ``"own"`` (each SVM computes
+    the dot products of each pair of classes when it fits that pair) or ``"libsvm"``
+    (libsvm computes each kernel value itself: slow, same predictions).
 
     Examples
     --------
-    >>> [kernel_mode(33_600, 8_400, m * 2**30) for m in (20, 12, 4)]
+    >>> [kernel_mode(33_600, 8_400, m * 2**30) for m in (8, 2, 1)]
     ['shared', 'own', 'libsvm']
     """
     if both and memory >= job_memory("svc_rbf", n_train, n_scored):

@@ -32,9 +32,11 @@ the two halves, so its score comes from the same predictions.
 Doing the work once ("our way"; ``way="article"`` runs everything as the article did):
 
 * the kernel SVMs are fitted on kernel matrices built with BLAS
-  (:mod:`heldout.book.mnist.kernels`): one matrix product (its upper triangle, shared by both
-  kernels) gives every dot product libsvm would otherwise compute one by one, and the
-  predictions are identical;
+  (:mod:`heldout.book.mnist.kernels`): one matrix product, grouped by class and shared by
+  both kernels, gives every dot product libsvm would otherwise compute one by one; each
+  pair of classes is fitted on its own kernel matrix, as libsvm's one-vs-one scheme
+  does inside ``SVC``, so only a pair's matrix is held at a time, and the predictions
+  are identical;
 * k-nearest neighbours: one neighbour query with k = 8, from which the votes of every
   k <= 8 are read (:func:`knn_votes`), instead of six fits and six queries;
 * the fits run side by side as *jobs* (each model, the neighbour query, the shared
@@ -492,39 +494,38 @@ def _free_memory() -> int | None:
     return None if free is None else int(free)
 
 
-#: Memory a kernel SVM leaves free beside its kernel matrix when it starts (other
-#: processes may have taken memory since the plan was made).
+#: Memory a kernel SVM leaves free beside its pairs' kernel matrices when it starts
+#: (other processes may have taken memory since the plan was made).
 _KERNEL_HEADROOM = 2**29
 
 
-def _gram_job(X, threads, store):
-    """The kernel SVMs' shared Gram matrix, kept in ``store`` for them (if it still fits)."""
-    from heldout.book.mnist.kernels import gram_bytes, gram_matrix, kernel_bytes
+def _gram_job(X, y, threads, store):
+    """The kernel SVMs' shared dot products (:func:`heldout.book.mnist.kernels.class_gram`), kept in ``store``."""
+    from heldout.book.mnist.kernels import class_gram, class_gram_bytes, pair_kernel_bytes
 
-    n = X.shape[0]
     free = _free_memory() or 0
-    if free < gram_bytes(X) + kernel_bytes(n, n) + _KERNEL_HEADROOM:
-        store["gram_note"] = "own (not enough free memory for the Gram matrix)"
+    if free < class_gram_bytes(y) + pair_kernel_bytes(y, threads) + _KERNEL_HEADROOM:
+        store["gram_note"] = "own (not enough free memory for the shared dot products)"
         return
     t0 = time.perf_counter()
-    store["gram"] = gram_matrix(X, threads=threads)
+    store["gram"] = class_gram(X, y, threads=threads)
     store["gram_s"] = time.perf_counter() - t0
 
 
 def _kernel_svm_job(X, y, Xv, Xt, params, threads, mode, store):
-    """One kernel SVM through a BLAS-built kernel matrix, or libsvm's own kernel.
+    """One kernel SVM through BLAS-built kernel matrices of each pair of classes, or libsvm's own kernel.
 
     ``mode`` is the plan's (:func:`heldout.book.mnist.mnist_costs.kernel_mode`); the free memory
-    is checked again when the job starts, and with too little for the kernel matrix
-    libsvm computes the kernel itself (slow, same predictions).  The time of a shared
-    Gram matrix is charged to the first SVM that uses it.
+    is checked again when the job starts, and with too little for one pair's kernel
+    matrix per thread libsvm computes the kernel itself (slow, same predictions).  The time of the shared dot products is charged to the first SVM that
+    uses them.
     """
-    from heldout.book.mnist.kernels import fit_kernel_svm, kernel_bytes
+    from heldout.book.mnist.kernels import fit_kernel_svm, pair_kernel_bytes
 
-    n = len(y)
     gram = store.get("gram") if mode == "shared" else None
+    need = pair_kernel_bytes(y, threads)
     free = _free_memory() or 0
-    if mode == "libsvm" or free < kernel_bytes(n, n) + _KERNEL_HEADROOM:
+    if mode == "libsvm" or free < need + _KERNEL_HEADROOM:
         pv, pt, fit_s, pred_s, _ = _svc(X, y, Xv, Xt, {**params, "cache_size": 1024})
         why = "plan" if mode == "libsvm" else "not enough free memory"
         return pv, pt, fit_s, pred_s, {"kernel_matrix": f"libsvm ({why})", "threads": 1}
@@ -1195,7 +1196,7 @@ def _run_planned(todo, n_jobs, threads, X, y, Xv, Xt, params_of, seed, epochs, f
 
     def body(name, t):
         if name == "gram":
-            _gram_job(X, t, store)
+            _gram_job(X, y, t, store)
             return None
         p = params_of(name)
         if name.startswith("linear_svc"):
