@@ -58,7 +58,7 @@ also turns the in-memory path's statistics into ``evaluate``'s report.
 Two engines compute them: DuckDB (one machine; it spills to disk when a sort,
 group or join outgrows ``memory_limit``) and Dask (a cluster; a local one in the
 tests).  Dask computes the two-class statistics by one numpy pass over each partition
-(:mod:`heldout.metrics._partition_stats`: counts by ``np.bincount``, loss moments,
+(``heldout.metrics._partition_stats``: counts by ``np.bincount``, loss moments,
 each model's positives and negatives at each distinct score) whose results are added
 up by a tree of merges, and a second pass for the covariances of two or more scored
 models' placement values; its memory is a few partitions (a Parquet row group, 32 MB
@@ -789,7 +789,7 @@ def _dask_statistics(files, fmt, label, models, kinds, threshold, cluster=None, 
 
 
 def _numpy_passes(ddf, label, models, kinds, threshold, cluster, strata) -> dict:
-    """The statistics by :mod:`heldout.metrics._partition_stats`: one pass over the
+    """The statistics by ``heldout.metrics._partition_stats``: one pass over the
     partitions (a second for the covariances of two or more scored models' placements)."""
     import dask
 
