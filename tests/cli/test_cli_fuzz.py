@@ -217,7 +217,19 @@ def _file_commands(path):
             "--resamples",
             "100",
         ],
+        "evaluate_dask": [
+            "evaluate",
+            path,
+            "--engine",
+            "dask",
+            "--models",
+            "a,b",
+            "--resamples",
+            "100",
+        ],
         "compare": ["compare", "--predictions", path],
+        "compare-learners": ["compare-learners", path, "--draws", "2000"],
+        "bench-eval": ["bench-eval", path],
         "clustered": ["clustered", path, "--cluster", "cluster"],
         "clustered_scores": ["clustered", path, "--cluster", "cluster", "--scores"],
         "label": ["label", "--required", "0.7", path],
@@ -273,10 +285,10 @@ def test_no_file_command_prints_a_number_from_a_misread_column(crafted):
     res = _check(["compare", "--predictions", path])
     a = next(m for m in res["models"] if m["name"] == "a")
     assert a["kind"] == "probabilities" and a["accuracy"] == pytest.approx(want, abs=1e-12)
-    for command in ("evaluate", "evaluate_engine"):
+    for command in ("evaluate", "evaluate_engine", "evaluate_dask"):
         argv = _file_commands(path)[command]
-        if command == "evaluate_engine":
-            pytest.importorskip("duckdb")
+        if command != "evaluate":
+            pytest.importorskip({"evaluate_engine": "duckdb", "evaluate_dask": "dask"}[command])
         res = _check(argv)
         assert res["models"]["a"]["metrics"]["accuracy"]["value"] == pytest.approx(want, abs=1e-12)
     assert _check(_file_commands(path)["clustered"]) is None  # refused: fractions, not labels
