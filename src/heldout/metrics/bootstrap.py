@@ -138,7 +138,7 @@ class BootstrapDifference(Difference):
     p_tail : float
         How many resamples fell on the far side of 0 (the smaller of the two sides; a
         resample at exactly 0 counts half): the p-value is read from these.  Below
-        :data:`MIN_TAIL` the p-value is coarse (``p_coarse``): its Monte Carlo error is
+        ``MIN_TAIL`` (10) the p-value is coarse (``p_coarse``): its Monte Carlo error is
         of the order of the p-value itself, so only ``p < p_floor * (MIN_TAIL + 1)``
         is established, not its value.
     """
@@ -148,7 +148,7 @@ class BootstrapDifference(Difference):
 
     @property
     def p_coarse(self) -> bool:
-        """Whether the p-value is read from fewer than :data:`MIN_TAIL` resamples."""
+        """Whether the p-value is read from fewer than ``MIN_TAIL`` (10) resamples."""
         return bool(self.p_tail < MIN_TAIL)
 
 
@@ -637,7 +637,7 @@ def bootstrap_interval(
         :class:`BootstrapDifference` (with ``p_value``, from inverting the interval, never
         below ``p_floor = 1/(B + 1)``, the smallest p-value the resamples resolve, and
         ``p_tail``, how many resamples it is read from, and ``p_coarse`` when fewer than
-        :data:`MIN_TAIL`) when ``b`` is given.
+        ``MIN_TAIL`` (10)) when ``b`` is given.
 
     Examples
     --------
