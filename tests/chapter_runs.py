@@ -9,8 +9,12 @@ before the unit tests), and are computed by executing it otherwise.
 
 from __future__ import annotations
 
+import fcntl
 import functools
+import hashlib
 import json
+import os
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -48,11 +52,37 @@ def inputs(stem: str) -> dict:
     return {name: namespace[name] for name in parameter_names(source)} | declared(stem)
 
 
-@functools.cache
-def _run(stem: str, values_json: str) -> dict[str, str]:
+def _execute(stem: str, values_json: str) -> dict[str, str]:
     from heldout.book.rerun import rerun
 
     return rerun(NOTEBOOKS / f"{stem}.ipynb", json.loads(values_json), quick=True).glued
+
+
+@functools.cache
+def _run(stem: str, values_json: str) -> dict[str, str]:
+    """Execute once per test session, also across pytest-xdist's workers.
+
+    The workers of one run share ``PYTEST_XDIST_TESTRUNUID``: the first worker to ask for a
+    chapter with these values executes it under a file lock and leaves its glued values in
+    a folder of that run; a worker asking later (tests/test_rerun.py and
+    tests/test_chapter_parameters.py ask for the same runs) waits for the lock and reads them.
+    """
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if not run_id:
+        return _execute(stem, values_json)
+    folder = Path(tempfile.gettempdir()) / f"heldout-chapter-runs-{run_id}"
+    folder.mkdir(exist_ok=True)
+    key = hashlib.sha256(f"{stem}\n{values_json}".encode()).hexdigest()[:20]
+    done = folder / f"{key}.json"
+    with open(folder / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if done.exists():
+            return json.loads(done.read_text(encoding="utf-8"))
+        glued = _execute(stem, values_json)
+        partial = done.with_suffix(".partial")
+        partial.write_text(json.dumps(glued), encoding="utf-8")
+        os.replace(partial, done)
+        return glued
 
 
 def run_with(stem: str, values: dict) -> dict[str, str]:
