@@ -28,28 +28,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _toc_notebooks(root: Path) -> list[Path]:
-    import yaml
-
-    found: list[Path] = []
-
-    def walk(node) -> None:
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if key in ("file", "root") and isinstance(value, str):
-                    path = root / f"{value}.ipynb"
-                    if path.exists():
-                        found.append(path)
-                else:
-                    walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8")))
-    return found
-
-
 def _settings(root: Path) -> tuple[int, bool]:
     import yaml
 
@@ -94,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     import nbformat
+    from heldout_rules import toc_notebooks  # beside this file: the toc's notebooks, in order
     from jupyter_cache import get_cache
 
     root = Path(args.root).resolve()
@@ -102,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     for record in cache.list_cache_records():
         seconds.setdefault(Path(record.uri).name, record.data.get("execution_seconds") or 0.0)
     todo = []
-    for path in _toc_notebooks(root):
+    for path in (root / f"{doc}.ipynb" for doc in toc_notebooks(root / "_toc.yml")):
         try:
             cache.match_cache_notebook(nbformat.read(path, as_version=4))
         except KeyError:
