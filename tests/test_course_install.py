@@ -43,10 +43,10 @@ import shutil
 import subprocess
 import sys
 import tomllib
-import venv
 from pathlib import Path
 
 import pytest
+from install_support import create_venv, distribution_names
 
 ROOT = Path(__file__).resolve().parents[1]
 COURSE_VENV = ROOT / "_build" / "course-venv"
@@ -240,34 +240,6 @@ def _stamp() -> str:
     return hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
 
 
-def _uv() -> str | None:
-    """The uv executable of this environment (the test extra installs it), or None."""
-    try:
-        import uv
-    except ImportError:
-        return shutil.which("uv")
-    return uv.find_uv_bin()
-
-
-def _build_venv(requirements: list[str]) -> None:
-    py = COURSE_VENV / "bin" / "python"
-    uv = _uv()
-    if uv:
-        # never fetch an interpreter: the venv runs the one running the tests
-        env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}
-        subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, COURSE_VENV],
-                       check=True, env=env, timeout=600)  # fmt: skip
-        install = [uv, "pip", "install", "--quiet", "--python", py]
-        subprocess.run([*install, *requirements], check=True, env=env, timeout=1800)
-        return
-    venv.EnvBuilder(with_pip=True).create(COURSE_VENV)
-    subprocess.run(
-        [py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile",
-         *requirements],
-        check=True, timeout=1800,
-    )  # fmt: skip
-
-
 @pytest.fixture(scope="module")
 def course_env():
     if os.environ.get("HELDOUT_SKIP_INSTALL_TEST"):
@@ -276,7 +248,7 @@ def course_env():
     py = COURSE_VENV / "bin" / "python"
     if not (stamp.exists() and stamp.read_text() == _stamp() and py.exists()):
         shutil.rmtree(COURSE_VENV, ignore_errors=True)
-        _build_venv(_requirement_names(("book",)) + ["nbmake>=1.5"])
+        create_venv(COURSE_VENV, _requirement_names(("book",)) + ["nbmake>=1.5"])
         launcher = COURSE_VENV / "bin" / "heldout"
         launcher.write_text(f"#!{py}\nfrom heldout.cli import run\nrun()\n")
         launcher.chmod(0o755)
@@ -285,13 +257,7 @@ def course_env():
 
 
 def test_light_venv_has_no_heavy_package(course_env):
-    listing = (
-        "import importlib.metadata as m; print(*(d.metadata['Name'] for d in m.distributions()))"
-    )
-    out = subprocess.run(
-        [course_env / "bin" / "python", "-c", listing], capture_output=True, text=True, check=True
-    ).stdout
-    names = {_canonical(name) for name in out.split()}
+    names = {_canonical(name) for name in distribution_names(course_env / "bin" / "python")}
     assert "jupyter-book" in names and "scikit-learn" in names
     assert not names & HEAVY, f"the light install holds {sorted(names & HEAVY)}"
 

@@ -11,10 +11,10 @@ import os
 import shutil
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import pytest
+from install_support import create_venv, distribution_names
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,7 +45,6 @@ def core_env(tmp_path_factory):
     if os.environ.get("HELDOUT_SKIP_INSTALL_TEST"):
         pytest.skip("HELDOUT_SKIP_INSTALL_TEST is set")
     where = tmp_path_factory.mktemp("core-venv")
-    py = where / "bin" / "python"
     # Build from a copy, so that setuptools' build/ folder never lands in the work tree.
     source = tmp_path_factory.mktemp("source")
     for name in ("pyproject.toml", "README.md"):
@@ -53,40 +52,11 @@ def core_env(tmp_path_factory):
     shutil.copytree(
         ROOT / "src", source / "src", ignore=shutil.ignore_patterns("*.egg-info", "__pycache__")
     )
-    uv = _uv()
-    if uv:  # seconds with uv's cache, where pip takes about a minute
-        env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}
-        env.pop("VIRTUAL_ENV", None)
-        subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, where],
-                       check=True, env=env, timeout=600)  # fmt: skip
-        subprocess.run([uv, "pip", "install", "--quiet", "--python", py, str(source)],
-                       check=True, env=env, timeout=900)  # fmt: skip
-        return where
-    venv.EnvBuilder(with_pip=True).create(where)
-    subprocess.run(
-        [py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(source)],
-        check=True,
-        timeout=900,
-    )
-    return where
-
-
-def _uv() -> str | None:
-    try:
-        import uv
-    except ImportError:
-        return shutil.which("uv")
-    return uv.find_uv_bin()
+    return create_venv(where, [str(source)], timeout=900)
 
 
 def test_core_install_pulls_only_light_dependencies(core_env):
-    listing = (
-        "import importlib.metadata as m; print(*(d.metadata['Name'] for d in m.distributions()))"
-    )
-    out = subprocess.run(
-        [core_env / "bin" / "python", "-c", listing], capture_output=True, text=True, check=True
-    ).stdout
-    names = {name.lower().replace("_", "-") for name in out.split()}
+    names = {n.lower().replace("_", "-") for n in distribution_names(core_env / "bin" / "python")}
     assert {"heldout", "numpy", "scipy", "matplotlib"} <= names
     extra = names - ALLOWED
     assert not extra, f"pip install . (no extras) pulled in {sorted(extra)}"

@@ -21,7 +21,6 @@ the lesson.  ``HELDOUT_SKIP_INSTALL_TEST`` skips it, as for ``tests/test_install
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -29,17 +28,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from install_support import create_venv, uv_bin
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSON = "test_set_bound"
-
-
-def _uv() -> str | None:
-    try:
-        import uv
-    except ImportError:
-        return shutil.which("uv")
-    return uv.find_uv_bin()
 
 
 def _clean_env(**extra: str) -> dict[str, str]:
@@ -54,7 +46,7 @@ def dist(tmp_path_factory) -> Path:
     if os.environ.get("HELDOUT_SKIP_INSTALL_TEST"):
         pytest.skip("HELDOUT_SKIP_INSTALL_TEST is set")
     out = tmp_path_factory.mktemp("dist")
-    uv = _uv()
+    uv = uv_bin()
     installer = ["--installer", "uv"] if uv else []
     env = _clean_env(
         PATH=str(Path(uv).parent) + os.pathsep + os.environ["PATH"] if uv else os.environ["PATH"]
@@ -100,20 +92,7 @@ def test_sdist_holds_the_sources_and_the_data(dist):
 @pytest.fixture(scope="module")
 def wheel_env(wheel, tmp_path_factory) -> Path:
     where = tmp_path_factory.mktemp("wheel-venv")
-    uv = _uv()
-    if uv:
-        env = _clean_env(UV_PYTHON_DOWNLOADS="never")
-        subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, where],
-                       check=True, env=env, timeout=600)  # fmt: skip
-        subprocess.run([uv, "pip", "install", "--quiet", "--python", where / "bin" / "python",
-                        f"{wheel}[book]"], check=True, env=env, timeout=1800)  # fmt: skip
-    else:
-        import venv
-
-        venv.EnvBuilder(with_pip=True).create(where)
-        subprocess.run([where / "bin" / "python", "-m", "pip", "install", "--quiet",
-                        f"{wheel}[book]"], check=True, env=_clean_env(), timeout=1800)  # fmt: skip
-    return where
+    return create_venv(where, [f"{wheel}[book]"], env=_clean_env())
 
 
 def _run(venv_dir: Path, cwd: Path, *args, timeout: float = 300) -> subprocess.CompletedProcess:
