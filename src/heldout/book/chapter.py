@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from heldout._checks import as_flag, as_floats, show
+from heldout._checks import as_count, as_flag, as_floats, as_probability, show
 from heldout._result import Result
 
 __all__ = [
@@ -283,8 +283,6 @@ def verdict(condition: bool, if_true: str, if_false: str, *, reps=None) -> str:
 
 def _fewest(reps) -> int:
     """The smallest repetition count in ``reps`` (a count, a Verdict or a flat sequence of them)."""
-    from heldout._checks import as_count
-
     if isinstance(reps, Verdict):
         return reps.reps
     if isinstance(reps, str):
@@ -340,8 +338,6 @@ class Verdict(str):
     reps: int
 
     def __new__(cls, word: str, reps: int):
-        from heldout._checks import as_count
-
         if not isinstance(word, str) or not word:
             raise ValueError(f"word must be a non-empty text, got {show(word)}")
         self = super().__new__(cls, word)
@@ -406,8 +402,6 @@ def coverage_tolerance(reps, alpha: float = 0.05) -> tuple[np.ndarray | float, .
     >>> [round(float(v), 4) for v in coverage_tolerance(1900)]
     [0.005, 0.01, 0.01]
     """
-    from heldout._checks import as_count, as_probability
-
     r = as_count(reps, "reps", minimum=1).astype(float)
     a = as_probability(alpha, "alpha", scalar=True)
     se = np.sqrt(a * (1 - a) / r)
@@ -444,8 +438,6 @@ def coverage_verdict(coverage, reps, alpha: float = 0.05):
     >>> coverage_verdict([0.92, 0.95, 0.996], 2000).tolist()
     ['undercovers', 'holds', 'conservative']
     """
-    from heldout._checks import as_probability
-
     c = as_probability(coverage, "coverage", closed=True)
     _, lo, hi = coverage_tolerance(reps, alpha)
     c, lo, hi = np.broadcast_arrays(c, lo, hi)
@@ -468,8 +460,6 @@ def level_verdict(rate, reps, alpha: float = 0.05):
     >>> level_verdict(0.06, 1900), level_verdict(0.061, 1900), level_verdict(0.039, 1900)
     ('holds its level', 'exceeds its level', 'conservative')
     """
-    from heldout._checks import as_probability
-
     r = as_probability(rate, "rate", closed=True)
     _, lo, hi = coverage_tolerance(reps, alpha)
     r, lo, hi = np.broadcast_arrays(r, lo, hi)
