@@ -355,14 +355,9 @@ def sensitivity_at_specificity(
 # Its signature repeats sensitivity_at_specificity's (both public); the work is one
 # function, _at, called with the classes swapped and the scores negated.
 def specificity_at_sensitivity(
-    y: ArrayLike,
-    scores: ArrayLike,
-    at: ArrayLike = 0.9,
-    alpha: float = 0.05,
-    method: str = "bootstrap",
-    n_resamples: int = 2000,
-    seed=None,
-) -> OperatingPoint:
+    y: ArrayLike, scores: ArrayLike, at: ArrayLike = 0.9, alpha: float = 0.05,
+    method: str = "bootstrap", n_resamples: int = 2000, seed=None,
+) -> OperatingPoint:  # fmt: skip
     """Specificity at a fixed sensitivity, with an interval that lets the threshold vary.
 
     .. math:: \\widehat{Sp}(r) = \\max\\{\\widehat{Sp}(t) : \\widehat{Se}(t) \\ge r\\}
@@ -373,25 +368,15 @@ def specificity_at_sensitivity(
 
     Parameters
     ----------
-    y : array_like of 0/1, shape (n,)
-    scores : array_like, shape (n,)
     at : float or array_like in [0, 1]
-        The fixed sensitivity.
-    alpha : float
-    method : {"bootstrap", "order-statistic", "fixed-threshold"}
-    n_resamples : int
-    seed : int, Generator or None
-
-    Returns
-    -------
-    OperatingPoint
+        The fixed sensitivity; the other arguments and the result as in
+        :func:`sensitivity_at_specificity`.
 
     Examples
     --------
     >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> y = np.r_[np.ones(200), np.zeros(300)]
-    >>> s = np.r_[rng.normal(1.5, 1, 200), rng.normal(0, 1, 300)]
+    >>> y = np.repeat([1, 0], [200, 300])
+    >>> s = np.random.default_rng(0).normal(1.5 * y, 1.0)
     >>> r = specificity_at_sensitivity(y, s, at=0.9, seed=1)
     >>> bool(0 <= r.low <= r.value <= r.high <= 1)
     True

@@ -230,13 +230,9 @@ def split_threshold(
 # Its signature repeats split_threshold's (both public, same data and metric); what the two
 # compute in common is in _prepare, _best and _interval.
 def crossfit_threshold(
-    y: ArrayLike,
-    scores: ArrayLike,
-    metric: str = "f1",
-    alpha: float = 0.05,
-    folds: int = 5,
-    seed=None,
-) -> ThresholdReport:
+    y: ArrayLike, scores: ArrayLike, metric: str = "f1", alpha: float = 0.05,
+    folds: int = 5, seed=None,
+) -> ThresholdReport:  # fmt: skip
     """Cross-fitted threshold: every item classified by a threshold chosen without it.
 
     .. math:: \\hat t_k = \\arg\\max_t M_{-k}(t), \\qquad
@@ -256,6 +252,7 @@ def crossfit_threshold(
     Returns
     -------
     ThresholdReport
+        Its ``threshold`` lists the ``folds`` thresholds, one chosen without each fold.
 
     Examples
     --------
