@@ -738,6 +738,8 @@ def test_accuracy(
     --------
     >>> round(test_accuracy(0.95, 1.0, 800, 200), 4)
     0.75
+    >>> round(test_accuracy(0.95, 0.99, 800, 200), 4)  # 0.01 too low a guess: 0.04 too high
+    0.79
     """
     p = as_probability(data_accuracy, "data_accuracy", closed=True)
     t = as_probability(train_accuracy, "train_accuracy", closed=True)
@@ -835,20 +837,15 @@ def test_accuracy_bounds(
 _LEVEL = {"level": ("alpha", level_to_alpha)}
 
 
+# test_accuracy_bounds' arguments and the interval's (both public), packed
 @renamed(**_LEVEL)
 def test_accuracy_interval(
-    data_accuracy: ArrayLike,
-    train_rows: ArrayLike,
-    test_rows: ArrayLike,
-    *,
-    train_accuracy: ArrayLike | None = None,
-    alpha: ArrayLike = 0.05,
-    method: str = "clopper-pearson",
-    rows: ArrayLike | None = None,
-    train_accuracy_low: ArrayLike = 0.0,
-    train_accuracy_high: ArrayLike = 1.0,
+    data_accuracy: ArrayLike, train_rows: ArrayLike, test_rows: ArrayLike, *,
+    train_accuracy: ArrayLike | None = None, alpha: ArrayLike = 0.05,
+    method: str = "clopper-pearson", rows: ArrayLike | None = None,
+    train_accuracy_low: ArrayLike = 0.0, train_accuracy_high: ArrayLike = 1.0,
     train_at_least_test: bool = False,
-) -> Interval:
+) -> Interval:  # fmt: skip
     """Confidence interval for the model's accuracy on new data, from a lost test set.
 
     What is random: the model is fixed (it was trained on the ``N1`` training
