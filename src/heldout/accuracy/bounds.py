@@ -532,12 +532,16 @@ def normal_upper(
     return scalar_or_array(phat + z_arr * sd)
 
 
-# normal_upper's signature, packed (both public); the two share _normal_parts
+# normal_upper's twin (both public); the two share _normal_parts
 @renamed(**_OLD)
 def normal_lower(
-    k: ArrayLike, n: ArrayLike, alpha: ArrayLike | None = 0.05, *,
-    z: ArrayLike | None = None, ddof: int = 1,
-) -> FloatOrArray:  # fmt: skip
+    k: ArrayLike,
+    n: ArrayLike,
+    alpha: ArrayLike | None = 0.05,
+    *,
+    z: ArrayLike | None = None,
+    ddof: int = 1,
+) -> FloatOrArray:
     """Mirror image of :func:`normal_upper`: ``phat - z * sqrt(phat (1 - phat) / (n - ddof))``.
 
     Examples

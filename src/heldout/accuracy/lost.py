@@ -837,15 +837,21 @@ def test_accuracy_bounds(
 _LEVEL = {"level": ("alpha", level_to_alpha)}
 
 
-# test_accuracy_bounds' arguments and the interval's (both public), packed
+# test_accuracy_bounds' arguments and the interval's (both public)
 @renamed(**_LEVEL)
 def test_accuracy_interval(
-    data_accuracy: ArrayLike, train_rows: ArrayLike, test_rows: ArrayLike, *,
-    train_accuracy: ArrayLike | None = None, alpha: ArrayLike = 0.05,
-    method: str = "clopper-pearson", rows: ArrayLike | None = None,
-    train_accuracy_low: ArrayLike = 0.0, train_accuracy_high: ArrayLike = 1.0,
+    data_accuracy: ArrayLike,
+    train_rows: ArrayLike,
+    test_rows: ArrayLike,
+    *,
+    train_accuracy: ArrayLike | None = None,
+    alpha: ArrayLike = 0.05,
+    method: str = "clopper-pearson",
+    rows: ArrayLike | None = None,
+    train_accuracy_low: ArrayLike = 0.0,
+    train_accuracy_high: ArrayLike = 1.0,
     train_at_least_test: bool = False,
-) -> Interval:  # fmt: skip
+) -> Interval:
     """Confidence interval for the model's accuracy on new data, from a lost test set.
 
     What is random: the model is fixed (it was trained on the ``N1`` training

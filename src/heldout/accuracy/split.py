@@ -1041,10 +1041,15 @@ def measure_criticism(
 # Its signature repeats measure_criticism's (both public: a grid of independent cells, or
 # splits of shared rows); the loss, the fit and the chunking are the helpers both call.
 def measure_splits(
-    rows: int, test_rows, repeats: int, *,
-    population: LogisticPopulation | None = None, C: float = 1.0,
-    seed: int | None = None, batch_rows: int = 400_000,
-) -> CriticismMeasurement:  # fmt: skip
+    rows: int,
+    test_rows,
+    repeats: int,
+    *,
+    population: LogisticPopulation | None = None,
+    C: float = 1.0,
+    seed: int | None = None,
+    batch_rows: int = 400_000,
+) -> CriticismMeasurement:
     r"""Realised criticism of several splits of the same ``rows`` rows (a paired design).
 
     Each resample draws ``rows`` rows once; every candidate split ``t`` in ``test_rows``

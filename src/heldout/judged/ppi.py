@@ -379,9 +379,13 @@ def _gold_table(table: ArrayLike, most: int = MAX_ITEMS) -> tuple[int, int, int,
 # Its keywords repeat ppi_mean's (both public: arrays or a 2 x 2 table of counts); both end
 # in _ppi_result.
 def ppi_from_counts(
-    table: ArrayLike, judge_passed: int, judge_items: int, *,
-    alpha: float = 0.05, weight: str | float = "tuned",
-) -> JudgedMean:  # fmt: skip
+    table: ArrayLike,
+    judge_passed: int,
+    judge_items: int,
+    *,
+    alpha: float = 0.05,
+    weight: str | float = "tuned",
+) -> JudgedMean:
     r""":func:`ppi_mean` for 0/1 grades given as counts.
 
     For 0/1 grades the means, variances and covariance of :func:`ppi_mean` are functions of
@@ -533,10 +537,16 @@ def judge_only_mean(judge: ArrayLike, *, alpha: float = 0.05) -> JudgedMean:
 
 # ppi_mean's keywords after the six arrays (both public); both end in _ppi_result
 def ppi_difference(
-    gold_a: ArrayLike, gold_b: ArrayLike, judge_gold_a: ArrayLike, judge_gold_b: ArrayLike,
-    judge_rest_a: ArrayLike, judge_rest_b: ArrayLike, *,
-    alpha: float = 0.05, weight: str | float = "tuned",
-) -> JudgedMean:  # fmt: skip
+    gold_a: ArrayLike,
+    gold_b: ArrayLike,
+    judge_gold_a: ArrayLike,
+    judge_gold_b: ArrayLike,
+    judge_rest_a: ArrayLike,
+    judge_rest_b: ArrayLike,
+    *,
+    alpha: float = 0.05,
+    weight: str | float = "tuned",
+) -> JudgedMean:
     r"""The difference of two models' scores on the same items, graded by the same judge.
 
     PPI on the paired differences :cite:`angelopoulos2023ppi,boyeau2024autoeval`: with

@@ -531,13 +531,17 @@ class ReliabilityBand(Result):
 
 
 # reliability_band takes calibration_error's arguments (both public, so the signature stands
-# twice, packed here) and checks them with the same _binned_args; its bootstrap redraws items and then their labels
+# twice) and checks them with the same _binned_args; its bootstrap redraws items and then their labels
 # from the probabilities, per bin, where calibration_error's draws each cell's resampled error
 # (_resampled_ce2), so the two resampling loops stay apart.
 def reliability_band(
-    y: ArrayLike, p: ArrayLike, n_bins: int = 10, alpha: float = 0.05,
-    n_resamples: int = 1000, seed=None,
-) -> ReliabilityBand:  # fmt: skip
+    y: ArrayLike,
+    p: ArrayLike,
+    n_bins: int = 10,
+    alpha: float = 0.05,
+    n_resamples: int = 1000,
+    seed=None,
+) -> ReliabilityBand:
     """Reliability diagram with Bröcker and Smith's consistency band.
 
     In each of ``n_bins`` equal-mass bins the observed frequency :math:`\\bar y_b`

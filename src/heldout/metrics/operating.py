@@ -355,9 +355,14 @@ def sensitivity_at_specificity(
 # Its signature repeats sensitivity_at_specificity's (both public); the work is one
 # function, _at, called with the classes swapped and the scores negated.
 def specificity_at_sensitivity(
-    y: ArrayLike, scores: ArrayLike, at: ArrayLike = 0.9, alpha: float = 0.05,
-    method: str = "bootstrap", n_resamples: int = 2000, seed=None,
-) -> OperatingPoint:  # fmt: skip
+    y: ArrayLike,
+    scores: ArrayLike,
+    at: ArrayLike = 0.9,
+    alpha: float = 0.05,
+    method: str = "bootstrap",
+    n_resamples: int = 2000,
+    seed=None,
+) -> OperatingPoint:
     """Specificity at a fixed sensitivity, with an interval that lets the threshold vary.
 
     .. math:: \\widehat{Sp}(r) = \\max\\{\\widehat{Sp}(t) : \\widehat{Se}(t) \\ge r\\}

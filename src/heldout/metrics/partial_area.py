@@ -274,10 +274,15 @@ def partial_auc(
 # Its signature repeats partial_auc's with a second model's scores (both public); their
 # checks are one helper, _common, and the standardisation _standardise.
 def partial_auc_difference(
-    y: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike,
-    specificity: ArrayLike = (0.8, 1.0), alpha: float = 0.05, method: str = "delong",
-    n_resamples: int = 2000, seed=None,
-) -> Difference:  # fmt: skip
+    y: ArrayLike,
+    scores_a: ArrayLike,
+    scores_b: ArrayLike,
+    specificity: ArrayLike = (0.8, 1.0),
+    alpha: float = 0.05,
+    method: str = "delong",
+    n_resamples: int = 2000,
+    seed=None,
+) -> Difference:
     """Paired difference of two models' standardised partial AUCs on the same items.
 
     .. math:: \\hat d = \\mathrm{pAUC}_{\\mathrm{st}}(a) - \\mathrm{pAUC}_{\\mathrm{st}}(b), \\qquad

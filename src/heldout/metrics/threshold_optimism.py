@@ -230,9 +230,13 @@ def split_threshold(
 # Its signature repeats split_threshold's (both public, same data and metric); what the two
 # compute in common is in _prepare, _best and _interval.
 def crossfit_threshold(
-    y: ArrayLike, scores: ArrayLike, metric: str = "f1", alpha: float = 0.05,
-    folds: int = 5, seed=None,
-) -> ThresholdReport:  # fmt: skip
+    y: ArrayLike,
+    scores: ArrayLike,
+    metric: str = "f1",
+    alpha: float = 0.05,
+    folds: int = 5,
+    seed=None,
+) -> ThresholdReport:
     """Cross-fitted threshold: every item classified by a threshold chosen without it.
 
     .. math:: \\hat t_k = \\arg\\max_t M_{-k}(t), \\qquad

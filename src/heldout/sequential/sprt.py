@@ -269,9 +269,14 @@ def sprt_operating(
 # exact probabilities); both read the test's constants from _setup.
 @renamed(boundaries="method")
 def sprt_wald(
-    accuracy, required: float, target: float, alpha: float = 0.05, beta: float = 0.2, *,
+    accuracy,
+    required: float,
+    target: float,
+    alpha: float = 0.05,
+    beta: float = 0.2,
+    *,
     method="wald",
-) -> SPRTOperating:  # fmt: skip
+) -> SPRTOperating:
     """Wald's approximations to the SPRT's pass probability and expected number of labels.
 
     With :math:`z = x D - g` the log likelihood ratio of one label, let
