@@ -130,6 +130,59 @@ def binomial_tail(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> FloatOrArray:
 
 
 # --------------------------------------------------------------------------- exact bounds
+def _exact_bound(k, n, alpha, *, upper: bool):
+    """The exact bound on one side: beta quantiles, with two closed forms on each side.
+
+    Upper: ``I^{-1}(k+1, n-k; 1-alpha)``, ``1 - alpha^(1/n)`` at ``k = 0``,
+    ``(1 - alpha)^(1/n)`` at ``k = n - 1`` and 1 at ``k = n``.  Lower: the mirror image,
+    ``I^{-1}(k, n-k+1; alpha)``, ``1 - (1 - alpha)^(1/n)`` at ``k = 1``, ``alpha^(1/n)``
+    at ``k = n`` and 0 at ``k = 0``.  The upper side solves each distinct ``(k, n)`` once
+    when many repeat (:func:`_repeated_pairs`).
+    """
+    k_arr, m_arr, d_arr = _counts_alpha(k, n, alpha)
+    out = np.full(k_arr.shape, 1.0 if upper else 0.0)  # the bound at k = n (upper), 0 (lower)
+    kf, mf = k_arr.astype(float), m_arr.astype(float)
+    with np.errstate(all="ignore"):
+        log_alpha, log_keep = np.log(d_arr), np.log1p(-d_arr)
+        if upper:  # 1 - alpha^(1/n) at k = 0, then (1 - alpha)^(1/n) at k = n - 1
+            first, second = k_arr == 0, k_arr == m_arr - 1
+            log_first, log_second = log_alpha, log_keep
+        else:  # 1 - (1 - alpha)^(1/n) at k = 1, then alpha^(1/n) at k = n
+            first, second = k_arr == 1, k_arr == m_arr
+            log_first, log_second = log_keep, log_alpha
+        out[first] = -np.expm1(log_first[first] / mf[first])
+        second &= ~first
+        out[second] = np.exp(log_second[second] / mf[second])
+    inner = (k_arr > 0) & (k_arr < m_arr - 1) if upper else (k_arr > 1) & (k_arr < m_arr)
+    if np.any(inner):
+        ki, mi, di = k_arr[inner], m_arr[inner], d_arr[inner]
+        # Beta(k + 1, n - k) for the upper bound, Beta(k, n - k + 1) for the lower
+        a, b = (ki + 1.0, (mi - ki).astype(float)) if upper else (kf[inner], (mi - ki) + 1.0)
+        once = _repeated_pairs(ki, mi, di) if upper else None
+        if once is None:
+            out[inner] = _beta.quantile(a, b, di, upper=upper)
+        else:  # many repeated (k, n): each distinct pair is solved once
+            first_of, back = once
+            out[inner] = _beta.quantile(a[first_of], b[first_of], di[first_of], upper=True)[back]
+    low, high = (kf / mf, 1.0) if upper else (0.0, kf / mf)
+    return scalar_or_array(np.clip(out, low, high))
+
+
+def _repeated_pairs(k: np.ndarray, m: np.ndarray, alpha: np.ndarray):
+    """``(first, back)`` with ``k[first][back] == k`` (likewise ``m``) when many pairs repeat.
+
+    Only for one ``alpha`` and sizes small enough that the distinct pairs (about
+    ``max(m)^2 / 2``) are fewer than four times the items; else None.
+    """
+    if k.size < 1000 or alpha.min() != alpha.max():
+        return None
+    top = int(m.max())
+    if top * top > 8 * k.size:
+        return None
+    _, first, back = np.unique(k * (top + 1) + m, return_index=True, return_inverse=True)
+    return first, back.ravel()
+
+
 @renamed(**_OLD)
 def exact_upper(k: ArrayLike, n: ArrayLike, alpha: ArrayLike = 0.05) -> FloatOrArray:
     """The test set bound: the largest ``p`` with ``Bin(n, k, p) >= alpha``.
@@ -171,42 +224,7 @@ def exact_upper(k: ArrayLike, n: ArrayLike, alpha: ArrayLike = 0.05) -> FloatOrA
     >>> round(exact_upper(1000, 10**9) * 1e9, 2)  # SciPy's inverse gives 1053.60 for k = 999 too
     1053.6
     """
-    k_arr, m_arr, d_arr = _counts_alpha(k, n, alpha)
-    out = np.ones(k_arr.shape, dtype=float)
-    kf, mf = k_arr.astype(float), m_arr.astype(float)
-    with np.errstate(all="ignore"):
-        zero = k_arr == 0
-        out[zero] = -np.expm1(np.log(d_arr[zero]) / mf[zero])
-        last = (k_arr == m_arr - 1) & ~zero
-        out[last] = np.exp(np.log1p(-d_arr[last]) / mf[last])
-    inner = (k_arr > 0) & (k_arr < m_arr - 1)
-    if np.any(inner):
-        ki, mi, di = k_arr[inner], m_arr[inner], d_arr[inner]
-        once = _repeated_pairs(ki, mi, di)
-        if once is None:
-            out[inner] = _beta.quantile(ki + 1.0, (mi - ki).astype(float), di, upper=True)
-        else:  # many repeated (k, n): each distinct pair is solved once
-            first, back = once
-            ka, ma = ki[first], mi[first]
-            out[inner] = _beta.quantile(ka + 1.0, (ma - ka).astype(float), di[first], upper=True)[
-                back
-            ]
-    return scalar_or_array(np.clip(out, kf / mf, 1.0))
-
-
-def _repeated_pairs(k: np.ndarray, m: np.ndarray, alpha: np.ndarray):
-    """``(first, back)`` with ``k[first][back] == k`` (likewise ``m``) when many pairs repeat.
-
-    Only for one ``alpha`` and sizes small enough that the distinct pairs (about
-    ``max(m)^2 / 2``) are fewer than four times the items; else None.
-    """
-    if k.size < 1000 or alpha.min() != alpha.max():
-        return None
-    top = int(m.max())
-    if top * top > 8 * k.size:
-        return None
-    _, first, back = np.unique(k * (top + 1) + m, return_index=True, return_inverse=True)
-    return first, back.ravel()
+    return _exact_bound(k, n, alpha, upper=True)
 
 
 @renamed(**_OLD)
@@ -219,37 +237,16 @@ def exact_lower(k: ArrayLike, n: ArrayLike, alpha: ArrayLike = 0.05) -> FloatOrA
     and take ``1 -`` the result); ``0.0`` when ``k == 0``.  With probability at
     least ``1 - alpha`` the true rate is at least this value :cite:`clopper1934`.
     Computed and checked like :func:`exact_upper`; closed forms
-    ``1 - (1 - alpha)^(1/n)`` for ``k = 1`` and ``alpha^(1/n)`` for ``k = n``.
-
-    Parameters
-    ----------
-    k, n, alpha
-        As in :func:`exact_upper`.
-
-    Returns
-    -------
-    float or ndarray
-        The bound, in ``[0, k/n]``.
+    ``1 - (1 - alpha)^(1/n)`` for ``k = 1`` and ``alpha^(1/n)`` for ``k = n`` (both sides
+    are :func:`_exact_bound`).  Arguments as in :func:`exact_upper`; the bound lies in
+    ``[0, k/n]``.
 
     Examples
     --------
     >>> round(exact_lower(38, 100), 4)
     0.2987
     """
-    k_arr, m_arr, d_arr = _counts_alpha(k, n, alpha)
-    out = np.zeros(k_arr.shape, dtype=float)
-    kf, mf = k_arr.astype(float), m_arr.astype(float)
-    with np.errstate(all="ignore"):
-        one = k_arr == 1
-        out[one] = -np.expm1(np.log1p(-d_arr[one]) / mf[one])
-        full = (k_arr == m_arr) & ~one
-        out[full] = np.exp(np.log(d_arr[full]) / mf[full])
-    inner = (k_arr > 1) & (k_arr < m_arr)
-    if np.any(inner):
-        a = kf[inner]
-        b = (m_arr[inner] - k_arr[inner]).astype(float) + 1.0
-        out[inner] = _beta.quantile(a, b, d_arr[inner], upper=False)
-    return scalar_or_array(np.clip(out, 0.0, kf / mf))
+    return _exact_bound(k, n, alpha, upper=False)
 
 
 # --------------------------------------------------------------------------- relaxations
@@ -273,6 +270,7 @@ def hoeffding_upper(
     Returns
     -------
     float or ndarray
+        The bound, in ``[k/n, 1 + sqrt(ln(1/alpha) / (2n))]`` (in ``[k/n, 1]`` with ``clip``).
 
     Examples
     --------
@@ -422,16 +420,8 @@ def kl_upper(k: ArrayLike, n: ArrayLike, alpha: ArrayLike = 0.05) -> FloatOrArra
     :func:`hoeffding_upper` (by Pinsker's inequality ``KL >= 2 (p - q)^2``) and
     always in ``[k/n, 1]``.  Closed form ``1 - alpha^(1/n)`` when ``k = 0``;
     ``1`` when ``k = n``; otherwise solved by vectorised bisection and returned on
-    the safe side (never below the root by more than a few ulps).
-
-    Parameters
-    ----------
-    k, n, alpha
-        As in :func:`exact_upper`.
-
-    Returns
-    -------
-    float or ndarray
+    the safe side (never below the root by more than a few ulps).  Arguments as in
+    :func:`exact_upper`; one side of :func:`_kl_bound`, like :func:`kl_lower`.
 
     Examples
     --------
@@ -531,6 +521,7 @@ def normal_upper(
     Returns
     -------
     float or ndarray
+        The rule's value, ``phat + z * sd``: it can leave ``[0, 1]``.
 
     Examples
     --------
@@ -541,6 +532,7 @@ def normal_upper(
     return scalar_or_array(phat + z_arr * sd)
 
 
+# normal_upper's twin (both public); the two share _normal_parts
 @renamed(**_OLD)
 def normal_lower(
     k: ArrayLike,
@@ -655,12 +647,7 @@ def clopper_pearson(k: ArrayLike, n: ArrayLike, *, alpha: ArrayLike = 0.05) -> I
     ``(exact_lower(k, n, alpha/2), exact_upper(k, n, alpha/2))``: beta quantiles
     ``B(alpha/2; k, n-k+1)`` and ``B(1-alpha/2; k+1, n-k)``.  Guaranteed
     coverage at least ``1 - alpha`` for every true proportion.  Same as
-    ``interval(k, n, alpha=alpha)``.
-
-    Returns
-    -------
-    Interval
-        ``low, high`` (floats or arrays); unpacks as a pair.
+    ``interval(k, n, alpha=alpha)``, and returns the same :class:`~heldout._result.Interval`.
 
     Examples
     --------
@@ -867,6 +854,7 @@ def simulate_coverage(
     Returns
     -------
     float or ndarray
+        The share of the ``reps`` draws covered, for each ``p``.
 
     Examples
     --------

@@ -108,6 +108,14 @@ def _rows_and_test_rows(rows, test_rows):
     return n, n2
 
 
+def _estimate_args(accuracy, name: str, data_accuracy, batches):
+    """An accuracy called ``name`` and ``data_accuracy`` (both in ``[0, 1]``), and the
+    number of batches ``k >= 1`` as floats: the arguments of the article's estimators."""
+    a = as_probability(accuracy, name, closed=True)
+    p = as_probability(data_accuracy, "data_accuracy", closed=True)
+    return a, p, as_count(batches, "batches", minimum=1).astype(float)
+
+
 def _sizes(train_rows, test_rows, rows=None):
     """Check ``N1 >= 0``, ``N2 >= 1`` and, if given, ``rows == N1 + N2``; return ``(N1, N2, N)``."""
     n1 = as_count(train_rows, "train_rows")
@@ -300,9 +308,7 @@ def corrected_alpha(
     >>> round(corrected_alpha(0.9, 0.9, 10), 4), round(corrected_alpha(0.9, 0.9, 10, method='intended'), 4)
     (0.009, 0.9)
     """
-    a = as_probability(a_hat, "a_hat", closed=True)
-    p = as_probability(data_accuracy, "data_accuracy", closed=True)
-    k = as_count(batches, "batches", minimum=1).astype(float)
+    a, p, k = _estimate_args(a_hat, "a_hat", data_accuracy, batches)
     as_choice(method, "method", ("printed", "intended"))
     if method == "printed":
         out = (a - p * (1.0 - 1.0 / k)) / k
@@ -327,9 +333,7 @@ def article_expectation(
     >>> round(article_expectation(0.8, 0.9, 10), 4)
     0.89
     """
-    a = as_probability(test_accuracy, "test_accuracy", closed=True)
-    p = as_probability(data_accuracy, "data_accuracy", closed=True)
-    k = as_count(batches, "batches", minimum=1).astype(float)
+    a, p, k = _estimate_args(test_accuracy, "test_accuracy", data_accuracy, batches)
     return scalar_or_array(a / k + p * (1.0 - 1.0 / k))
 
 
@@ -557,10 +561,8 @@ def expectation_given_drawn(
     >>> round(expectation_given_drawn(0.8, 0.9, 10, 3, 120), 4)
     0.8995
     """
-    a = as_probability(test_accuracy, "test_accuracy", closed=True)
-    p = as_probability(data_accuracy, "data_accuracy", closed=True)
+    a, p, k = _estimate_args(test_accuracy, "test_accuracy", data_accuracy, batches)
     n, n2 = _rows_and_test_rows(rows, test_rows)
-    k = as_count(batches, "batches", minimum=1).astype(float)
     x = np.where(n2 == n, 1.0, np.exp(-_log_subsets(n, n2)))
     with np.errstate(divide="ignore", invalid="ignore"):
         prob = -np.expm1(k * np.log1p(-np.minimum(x, 0.5)))
@@ -736,6 +738,8 @@ def test_accuracy(
     --------
     >>> round(test_accuracy(0.95, 1.0, 800, 200), 4)
     0.75
+    >>> round(test_accuracy(0.95, 0.99, 800, 200), 4)  # 0.01 too low a guess: 0.04 too high
+    0.79
     """
     p = as_probability(data_accuracy, "data_accuracy", closed=True)
     t = as_probability(train_accuracy, "train_accuracy", closed=True)
@@ -833,6 +837,7 @@ def test_accuracy_bounds(
 _LEVEL = {"level": ("alpha", level_to_alpha)}
 
 
+# test_accuracy_bounds' arguments and the interval's (both public)
 @renamed(**_LEVEL)
 def test_accuracy_interval(
     data_accuracy: ArrayLike,

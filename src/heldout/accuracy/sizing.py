@@ -105,7 +105,13 @@ def _check_common(range_, tolerance, alpha):
     return _broadcast({"range_": range_, "tolerance": tolerance, "alpha": alpha})
 
 
-def _check_variance(variance, range_, name="variance"):
+def _variance_args(variance, range_, tolerance, alpha, name="variance"):
+    """The variance, range, tolerance and alpha of the Bernstein sizes, checked and broadcast.
+
+    The variance must not exceed Popoviciu's limit ``range_**2 / 4`` for a loss in
+    ``[0, range_]``.
+    """
+    range_, tolerance, alpha = _check_common(range_, tolerance, alpha)
     variance = as_positive(variance, name, allow_zero=True)
     # Popoviciu: a variable in [0, U] has variance at most U^2 / 4.
     with np.errstate(over="ignore"):
@@ -115,7 +121,7 @@ def _check_variance(variance, range_, name="variance"):
             f"{name} must be at most range_**2 / 4 (the largest variance of a loss in [0, range_]), "
             f"got {name}={show(variance)} with range_={show(range_)}"
         )
-    return variance
+    return _broadcast({name: variance, "range_": range_, "tolerance": tolerance, "alpha": alpha})
 
 
 # --------------------------------------------------------------------------- Hoeffding
@@ -261,17 +267,14 @@ def bernstein_size(
     Returns
     -------
     int or ndarray of int
+        The smallest ``n`` that Bernstein's inequality finds sufficient.
 
     Examples
     --------
     >>> bernstein_size(0.05 * 0.95, 1, 0.01, 0.05)  # a 5 % error rate, within 1 point
     3751
     """
-    range_, tolerance, alpha = _check_common(range_, tolerance, alpha)
-    variance = _check_variance(variance, range_)
-    variance, range_, tolerance, alpha = _broadcast(
-        {"variance": variance, "range_": range_, "tolerance": tolerance, "alpha": alpha}
-    )
+    variance, range_, tolerance, alpha = _variance_args(variance, range_, tolerance, alpha)
     with np.errstate(all="ignore"):  # a size that overflows is refused by _ceil_size
         raw = np.log(2.0 / alpha) * (2.0 * variance / tolerance + 2.0 * range_ / 3.0) / tolerance
         return _ceil_size(raw)
@@ -362,22 +365,14 @@ def empirical_bernstein_size(
     Returns
     -------
     int or ndarray of int
+        At least 2.
 
     Examples
     --------
     >>> empirical_bernstein_size(0.05 * 0.95, 1, 0.01, 0.05)
     6035
     """
-    range_, tolerance, alpha = _check_common(range_, tolerance, alpha)
-    sample_variance = _check_variance(sample_variance, range_, "sample_variance")
-    var, u, t, eps = _broadcast(
-        {
-            "sample_variance": sample_variance,
-            "range_": range_,
-            "tolerance": tolerance,
-            "alpha": alpha,
-        }
-    )
+    var, u, t, eps = _variance_args(sample_variance, range_, tolerance, alpha, "sample_variance")
     log_term = np.log(4.0 / eps)
 
     def radius(n):

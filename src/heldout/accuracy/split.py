@@ -958,6 +958,16 @@ def _chunks(total: int, size: int):
         yield slice(start, min(total, start + size))
 
 
+def _fit_and_test(pop, X_train, y_train, X_test, y_test, C):
+    """Fit every resample's training rows (:func:`fit_logistic_batch`): its test mean loss
+    on the test rows and its exact population loss (for :func:`measure_criticism` and
+    :func:`measure_splits`)."""
+    coef, b = fit_logistic_batch(X_train, y_train, C)
+    q = special.expit((X_test @ coef[..., None])[..., 0] + b[:, None])
+    l1, l0 = _collared_pair(q, pop.mu)
+    return np.mean(np.where(y_test == 1, l1, l0), axis=1), pop.true_loss(coef, b)
+
+
 def _sizes(values, name: str) -> np.ndarray:
     if as_floats(values, name).ndim > 1:
         raise ValueError(f"{name} must be a count or a 1-D list of counts, got {show(values)}")
@@ -1023,12 +1033,8 @@ def measure_criticism(
         for part in _chunks(repeats, max(1, batch_rows // int(n_tr + n_te))):
             r = part.stop - part.start
             Xtr, ytr = pop.draw(gen, (r, int(n_tr)))
-            coef, b = fit_logistic_batch(Xtr, ytr, C)
-            Xte, yte = pop.draw(gen, (r, int(n_te)))
-            q = special.expit((Xte @ coef[..., None])[..., 0] + b[:, None])
-            l1, l0 = _collared_pair(q, pop.mu)
-            est[c, part] = np.mean(np.where(yte == 1, l1, l0), axis=1)
-            true[c, part] = pop.true_loss(coef, b)
+            Xte, yte = pop.draw(gen, (r, int(n_te)))  # the fit draws nothing: same stream
+            est[c, part], true[c, part] = _fit_and_test(pop, Xtr, ytr, Xte, yte, C)
     return CriticismMeasurement(m_train, m_test, est, true, pop.ideal_loss)
 
 
@@ -1077,9 +1083,6 @@ def measure_splits(
         X, y = pop.draw(gen, (r, rows))
         for c, t in enumerate(test):
             n_tr = rows - int(t)
-            coef, b = fit_logistic_batch(X[:, :n_tr], y[:, :n_tr], C)
-            q = special.expit((X[:, n_tr:] @ coef[..., None])[..., 0] + b[:, None])
-            l1, l0 = _collared_pair(q, pop.mu)
-            est[c, part] = np.mean(np.where(y[:, n_tr:] == 1, l1, l0), axis=1)
-            true[c, part] = pop.true_loss(coef, b)
+            parts = X[:, :n_tr], y[:, :n_tr], X[:, n_tr:], y[:, n_tr:]
+            est[c, part], true[c, part] = _fit_and_test(pop, *parts, C)
     return CriticismMeasurement(rows - test, test, est, true, pop.ideal_loss)

@@ -192,12 +192,19 @@ def _z(alpha: float) -> float:
     return float(-special.ndtri(alpha / 2))
 
 
-def _ppi_result(mom, w, a: float, *, judge_mean, method: str, disagreements: int) -> JudgedMean:
+def _ppi_result(
+    mom, w, a: float, judge_mean: float, disagreements: int, fewest: int, kind: str = ""
+) -> JudgedMean:
     """PPI's estimate with its normal interval, from the moments and the weight (one copy for
-    :func:`ppi_mean`, :func:`ppi_from_counts` and :func:`ppi_difference`)."""
+    :func:`ppi_mean`, :func:`ppi_from_counts` and :func:`ppi_difference`).
+
+    Warns (:func:`_warn_if_few`) when the judge has weight and the gold items show fewer
+    than :data:`MIN_DISAGREEMENTS` disagreements or ``fewest`` items of the rarer kind;
+    ``kind`` (``" difference"``) is appended to the method and named in the warning.
+    """
     lam = _lam_of(mom) if w == "tuned" else w
     est, se = _combine(*mom, lam)
-    return _normal_mean(
+    res = _normal_mean(
         float(est),
         float(se),
         a,
@@ -205,9 +212,13 @@ def _ppi_result(mom, w, a: float, *, judge_mean, method: str, disagreements: int
         gold_items=int(mom[7]),
         judge_items=int(mom[8]),
         judge_mean=judge_mean,
-        method=method,
+        method=_method(w) + kind,
         disagreements=disagreements,
     )
+    if res.weight > 0:
+        what = "the PPI interval" + (" of the" + kind if kind else "")
+        _warn_if_few(disagreements, int(mom[7]), fewest, what, stacklevel=4)
+    return res
 
 
 def _normal_mean(est: float, se: float, a: float, **fields) -> JudgedMean:
@@ -243,7 +254,9 @@ def _method(weight) -> str:
     return {1.0: "ppi", 0.0: "classical"}.get(weight, "weighted")
 
 
-def _warn_if_few(disagree: int, n: int, fewest: int = -1, what: str = "the PPI interval") -> None:
+def _warn_if_few(
+    disagree: int, n: int, fewest: int = -1, what: str = "the PPI interval", stacklevel: int = 3
+) -> None:
     if 0 <= disagree < MIN_DISAGREEMENTS or 0 <= fewest < MIN_EACH_KIND:
         warnings.warn(
             f"{what} is a normal approximation; on the {n} gold items judge and gold "
@@ -252,7 +265,7 @@ def _warn_if_few(disagree: int, n: int, fewest: int = -1, what: str = "the PPI i
             f"least {MIN_DISAGREEMENTS} and {MIN_EACH_KIND}: it may cover less than "
             "promised; the gold-only exact interval (classical_mean) holds there",
             UserWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
 
 
@@ -343,18 +356,8 @@ def ppi_mean(
     a = float(as_probability(alpha, "alpha", scalar=True))
     w = _weight_arg(weight)
     mom = _moments(y, fl, fu)
-    disagree = _disagreements(y, fl)
-    res = _ppi_result(
-        mom,
-        w,
-        a,
-        judge_mean=(mom[1] * mom[7] + mom[5] * mom[8]) / (mom[7] + mom[8]),
-        method=_method(w),
-        disagreements=disagree,
-    )
-    if res.weight > 0:
-        _warn_if_few(disagree, y.size, _fewest_kind(y))
-    return res
+    judge_mean = (mom[1] * mom[7] + mom[5] * mom[8]) / (mom[7] + mom[8])
+    return _ppi_result(mom, w, a, judge_mean, _disagreements(y, fl), _fewest_kind(y))
 
 
 def _gold_table(table: ArrayLike, most: int = MAX_ITEMS) -> tuple[int, int, int, int]:
@@ -398,8 +401,7 @@ def ppi_from_counts(
         Judge-only items the judge passed.
     judge_items : int
         Judge-only items :math:`N` (at least 2).
-    alpha : float
-    weight : "tuned" or float
+    alpha, weight
         As in :func:`ppi_mean`.
 
     Returns
@@ -425,18 +427,8 @@ def ppi_from_counts(
     mfu = k / big_n
     vfu = mfu * (1 - mfu) * big_n / (big_n - 1)
     mom = (my, mfl, vy, vfl, cov, mfu, vfu, n, big_n)
-    disagree = int(c10 + c01)
-    res = _ppi_result(
-        mom,
-        w,
-        a,
-        judge_mean=(c11 + c01 + k) / (n + big_n),
-        method=_method(w),
-        disagreements=disagree,
-    )
-    if res.weight > 0:
-        _warn_if_few(disagree, n, int(min(c11 + c10, c01 + c00)))
-    return res
+    fewest = int(min(c11 + c10, c01 + c00))
+    return _ppi_result(mom, w, a, (c11 + c01 + k) / (n + big_n), int(c10 + c01), fewest)
 
 
 def classical_mean(gold: ArrayLike, *, alpha: float = 0.05, method: str = "auto") -> JudgedMean:
@@ -543,6 +535,7 @@ def judge_only_mean(judge: ArrayLike, *, alpha: float = 0.05) -> JudgedMean:
     )
 
 
+# ppi_mean's keywords after the six arrays (both public); both end in _ppi_result
 def ppi_difference(
     gold_a: ArrayLike,
     gold_b: ArrayLike,
@@ -602,14 +595,12 @@ def ppi_difference(
     fa, fb = _grades(judge_gold_a, "judge_gold_a"), _grades(judge_gold_b, "judge_gold_b")
     ua, ub = _grades(judge_rest_a, "judge_rest_a"), _grades(judge_rest_b, "judge_rest_b")
     for name, arr in (("gold_b", yb), ("judge_gold_a", fa), ("judge_gold_b", fb)):
-        if arr.size != ya.size:
-            raise ValueError(
-                f"{name} must grade the {ya.size} gold items of gold_a, got {arr.size}"
-            )
-    if ub.size != ua.size:
-        raise ValueError(
-            f"judge_rest_b must grade the {ua.size} items of judge_rest_a, got {ub.size}"
+        _check_shape(
+            arr, ya, f"{name} must grade the {ya.size} gold items of gold_a, got {arr.size}"
         )
+    _check_shape(
+        ub, ua, f"judge_rest_b must grade the {ua.size} items of judge_rest_a, got {ub.size}"
+    )
     d, g, u = ya - yb, fa - fb, ua - ub
     y, fl, fu = _inputs(d, g, u)
     a = float(as_probability(alpha, "alpha", scalar=True))
@@ -617,17 +608,8 @@ def ppi_difference(
     mom = _moments(y, fl, fu)
     binary = all(np.all((v == 0) | (v == 1)) for v in (ya, yb, fa, fb))
     disagree = int(np.count_nonzero(d != g)) if binary else -1
-    res = _ppi_result(
-        mom,
-        w,
-        a,
-        judge_mean=float((fl.sum() + fu.sum()) / (fl.size + fu.size)),
-        method=_method(w) + " difference",
-        disagreements=disagree,
-    )
-    if res.weight > 0:
-        _warn_if_few(disagree, y.size, -1, "the PPI interval of the difference")
-    return res
+    judge_mean = float((fl.sum() + fu.sum()) / (fl.size + fu.size))
+    return _ppi_result(mom, w, a, judge_mean, disagree, -1, " difference")
 
 
 def _strata_args(strata_gold, strata_rest, y, fu):
@@ -636,15 +618,21 @@ def _strata_args(strata_gold, strata_rest, y, fu):
 
     sg = _arrays.array(strata_gold, "strata_gold")  # a ragged list: refused by name
     sr = _arrays.array(strata_rest, "strata_rest")
-    if sg.shape != y.shape:
-        raise ValueError(
-            f"strata_gold must give one stratum per gold item ({y.size}), got shape {sg.shape}"
-        )
-    if sr.shape != fu.shape:
-        raise ValueError(
-            f"strata_rest must give one stratum per judge-only item ({fu.size}), got shape {sr.shape}"
-        )
+    _check_shape(
+        sg, y, f"strata_gold must give one stratum per gold item ({y.size}), got shape {sg.shape}"
+    )
+    _check_shape(
+        sr,
+        fu,
+        f"strata_rest must give one stratum per judge-only item ({fu.size}), got shape {sr.shape}",
+    )
     return sg, sr
+
+
+def _check_shape(arr: np.ndarray, like: np.ndarray, message: str) -> None:
+    """Refuse ``arr`` with ``message`` unless it has the shape of ``like`` (one entry per item)."""
+    if arr.shape != like.shape:
+        raise ValueError(message)
 
 
 def _population_shares(labels, counts, shares):

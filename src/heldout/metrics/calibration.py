@@ -78,6 +78,16 @@ def _yp(y, p) -> tuple[np.ndarray, np.ndarray]:
     return yy, pp
 
 
+def _binned_args(y, p, n_bins, alpha, n_resamples):
+    """The checked arguments of :func:`calibration_error` and :func:`reliability_band`:
+    labels, probabilities, alpha, resamples (at least 100), each item's bin and the bins."""
+    yy, pp = _yp(y, p)
+    a = float(as_probability(alpha, "alpha", scalar=True))
+    reps = as_draws(n_resamples, "n_resamples", minimum=100)
+    bins = _bins(pp, n_bins)
+    return yy, pp, a, reps, bins, int(bins.max()) + 1
+
+
 def _bins(p: np.ndarray, n_bins) -> np.ndarray:
     """Equal-mass bin index of every item (ties kept in one bin; empty bins dropped)."""
     b = int(as_count(n_bins, "n_bins", minimum=1, scalar=True))
@@ -274,11 +284,7 @@ def calibration_error(
     >>> bool(r.value < r.plugin), bool(r.low == 0.0)
     (True, True)
     """
-    yy, pp = _yp(y, p)
-    a = float(as_probability(alpha, "alpha", scalar=True))
-    reps = as_draws(n_resamples, "n_resamples", minimum=100)
-    bins = _bins(pp, n_bins)
-    nb = int(bins.max()) + 1
+    yy, pp, a, reps, bins, nb = _binned_args(y, p, n_bins, alpha, n_resamples)
     db, plug = _ce2(yy, pp, bins, nb)
     boot = _resampled_ce2(yy, pp, bins, nb, reps, _rng(seed))
     shift = plug[0] - db[0]  # the bootstrap world's truth minus the estimate
@@ -524,8 +530,8 @@ class ReliabilityBand(Result):
     outside: int = extra(0)
 
 
-# reliability_band takes calibration_error's arguments and checks them alike (both public, so
-# the signature and the checks stand twice); its bootstrap redraws items and then their labels
+# reliability_band takes calibration_error's arguments (both public, so the signature stands
+# twice) and checks them with the same _binned_args; its bootstrap redraws items and then their labels
 # from the probabilities, per bin, where calibration_error's draws each cell's resampled error
 # (_resampled_ce2), so the two resampling loops stay apart.
 def reliability_band(
@@ -545,18 +551,8 @@ def reliability_band(
     frequency kept :cite:`brocker2007reliability` (pointwise: with ten bins about
     :math:`1-(1-\\alpha)^{10}` of calibrated models have a bin outside).
 
-    Parameters
-    ----------
-    y : array_like of 0/1, shape (n,)
-    p : array_like in [0, 1], shape (n,)
-    n_bins : int
-    alpha : float
-    n_resamples : int
-    seed : int, Generator or None
-
-    Returns
-    -------
-    ReliabilityBand
+    Arguments as in :func:`calibration_error` (checked by the same helper); returns a
+    :class:`ReliabilityBand`.
 
     Examples
     --------
@@ -568,11 +564,7 @@ def reliability_band(
     >>> r.outside >= 5
     True
     """
-    yy, pp = _yp(y, p)
-    a = float(as_probability(alpha, "alpha", scalar=True))
-    reps = as_draws(n_resamples, "n_resamples", minimum=100)
-    bins = _bins(pp, n_bins)
-    nb = int(bins.max()) + 1
+    yy, pp, a, reps, bins, nb = _binned_args(y, p, n_bins, alpha, n_resamples)
     count = np.bincount(bins, minlength=nb)
     mean_p = np.bincount(bins, pp, nb) / count
     observed = np.bincount(bins, yy, nb) / count

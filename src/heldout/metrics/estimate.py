@@ -89,7 +89,7 @@ class Difference(Result):
     Attributes
     ----------
     value, low, high : float
-        The difference and the ends of its interval (unpacked in this order).
+        The difference A - B, then its interval's ends: a Difference unpacks as these three.
     p_value : float
         Two-sided p-value of the test of "no difference".
     method : str

@@ -373,25 +373,15 @@ def specificity_at_sensitivity(
 
     Parameters
     ----------
-    y : array_like of 0/1, shape (n,)
-    scores : array_like, shape (n,)
     at : float or array_like in [0, 1]
-        The fixed sensitivity.
-    alpha : float
-    method : {"bootstrap", "order-statistic", "fixed-threshold"}
-    n_resamples : int
-    seed : int, Generator or None
-
-    Returns
-    -------
-    OperatingPoint
+        The fixed sensitivity; the other arguments and the result as in
+        :func:`sensitivity_at_specificity`.
 
     Examples
     --------
     >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> y = np.r_[np.ones(200), np.zeros(300)]
-    >>> s = np.r_[rng.normal(1.5, 1, 200), rng.normal(0, 1, 300)]
+    >>> y = np.repeat([1, 0], [200, 300])
+    >>> s = np.random.default_rng(0).normal(1.5 * y, 1.0)
     >>> r = specificity_at_sensitivity(y, s, at=0.9, seed=1)
     >>> bool(0 <= r.low <= r.value <= r.high <= 1)
     True

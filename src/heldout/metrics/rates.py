@@ -335,8 +335,6 @@ def accuracy_difference(
     >>> round(d.value, 2), round(d.low, 3), round(d.high, 3), round(d.p_value, 3)
     (0.3, -0.044, 0.544, 0.25)
     """
-    from heldout.comparison.paired import mcnemar_exact
-
     a_ = _inputs.alpha_value(alpha)
     yy = _inputs.class_labels(y, "y")
     pa = _inputs.class_labels(pred_a, "pred_a")
@@ -345,10 +343,19 @@ def accuracy_difference(
         if pred.shape != yy.shape:
             raise ValueError(f"{name} has {pred.size} items but the labels have {yy.size}")
     ra, rb = pa == yy, pb == yy
-    n = int(yy.size)
     b = int(np.count_nonzero(ra & ~rb))
     c = int(np.count_nonzero(~ra & rb))
-    low, high = _agresti_min(np.asarray(b), np.asarray(c), np.asarray(n), a_)
+    return _discordant_difference(b, c, int(yy.size), a_)
+
+
+def _discordant_difference(b: int, c: int, n: int, alpha: float) -> Difference:
+    """:func:`accuracy_difference` from the discordant counts: ``b`` only A right, ``c`` only B.
+
+    Also the paired accuracy difference of :mod:`heldout.metrics.report`, read from counts.
+    """
+    from heldout.comparison.paired import mcnemar_exact
+
+    low, high = _agresti_min(np.asarray(b), np.asarray(c), np.asarray(n), alpha)
     p = float(mcnemar_exact(b, c, alternative="two-sided"))
     return Difference(
         (b - c) / n,
@@ -357,7 +364,7 @@ def accuracy_difference(
         p_value=p,
         method="agresti-min, mcnemar-exact",
         n=n,
-        alpha=a_,
+        alpha=alpha,
     )
 
 

@@ -136,21 +136,7 @@ def metric_entry(result: Estimate | None, note: str = "", **extra) -> dict:
     >>> metric_entry(None, "no positives")["method"]
     'no positives'
     """
-    if not isinstance(note, str):
-        raise ValueError(f"note must be a text, got {show(note)}")
-    if result is None:
-        return {"value": None, "low": None, "high": None, "method": note, **extra}
-    if not isinstance(result, Estimate):
-        raise ValueError(f"result must be an Estimate or None, got {show(result)}")
-    out = {
-        "value": _num(result.value),
-        "low": _num(result.low),
-        "high": _num(result.high),
-        "method": result.method,
-        "n": int(result.n),
-    }
-    out.update(extra)
-    return out
+    return _entry(result, note, extra, (Estimate, "an Estimate"), (), ("n",))
 
 
 def pair_entry(result: Difference | None, note: str = "", **extra) -> dict:
@@ -161,19 +147,27 @@ def pair_entry(result: Difference | None, note: str = "", **extra) -> dict:
     >>> pair_entry(None, "needs scores")
     {'value': None, 'low': None, 'high': None, 'p_value': None, 'method': 'needs scores'}
     """
+    return _entry(result, note, extra, (Difference, "a Difference"), ("p_value",), ())
+
+
+def _entry(result, note, extra, kind, numbers, counts) -> dict:
+    """The printed form shared by :func:`metric_entry` and :func:`pair_entry`.
+
+    ``value``, ``low``, ``high`` and the fields named in ``numbers`` (floats), ``method``,
+    the fields named in ``counts`` (ints), then ``extra``; ``note`` as the method (and None
+    for the numbers) when ``result`` is None.  ``kind`` is the class ``result`` must have
+    and its name with an article, for the message.
+    """
     if not isinstance(note, str):
         raise ValueError(f"note must be a text, got {show(note)}")
+    fields = ("value", "low", "high", *numbers)
     if result is None:
-        return {"value": None, "low": None, "high": None, "p_value": None, "method": note, **extra}
-    if not isinstance(result, Difference):
-        raise ValueError(f"result must be a Difference or None, got {show(result)}")
-    out = {
-        "value": _num(result.value),
-        "low": _num(result.low),
-        "high": _num(result.high),
-        "p_value": _num(result.p_value),
-        "method": result.method,
-    }
+        return {**dict.fromkeys(fields), "method": note, **extra}
+    if not isinstance(result, kind[0]):
+        raise ValueError(f"result must be {kind[1]} or None, got {show(result)}")
+    out = {name: _num(getattr(result, name)) for name in fields}
+    out["method"] = result.method
+    out.update({name: int(getattr(result, name)) for name in counts})
     out.update(extra)
     return out
 
@@ -792,22 +786,9 @@ def _mcnemar(t, n: int, alpha: float) -> Difference:
 
 def _mcnemar_counts(right_a_only: int, right_b_only: int, n: int, alpha: float) -> Difference:
     """McNemar's exact test and Agresti and Min's interval from the discordant counts."""
-    from heldout.comparison.paired import mcnemar_exact
-    from heldout.metrics.rates import _agresti_min
+    from heldout.metrics.rates import _discordant_difference
 
-    low, high = _agresti_min(
-        np.asarray(right_a_only), np.asarray(right_b_only), np.asarray(n), alpha
-    )
-    p = float(mcnemar_exact(right_a_only, right_b_only, alternative="two-sided"))
-    return Difference(
-        (right_a_only - right_b_only) / n,
-        float(low),
-        float(high),
-        p_value=p,
-        method="agresti-min, mcnemar-exact",
-        n=n,
-        alpha=alpha,
-    )
+    return _discordant_difference(right_a_only, right_b_only, n, alpha)
 
 
 # --------------------------------------------------------------------------- strata

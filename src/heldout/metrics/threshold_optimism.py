@@ -256,6 +256,7 @@ def crossfit_threshold(
     Returns
     -------
     ThresholdReport
+        Its ``threshold`` lists the ``folds`` thresholds, one chosen without each fold.
 
     Examples
     --------
