@@ -54,7 +54,15 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from heldout import _dist, _inputs
-from heldout._checks import as_count, as_floats, as_positive, as_probability, in_choices, show
+from heldout._checks import (
+    as_count,
+    as_floats,
+    as_positive,
+    as_probability,
+    in_choices,
+    layout_floats,
+    show,
+)
 from heldout._result import EstimateResult, Result, extra
 
 __all__ = [
@@ -83,16 +91,7 @@ INTERVAL_METHODS = ("auto", "wilson", "t", "normal")
 
 # --------------------------------------------------------------------------- input checks
 def _scores(scores, name: str = "scores") -> np.ndarray:
-    try:
-        arr = np.asarray(scores, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be an array of numbers (one score per item)") from None
-    if arr.ndim != 1:
-        raise ValueError(
-            f"{name} must be one-dimensional (one score per item), got shape {arr.shape}"
-        )
-    if arr.size == 0:
-        raise ValueError(f"{name} must not be empty")
+    arr = layout_floats(scores, name, 1, "one score per item", allow_empty=False)
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite numbers (no NaN or infinity)")
     return arr
