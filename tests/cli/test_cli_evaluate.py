@@ -49,17 +49,7 @@ def test_evaluate_scores_keys_and_values(scored, capsys):
     assert res["n"] == 600
     ma = res["models"]["model_a"]
     assert ma["kind"] == "probabilities" and ma["kind_source"] == "detected"
-    keys = [
-        "accuracy",
-        "precision",
-        "recall",
-        "specificity",
-        "npv",
-        "f1",
-        "auc",
-        "brier",
-        "log_loss",
-    ]
+    keys = "accuracy precision recall specificity npv f1 auc brier log_loss".split()
     assert list(ma["metrics"]) == keys
     for entry in ma["metrics"].values():
         assert {"value", "low", "high", "method"} <= set(entry)
