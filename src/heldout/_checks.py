@@ -523,3 +523,17 @@ def layout_floats(value, name: str, ndim: int, layout: str, *, allow_empty: bool
     if arr.size == 0 and not allow_empty:
         raise ValueError(f"{name} must not be empty ({layout})")
     return arr
+
+
+def same_shape(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str) -> None:
+    """Refuse two paired arrays (two models on the same items) of different shapes, by name.
+
+    >>> same_shape(np.zeros(3), np.zeros(2), "scores_a", "scores_b")
+    Traceback (most recent call last):
+    ...
+    ValueError: scores_a and scores_b must have the same shape, got (3,) and (2,)
+    """
+    if a.shape != b.shape:
+        raise ValueError(
+            f"{name_a} and {name_b} must have the same shape, got {a.shape} and {b.shape}"
+        )

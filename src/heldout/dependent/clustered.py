@@ -61,6 +61,7 @@ from heldout._checks import (
     as_probability,
     in_choices,
     layout_floats,
+    same_shape,
     show,
 )
 from heldout._result import EstimateResult, Result, extra
@@ -416,10 +417,7 @@ def _differences(scores_a, scores_b) -> np.ndarray:
     """Per-item differences of two models' scores on the same items (checked)."""
     a = _scores(scores_a, "scores_a")
     b = _scores(scores_b, "scores_b")
-    if a.size != b.size:
-        raise ValueError(
-            f"scores_a and scores_b must score the same items: got {a.size} and {b.size} scores"
-        )
+    same_shape(a, b, "scores_a", "scores_b")  # one score per item each: the same items
     return a - b
 
 
