@@ -421,6 +421,8 @@ def _differences(scores_a, scores_b) -> np.ndarray:
     return a - b
 
 
+# Its signature repeats clustered_mean's (both public): it is clustered_mean of the checked
+# paired differences (_differences), with the t interval by default.
 def clustered_difference(
     scores_a: ArrayLike,
     scores_b: ArrayLike,
