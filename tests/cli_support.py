@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -27,3 +28,19 @@ def leaves(value, key: str = ""):
             yield from leaves(v, key)
     else:
         yield key, value
+
+
+def cli_json(capsys, *argv: str, quiet: bool = False) -> dict:
+    """``heldout ARGV --json`` in this process: exit status 0, one line of output, parsed.
+
+    ``capsys`` is pytest's fixture; with ``quiet``, nothing may be written to stderr either.
+    """
+    from heldout.cli import main
+
+    assert main([*argv, "--json"]) == 0
+    out, err = capsys.readouterr()
+    if quiet:
+        assert err == ""
+    lines = out.strip().splitlines()
+    assert len(lines) == 1
+    return json.loads(lines[0])

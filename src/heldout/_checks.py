@@ -491,3 +491,49 @@ def scalar_or_array(arr):
     """Return a Python float for a 0-d array and the array itself otherwise."""
     arr = np.asarray(arr)
     return float(arr) if arr.ndim == 0 else arr
+
+
+# --------------------------------------------------------------------------- arrays of a given layout
+_LAYOUT_NOUNS = {1: "an array of numbers", 2: "a matrix of numbers"}
+
+
+def layout_floats(value, name: str, ndim: int, layout: str, *, allow_empty: bool = True):
+    """``value`` as a float64 array of ``ndim`` (1 or 2) dimensions, else ``ValueError``.
+
+    The one reading of a vector of scores or a matrix of items by models: ``layout``
+    says in words what the rows and columns hold, and both messages name ``name`` and
+    quote it.  NaN and infinities pass (the caller decides); so do 0/1 booleans and
+    numeric text, as in ``np.asarray(value, dtype=float)``; ``allow_empty=False``
+    refuses an array without elements.
+
+    >>> layout_floats([[1, 0], [0, 1]], "losses", 2, "items by models").shape
+    (2, 2)
+    >>> layout_floats([1, 2], "losses", 2, "items by models")
+    Traceback (most recent call last):
+    ...
+    ValueError: losses must be 2-d (items by models), got shape (2,)
+    """
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        noun = _LAYOUT_NOUNS[ndim]
+        raise ValueError(f"{name} must be {noun} ({layout}), got {show(value)}") from None
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-d ({layout}), got shape {arr.shape}")
+    if arr.size == 0 and not allow_empty:
+        raise ValueError(f"{name} must not be empty ({layout})")
+    return arr
+
+
+def same_shape(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str) -> None:
+    """Refuse two paired arrays (two models on the same items) of different shapes, by name.
+
+    >>> same_shape(np.zeros(3), np.zeros(2), "scores_a", "scores_b")
+    Traceback (most recent call last):
+    ...
+    ValueError: scores_a and scores_b must have the same shape, got (3,) and (2,)
+    """
+    if a.shape != b.shape:
+        raise ValueError(
+            f"{name_a} and {name_b} must have the same shape, got {a.shape} and {b.shape}"
+        )

@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-import json
 import math
 import subprocess
 import sys
 
 import pytest
+from cli_support import cli_json
 from scipy import stats
 
 from heldout.cli import main
 
 
-def run_json(capsys, *argv: str) -> dict:
-    assert main([*argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
-
-
 def test_accept_article_example(capsys):
-    out = run_json(
+    out = cli_json(
         capsys, "accept", "--correct", "830", "--n", "1000", "--required", "0.8", "--alpha", "0.01"
     )
     for key in ("margin", "threshold", "passes", "p_value_normal", "p_value_exact"):
@@ -34,7 +29,7 @@ def test_accept_article_example(capsys):
 
 
 def test_accept_500_items_fails(capsys):
-    out = run_json(
+    out = cli_json(
         capsys, "accept", "--correct", "415", "--n", "500", "--required", "0.8", "--alpha", "0.01"
     )
     assert out["passes"] is False and out["passes_exact"] is False
@@ -42,7 +37,7 @@ def test_accept_500_items_fails(capsys):
 
 
 def test_size_accuracy(capsys):
-    out = run_json(
+    out = cli_json(
         capsys, "size", "accuracy", "--required", "0.8", "--margin", "0.03", "--alpha", "0.01"
     )
     assert out["n"] == math.ceil(stats.norm.ppf(0.99) ** 2 * 0.16 / 0.03**2)
@@ -57,7 +52,7 @@ def test_size_accuracy(capsys):
 
 
 def test_size_accuracy_with_power(capsys):
-    out = run_json(
+    out = cli_json(
         capsys,
         "size",
         "accuracy",
@@ -76,7 +71,7 @@ def test_size_accuracy_with_power(capsys):
 
 
 def test_size_accuracy_tiny_margin_reports_normal_size_only(capsys):
-    out = run_json(capsys, "size", "accuracy", "--required", "0.5", "--margin", "0.0001")
+    out = cli_json(capsys, "size", "accuracy", "--required", "0.5", "--margin", "0.0001")
     assert out["n"] == math.ceil(stats.norm.ppf(0.95) ** 2 * 0.25 / 0.0001**2)
     assert out["n_exact"] is None and "exact search" in out["note"]
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_support import cli_json
 
 from heldout.cli import main
 from heldout.judged.benchmark import benchmark_difference, benchmark_score
@@ -16,10 +17,7 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "llm"
 
 
 def _json(capsys, *argv):
-    assert main(["bench-eval", *argv, "--json"]) == 0
-    out = capsys.readouterr().out.strip().splitlines()
-    assert len(out) == 1
-    return json.loads(out[0])
+    return cli_json(capsys, "bench-eval", *argv)
 
 
 def _error(capsys, *argv):

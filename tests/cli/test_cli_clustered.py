@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from cli_support import cli_json
 from scipy import stats
 
 from heldout.cli import main
@@ -19,16 +20,9 @@ from heldout.cli import main
 SIZE = ["size", "clustered", "--accuracy", "0.9", "--half-width", "0.02", "--icc", "0.1"]
 
 
-def _json(capsys, *argv):
-    assert main([*argv, "--json"]) == 0
-    out = capsys.readouterr().out.strip().splitlines()
-    assert len(out) == 1
-    return json.loads(out[0])
-
-
 def _clustered(capsys, path, options: str) -> dict:
     """``heldout clustered PATH OPTIONS --json``, parsed (options split on white space)."""
-    return _json(capsys, "clustered", str(path), *options.split())
+    return cli_json(capsys, "clustered", str(path), *options.split())
 
 
 def _error(capsys, *argv):
@@ -114,14 +108,14 @@ def test_strata(capsys, predictions):
 
 
 def test_size_clustered_issue_example(capsys):
-    res = _json(capsys, *SIZE, "--cluster-size", "5")
+    res = cli_json(capsys, *SIZE, "--cluster-size", "5")
     # brute force: smallest G with t_{G-1} sqrt(0.09 * 1.4 / (5 G)) <= 0.02
     g = 2
     while stats.t.isf(0.025, g - 1) * math.sqrt(0.09 * 1.4 / (5 * g)) > 0.02:
         g += 1
     assert res["clusters"] == g and res["items"] == 5 * g
     assert res["items_iid"] == math.ceil(stats.norm.isf(0.025) ** 2 * 0.09 / 0.02**2)
-    cost = _json(capsys, *SIZE, "--cost-cluster", "90", "--cost-item", "1")
+    cost = cli_json(capsys, *SIZE, "--cost-cluster", "90", "--cost-item", "1")
     assert cost["optimal_cluster_size"] == pytest.approx(math.sqrt(90 * 0.9 / 0.1))
     assert cost["cost"] == cost["clusters"] * (90 + cost["cluster_size"])
 

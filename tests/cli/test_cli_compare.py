@@ -9,22 +9,15 @@ import sys
 
 import numpy as np
 import pytest
-from cli_support import run_heldout
+from cli_support import cli_json, run_heldout
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar
 
 from heldout.cli import main
 
 
-def _json(capsys, *argv):
-    assert main([*argv, "--json"]) == 0
-    out = capsys.readouterr().out.strip().splitlines()
-    assert len(out) == 1
-    return json.loads(out[0])
-
-
 def test_compare_article_example(capsys):
-    res = _json(capsys, "compare", "--a", "96/100", "--b", "98/100")
+    res = cli_json(capsys, "compare", "--a", "96/100", "--b", "98/100")
     assert res["fisher_p"] == pytest.approx(
         stats.fisher_exact([[96, 98], [4, 2]], alternative="less").pvalue
     )
@@ -38,12 +31,12 @@ def test_compare_article_example(capsys):
 
 
 def test_compare_paired(capsys):
-    res = _json(
+    res = cli_json(
         capsys,
         *"compare --a 96/100 --b 98/100 --only-a-correct 1 --only-b-correct 3".split(),
     )
     assert res["mcnemar_p"] == pytest.approx(stats.binomtest(1, 4, 0.5, alternative="less").pvalue)
-    res2 = _json(
+    res2 = cli_json(
         capsys,
         *"compare --a 96/100 --b 98/100 --only-a-correct 1 --only-b-correct 3 --alternative two-sided".split(),
     )
@@ -52,10 +45,12 @@ def test_compare_paired(capsys):
 
 
 def test_size_compare(capsys):
-    res = _json(capsys, "size", "compare", "--accuracy", "0.99", "--gap", "0.001", "--models", "1")
+    res = cli_json(
+        capsys, "size", "compare", "--accuracy", "0.99", "--gap", "0.001", "--models", "1"
+    )
     assert res["n"] == round(0.99 * 0.01 / 0.001**2)
     assert res["n_exact"] > res["n"]
-    res = _json(capsys, "size", "compare", "--accuracy", "0.5", "--gap", "0.01", "--models", "2")
+    res = cli_json(capsys, "size", "compare", "--accuracy", "0.5", "--gap", "0.01", "--models", "2")
     assert res["n"] == 4 * 2500
 
 
@@ -140,7 +135,7 @@ def test_compare_predictions_json_against_independent_computations(tmp_path, cap
     from heldout.comparison.paired import diff_interval
 
     path, correct = _mnist_like(tmp_path)
-    res = _json(capsys, "compare", "--predictions", path, "--label", "truth", "--level", "0.9")
+    res = cli_json(capsys, "compare", "--predictions", path, "--label", "truth", "--level", "0.9")
     assert res["n"] == 3000
     assert [m["name"] for m in res["models"]] == ["a", "b", "c"]
     for j, m in enumerate(res["models"]):
@@ -179,16 +174,16 @@ def test_compare_predictions_one_disagreement_is_not_a_certain_winner(tmp_path, 
     # and P(best) must not be [0, 1]; the default prior gives P(Beta(1, 2) > 1/2) to A
     rows = ["label,A,B"] + [f"1,{0 if i == 0 else 1},1" for i in range(1000)]
     path = _csv(tmp_path, "\n".join(rows) + "\n")
-    res = _json(capsys, "compare", "--predictions", path)
+    res = cli_json(capsys, "compare", "--predictions", path)
     (pair,) = res["pairs"]
     assert pair["p_value"] == pytest.approx(1.0)
     assert sorted(res["best_set"]) == ["A", "B"]
     assert res["prob_best"]["A"] == pytest.approx(stats.beta(1, 2).sf(0.5), abs=0.01)
     # the two-model path on the same counts gives the same number (issue 37: was 0.75 vs 0.82)
-    paired = _json(capsys, "compare", "--a", "999/1000", "--b", "1000/1000",
-                   "--only-a-correct", "0", "--only-b-correct", "1")  # fmt: skip
+    paired = cli_json(capsys, "compare", "--a", "999/1000", "--b", "1000/1000",
+                      "--only-a-correct", "0", "--only-b-correct", "1")  # fmt: skip
     assert paired["paired_p_a_better"] == pytest.approx(res["prob_best"]["A"], abs=0.01)
-    jeff = _json(capsys, "compare", "--predictions", path, "--prior", "jeffreys")
+    jeff = cli_json(capsys, "compare", "--predictions", path, "--prior", "jeffreys")
     assert jeff["prob_best"]["A"] == pytest.approx(stats.beta(0.5, 1.5).sf(0.5), abs=0.01)
     assert 0.05 < res["prob_best"]["A"] < res["prob_best"]["B"] < 0.95
     assert main(["compare", "--predictions", path]) == 0
@@ -256,7 +251,7 @@ def test_size_compare_paired(capsys):
     from heldout.comparison.paired import mcnemar_power
 
     argv = ["size", "compare", "--paired", "--accuracy-a", "0.92", "--accuracy-b", "0.90"]
-    res = _json(capsys, *argv, "--disagreement", "0.06", "--power", "0.8", "--alpha", "0.05")
+    res = cli_json(capsys, *argv, "--disagreement", "0.06", "--power", "0.8", "--alpha", "0.05")
     assert (
         mcnemar_power(res["n"], 0.92, 0.90, 0.06)
         >= 0.8
@@ -315,8 +310,8 @@ def test_compare_predictions_reads_probabilities_as_evaluate_does(tmp_path, caps
     rows = "\n".join(f"{y[i]},{p[0, i]},{p[1, i]},{p[2, i]},{hard[i]}" for i in range(n))
     path = _csv(tmp_path, "label,a,b,c,hard\n" + rows + "\n")
     for th in (0.5, 0.3):
-        res = _json(capsys, "compare", "--predictions", str(path), "--threshold", str(th))
-        ev = _json(capsys, "evaluate", str(path), "--threshold", str(th))
+        res = cli_json(capsys, "compare", "--predictions", str(path), "--threshold", str(th))
+        ev = cli_json(capsys, "evaluate", str(path), "--threshold", str(th))
         for j, m in enumerate(res["models"]):
             name = m["name"]
             col = p[j] if name != "hard" else hard
@@ -354,6 +349,6 @@ def test_compare_predictions_handles_more_than_16_models(tmp_path, capsys):
         "1," + ",".join("1" if v else "0" for v in row) for row in correct
     ]
     path = _csv(tmp_path, "\n".join(rows) + "\n")
-    res = _json(capsys, "compare", "--predictions", path)
+    res = cli_json(capsys, "compare", "--predictions", path)
     assert sum(res["prob_best"].values()) == pytest.approx(1.0)
     assert max(res["prob_best"], key=res["prob_best"].get) == "m17"

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
+from cli_support import cli_json
 from scipy import stats
 
 from heldout.cli import main
@@ -27,15 +26,8 @@ def table(tmp_path):
     return str(path)
 
 
-def _json(capsys, *argv):
-    assert main([*argv, "--json"]) == 0
-    out = capsys.readouterr().out.strip().splitlines()
-    assert len(out) == 1
-    return json.loads(out[0])
-
-
 def test_friedman_nemenyi_and_holm_from_a_file(capsys, table):
-    out = _json(capsys, "compare-learners", table)
+    out = cli_json(capsys, "compare-learners", table)
     s = np.array([r[1:] for r in ROWS])
     ref = stats.friedmanchisquare(*s.T)
     assert out["friedman_chi2"] == pytest.approx(ref.statistic)
@@ -54,7 +46,7 @@ def test_friedman_nemenyi_and_holm_from_a_file(capsys, table):
 
 def test_control_rope_and_plot(capsys, table, tmp_path):
     png = tmp_path / "cd.png"
-    out = _json(
+    out = cli_json(
         capsys,
         "compare-learners",
         table,
@@ -86,7 +78,7 @@ def test_folds_are_averaged_and_lower_is_better(capsys, tmp_path):
         for j in range(3):
             lines.append(f"d{i},{j},{float(errs[i, j, 0])!r},{float(errs[i, j, 1])!r}")
     path.write_text("\n".join(lines) + "\n")
-    out = _json(capsys, "compare-learners", str(path), "--lower-is-better", "--method", "sign")
+    out = cli_json(capsys, "compare-learners", str(path), "--lower-is-better", "--method", "sign")
     means = errs.mean(axis=1)
     wins = int(np.sum(means[:, 0] < means[:, 1]))
     assert out["folds"] == 3 and out["pairs"][0]["wins"] == wins

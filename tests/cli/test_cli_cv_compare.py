@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from cli_support import cli_json
 from scipy import stats
 
 from heldout.cli import main
@@ -23,13 +24,6 @@ def _csv(values):
     return ",".join(str(v) for v in values)
 
 
-def _json(capsys, *argv):
-    assert main([*argv, "--json"]) == 0
-    out = capsys.readouterr().out.strip().splitlines()
-    assert len(out) == 1
-    return json.loads(out[0])
-
-
 def _hand_t(factor):
     d = [a - b for a, b in zip(A, B, strict=True)]
     m = sum(d) / len(d)
@@ -38,7 +32,7 @@ def _hand_t(factor):
 
 
 def test_default_is_the_corrected_test(capsys):
-    res = _json(
+    res = cli_json(
         capsys, "cv-compare", "--scores-a", _csv(A), "--scores-b", _csv(B), "--test-fraction", "0.2"
     )
     t = _hand_t(1 / 5 + 0.2 / 0.8)
@@ -49,7 +43,7 @@ def test_default_is_the_corrected_test(capsys):
 
 
 def test_naive_method(capsys):
-    res = _json(
+    res = cli_json(
         capsys, "cv-compare", "--scores-a", _csv(A), "--scores-b", _csv(B), "--method", "naive"
     )
     assert res["t"] == pytest.approx(stats.ttest_rel(A, B).statistic)
@@ -60,9 +54,9 @@ def test_five_by_two_methods(capsys):
     p = [a - b for a, b in zip(FIVE_A, FIVE_B, strict=True)]
     s2 = sum((p[2 * i] - p[2 * i + 1]) ** 2 / 2 for i in range(5))
     both = ("cv-compare", "--scores-a", _csv(FIVE_A), "--scores-b", _csv(FIVE_B), "--method")
-    res = _json(capsys, *both, "5x2cv")
+    res = cli_json(capsys, *both, "5x2cv")
     assert res["t"] == pytest.approx(p[0] / math.sqrt(s2 / 5))
-    res = _json(capsys, *both, "5x2cv-f")
+    res = cli_json(capsys, *both, "5x2cv-f")
     f = sum(x * x for x in p) / (2 * s2)
     assert res["f"] == pytest.approx(f) and "t" not in res
     assert res["p_value"] == pytest.approx(stats.f.sf(f, 10, 5))
@@ -73,11 +67,11 @@ def test_file_with_two_columns(capsys, tmp_path):
     path.write_text(
         "model_a,model_b\n" + "\n".join(f"{a},{b}" for a, b in zip(A, B, strict=True)) + "\n"
     )
-    res = _json(capsys, "cv-compare", "--file", str(path), "--test-fraction", "0.2")
+    res = cli_json(capsys, "cv-compare", "--file", str(path), "--test-fraction", "0.2")
     assert res["t"] == pytest.approx(_hand_t(1 / 5 + 0.25))
     spaced = tmp_path / "scores.txt"
     spaced.write_text("\n".join(f"{a}\t{b}" for a, b in zip(A, B, strict=True)))
-    assert _json(capsys, "cv-compare", "--file", str(spaced), "--method", "naive")["folds"] == 5
+    assert cli_json(capsys, "cv-compare", "--file", str(spaced), "--method", "naive")["folds"] == 5
 
 
 @pytest.mark.parametrize(
@@ -153,7 +147,7 @@ def test_rope_gives_baycomp_s_correlated_t_probabilities(capsys):
 
     a = [0.91, 0.90, 0.93, 0.89, 0.92]
     b = [0.89, 0.90, 0.90, 0.88, 0.90]
-    res = _json(
+    res = cli_json(
         capsys,
         "cv-compare",
         "--scores-a",

@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from cli_support import cli_json
 from sklearn.metrics import f1_score, log_loss, precision_score, roc_auc_score
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
@@ -36,30 +37,13 @@ def scored(tmp_path):
     return path, y, a, b
 
 
-def _json(capsys, *argv):
-    assert main([*argv, "--json"]) == 0
-    out = capsys.readouterr().out.strip().splitlines()
-    assert len(out) == 1
-    return json.loads(out[0])
-
-
 def test_evaluate_scores_keys_and_values(scored, capsys):
     path, y, a, b = scored
-    res = _json(capsys, "evaluate", path)
+    res = cli_json(capsys, "evaluate", path)
     assert res["n"] == 600
     ma = res["models"]["model_a"]
     assert ma["kind"] == "probabilities" and ma["kind_source"] == "detected"
-    keys = [
-        "accuracy",
-        "precision",
-        "recall",
-        "specificity",
-        "npv",
-        "f1",
-        "auc",
-        "brier",
-        "log_loss",
-    ]
+    keys = "accuracy precision recall specificity npv f1 auc brier log_loss".split()
     assert list(ma["metrics"]) == keys
     for entry in ma["metrics"].values():
         assert {"value", "low", "high", "method"} <= set(entry)
@@ -98,12 +82,12 @@ def test_evaluate_scores_keys_and_values(scored, capsys):
 def test_evaluate_labels_forced_level_and_plot(scored, tmp_path, capsys):
     path, y, a, _ = scored
     out = tmp_path / "forest.png"
-    res = _json(capsys, "evaluate", path, "--plot", str(out))
+    res = cli_json(capsys, "evaluate", path, "--plot", str(out))
     assert res["plot"] == str(out)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main(["evaluate", path, "--labels"]) == 2  # scores cannot be read as labels
     assert "holds fractions" in capsys.readouterr().err
-    res = _json(capsys, "evaluate", path, "--scores", "--level", "0.9")
+    res = cli_json(capsys, "evaluate", path, "--scores", "--level", "0.9")
     assert res["level"] == 0.9 and res["models"]["model_a"]["kind_source"] == "given"
     e = A.auc_interval(y, a, alpha=0.1)
     assert res["models"]["model_a"]["metrics"]["auc"]["low"] == pytest.approx(e.low)
@@ -115,7 +99,7 @@ def test_evaluate_reads_labels_multiclass_and_other_label_name(tmp_path, capsys)
     p1 = np.where(rng.random(300) < 0.8, y, rng.integers(0, 3, 300))
     p2 = np.where(rng.random(300) < 0.7, y, rng.integers(0, 3, 300))
     path = _write(tmp_path / "m.csv", ["truth", "m1", "m2"], zip(y, p1, p2, strict=True))
-    res = _json(capsys, "evaluate", path, "--label", "truth")
+    res = cli_json(capsys, "evaluate", path, "--label", "truth")
     m1 = res["models"]["m1"]
     assert m1["kind"] == "labels" and "auc" not in m1["metrics"]
     assert m1["metrics"]["f1"]["value"] == pytest.approx(f1_score(y, p1, average="macro"))
@@ -149,7 +133,7 @@ def test_evaluate_from_stdin(scored):
 
 def test_undefined_precision_is_reported_not_fatal(tmp_path, capsys):
     path = _write(tmp_path / "u.csv", ["label", "m"], [(1, 0), (0, 0), (1, 0), (0, 0)])
-    res = _json(capsys, "evaluate", path)
+    res = cli_json(capsys, "evaluate", path)
     p = res["models"]["m"]["metrics"]["precision"]
     assert p["value"] is None and "no predicted positives" in p["method"]
 
@@ -199,12 +183,12 @@ def test_parquet_when_pyarrow_is_installed(scored, tmp_path, capsys):
     _, y, a, b = scored
     table = pa.table({"label": y, "model_a": a, "model_b": b})
     pq.write_table(table, tmp_path / "p.parquet")
-    res = _json(capsys, "evaluate", str(tmp_path / "p.parquet"))
+    res = cli_json(capsys, "evaluate", str(tmp_path / "p.parquet"))
     assert res["models"]["model_a"]["metrics"]["auc"]["value"] == pytest.approx(roc_auc_score(y, a))
 
 
 def test_size_auc(capsys):
-    res = _json(
+    res = cli_json(
         capsys, "size", "auc", "--auc", "0.85", "--half-width", "0.03", "--prevalence", "0.2"
     )
     s = A.auc_size(0.85, 0.03, 0.2)
@@ -214,12 +198,13 @@ def test_size_auc(capsys):
     base = ["size", "auc", "--auc", "0.9", "--half-width", "0.05", "--prevalence", "0.2"]
     for m in A.AUC_INTERVAL_METHODS:
         assert (
-            _json(capsys, *base, "--interval", m)["n"] == A.auc_size(0.9, 0.05, 0.2, interval=m).n
+            cli_json(capsys, *base, "--interval", m)["n"]
+            == A.auc_size(0.9, 0.05, 0.2, interval=m).n
         )
     assert main([*base, "--interval", "exact", "--json"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "interval must be one of" in err
-    res = _json(
+    res = cli_json(
         capsys,
         "size",
         "auc",
@@ -233,7 +218,7 @@ def test_size_auc(capsys):
         "wald",
     )
     assert res["n"] == A.auc_size(0.85, 0.03, 0.2, interval="wald").n == 1340
-    res = _json(
+    res = cli_json(
         capsys,
         "size",
         "auc",
@@ -325,20 +310,20 @@ def test_evaluate_adjusts_p_values_within_each_metric_by_holm(tmp_path, capsys):
     from statsmodels.stats.multitest import multipletests
 
     path, y, cols = _several(tmp_path)
-    res = _json(capsys, "evaluate", path, "--resamples", "200", "--seed", "1")
+    res = cli_json(capsys, "evaluate", path, "--resamples", "200", "--seed", "1")
     assert res["adjust"] == "holm" and len(res["pairs"]) == 6
     for metric in ("accuracy", "auc", "brier", "log_loss", "f1"):
         raw = [pair["metrics"][metric]["p_value"] for pair in res["pairs"]]
         adjusted = [pair["metrics"][metric]["p_adjusted"] for pair in res["pairs"]]
         assert adjusted == pytest.approx(multipletests(raw, method="holm")[1], abs=1e-12)
         assert all(pair["metrics"][metric]["adjust"] == "holm" for pair in res["pairs"])
-    res = _json(capsys, "evaluate", path, "--resamples", "200", "--adjust", "bonferroni")
+    res = cli_json(capsys, "evaluate", path, "--resamples", "200", "--adjust", "bonferroni")
     raw = [pair["metrics"]["auc"]["p_value"] for pair in res["pairs"]]
     assert [pair["metrics"]["auc"]["p_adjusted"] for pair in res["pairs"]] == pytest.approx(
         multipletests(raw, method="bonferroni")[1], abs=1e-12
     )
     for ours, theirs in (("hommel", "hommel"), ("by", "fdr_by")):  # the library has both
-        res = _json(capsys, "evaluate", path, "--resamples", "200", "--adjust", ours)
+        res = cli_json(capsys, "evaluate", path, "--resamples", "200", "--adjust", ours)
         raw = [pair["metrics"]["accuracy"]["p_value"] for pair in res["pairs"]]
         got = [pair["metrics"]["accuracy"]["p_adjusted"] for pair in res["pairs"]]
         assert res["adjust"] == ours
@@ -353,7 +338,7 @@ def test_evaluate_reports_the_best_sets(tmp_path, capsys):
     from heldout.comparison.best import best_set
 
     path, y, cols = _several(tmp_path)
-    res = _json(capsys, "evaluate", path, "--resamples", "200", "--seed", "3")
+    res = cli_json(capsys, "evaluate", path, "--resamples", "200", "--seed", "3")
     names = list(cols)
     correct = np.column_stack([(cols[m] >= 0.5).astype(int) == y for m in names])
     want = [names[j] for j in best_set(correct, draws=10_000, seed=3).models]
@@ -422,20 +407,20 @@ def test_evaluate_names_column_kinds_and_accepts_raw_scores(tmp_path, capsys):
     path = _write(
         tmp_path / "k.csv", ["label", "margin", "grade"], zip(y, margin, grades, strict=True)
     )
-    res = _json(capsys, "evaluate", path, "--models", "margin", "--resamples", "200")
+    res = cli_json(capsys, "evaluate", path, "--models", "margin", "--resamples", "200")
     m = res["models"]["margin"]
     assert m["kind"] == "scores" and m["kind_source"] == "detected"
     assert m["metrics"]["auc"]["value"] == pytest.approx(roc_auc_score(y, margin))
     assert m["metrics"]["brier"]["value"] is None
     assert "needs probabilities" in m["metrics"]["brier"]["method"]
     # the grades are read as labels, with a warning naming the foreign values
-    res = _json(capsys, "evaluate", path, "--models", "grade", "--resamples", "200")
+    res = cli_json(capsys, "evaluate", path, "--models", "grade", "--resamples", "200")
     g = res["models"]["grade"]
     assert g["kind"] == "labels" and "not classes of the label column" in g["warning"]
     assert main(["evaluate", path, "--models", "grade"]) == 0
     assert "grade warning" in capsys.readouterr().out
     # --scores COL reads it as scores: the AUC of the grades
-    res = _json(capsys, "evaluate", path, "--scores", "grade", "--resamples", "200")
+    res = cli_json(capsys, "evaluate", path, "--scores", "grade", "--resamples", "200")
     assert res["models"]["grade"]["kind"] == "scores"
     assert res["models"]["grade"]["kind_source"] == "given"
     assert res["models"]["margin"]["kind_source"] == "detected"
@@ -473,7 +458,7 @@ def test_operating_options_match_the_package(capsys, scored):
     from heldout.metrics.operating import sensitivity_at_specificity
 
     path, y, a, _ = scored
-    out = _json(
+    out = cli_json(
         capsys, "evaluate", path, "--at-specificity", "0.9", "--partial-auc", "0.8:1",
         "--calibration", "--seed", "3", "--resamples", "300",
     )  # fmt: skip
@@ -489,14 +474,14 @@ def test_operating_options_match_the_package(capsys, scored):
 
 def test_threshold_tuned_adds_honest_reports_and_a_note(capsys, scored):
     path, *_ = scored
-    out = _json(capsys, "evaluate", path, "--threshold-tuned", "f1", "--seed", "1")
+    out = cli_json(capsys, "evaluate", path, "--threshold-tuned", "f1", "--seed", "1")
     assert "chosen on this file" in out["note"]
     m = out["models"]["model_b"]["metrics"]
     for key in ("f1 tuned (split)", "f1 tuned (cross-fit)"):
         assert m[key]["low"] <= m[key]["value"] <= m[key]["high"]
         assert m[key]["apparent"] >= m[key]["value"] - 1e-12 or m[key]["apparent"] > 0
     # the tuned metric keeps its apparent value, loses its (undercovering) interval
-    plain = _json(capsys, "evaluate", path, "--seed", "1")
+    plain = cli_json(capsys, "evaluate", path, "--seed", "1")
     for name in ("model_a", "model_b"):
         tuned, untuned = out["models"][name]["metrics"], plain["models"][name]["metrics"]
         assert tuned["f1"]["value"] == untuned["f1"]["value"]
@@ -547,7 +532,7 @@ def test_at_specificity_states_the_limit_where_no_interval_holds(capsys, scored)
     from heldout.metrics.operating import negatives_needed, sensitivity_at_specificity
 
     path, y, a, _ = scored
-    out = _json(capsys, "evaluate", path, "--at-specificity", "0.99", "--seed", "3")
+    out = cli_json(capsys, "evaluate", path, "--at-specificity", "0.99", "--seed", "3")
     e = out["models"]["model_a"]["metrics"]["sensitivity at specificity 0.99"]
     n0 = int(np.sum(y == 0))
     assert n0 < negatives_needed(0.99) == 437
@@ -566,6 +551,6 @@ def test_calibration_slope_states_its_limit_with_few_events(capsys, tmp_path):
     y[:12] = 1
     p = np.round(np.clip(0.04 + 0.03 * y + rng.normal(0, 0.03, 300), 0.001, 0.999), 4)
     path = _write(tmp_path / "few.csv", ["label", "m"], zip(y, p, strict=True))
-    out = _json(capsys, "evaluate", path, "--calibration", "--seed", "1", "--resamples", "200")
+    out = cli_json(capsys, "evaluate", path, "--calibration", "--seed", "1", "--resamples", "200")
     e = out["models"]["m"]["metrics"]["calibration slope"]
     assert f"12 items in the smaller class, below {SLOPE_MIN_EVENTS}" in e["warning"]

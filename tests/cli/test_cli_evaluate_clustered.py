@@ -3,10 +3,9 @@ heldout.dependent.clustered and heldout.dependent.strata computed directly, bad 
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
+from cli_support import cli_json
 from sklearn.metrics import roc_auc_score
 
 from heldout.cli import main
@@ -37,13 +36,6 @@ def clustered_file(tmp_path):
 MODELS = ["--models", "model_a,model_b"]
 
 
-def _json(capsys, *argv):
-    assert main([*argv, "--json"]) == 0
-    out = capsys.readouterr().out.strip().splitlines()
-    assert len(out) == 1
-    return json.loads(out[0])
-
-
 def _same(entry, r):
     assert entry["value"] == pytest.approx(r.estimate)
     assert (entry["low"], entry["high"]) == pytest.approx((r.low, r.high))
@@ -54,7 +46,7 @@ def _same(entry, r):
 
 def test_clustered_fields_equal_the_direct_computation(clustered_file, capsys):
     path, y, a, b, writer, _ = clustered_file
-    res = _json(capsys, "evaluate", path, *MODELS, "--cluster", "writer", "--resamples", "500")
+    res = cli_json(capsys, "evaluate", path, *MODELS, "--cluster", "writer", "--resamples", "500")
     assert res["cluster"] == "writer" and res["clusters"] == 45
     ma = res["models"]["model_a"]["metrics"]
     pa, pb = (a >= 0.5).astype(int), (b >= 0.5).astype(int)
@@ -84,7 +76,7 @@ def test_clustered_fields_equal_the_direct_computation(clustered_file, capsys):
 
 def test_strata_and_shares(clustered_file, capsys):
     path, y, a, _, writer, series = clustered_file
-    res = _json(
+    res = cli_json(
         capsys,
         "evaluate",
         path,
@@ -119,9 +111,9 @@ def test_the_clustered_command_stays_an_alias(tmp_path, capsys):
         fh.write("label,m,writer\n")
         for row in zip(y, pred, writer, strict=True):
             fh.write(f"{row[0]},{row[1]},{row[2]}\n")
-    ev = _json(capsys, "evaluate", str(path), "--cluster", "writer", "--resamples", "300")
+    ev = cli_json(capsys, "evaluate", str(path), "--cluster", "writer", "--resamples", "300")
     acc = ev["models"]["m"]["metrics"]["accuracy"]
-    cl = _json(capsys, "clustered", str(path), "--cluster", "writer")
+    cl = cli_json(capsys, "clustered", str(path), "--cluster", "writer")
     assert cl["accuracy"] == pytest.approx(acc["value"])
     for key in ("se_iid", "se_cluster", "design_effect", "icc", "effective_n", "low", "high"):
         assert cl[key] == pytest.approx(acc[key]), key

@@ -3,22 +3,16 @@ scipy's, the recommended interval follows the book's limits, bad input -> one li
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import warnings
 
 import numpy as np
 import pytest
+from cli_support import cli_json
 from scipy import stats
 
-from heldout.cli import main
 from heldout.judged import gold_for_half_width, ppi_mean, rogan_gladen
-
-
-def _run(capsys, *argv: str) -> dict:
-    assert main([*argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
 
 
 def _counts(c11, c10, c01, c00, k, big_n):
@@ -34,7 +28,7 @@ def _counts(c11, c10, c01, c00, k, big_n):
 )
 def test_judged_equals_the_package_on_the_arrays(capsys, cells, recommended):
     c11, c10, c01, c00, k, big_n = cells
-    out = _run(capsys, "judged", *_counts(*cells), "--alpha", "0.1")
+    out = cli_json(capsys, "judged", *_counts(*cells), "--alpha", "0.1")
     y = np.r_[np.ones(c11 + c10), np.zeros(c01 + c00)]
     f = np.r_[np.ones(c11), np.zeros(c10), np.ones(c01), np.zeros(c00)]
     rest = np.r_[np.ones(k), np.zeros(big_n - k)]
@@ -57,8 +51,8 @@ def test_judged_equals_the_package_on_the_arrays(capsys, cells, recommended):
 
 
 def test_size_gold_equals_the_package(capsys):
-    out = _run(capsys, "size", "gold", "--half-width", "0.02", "--rate", "0.8",
-               "--sensitivity", "0.97", "--specificity", "0.6", "--judge-items", "10000")  # fmt: skip
+    out = cli_json(capsys, "size", "gold", "--half-width", "0.02", "--rate", "0.8",
+                   "--sensitivity", "0.97", "--specificity", "0.6", "--judge-items", "10000")  # fmt: skip
     plan = gold_for_half_width(0.02, 0.8, 0.97, 0.6, judge_items=10000)
     assert out["gold_items"] == plan.gold_items
     assert out["gold_items_without_judge"] == plan.classical_items

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import time
 
 import numpy as np
 import pytest
+from cli_support import cli_json
 
 from heldout.cli import main
 from heldout.sequential.decide import sequential_accept
@@ -21,10 +21,7 @@ def write(tmp_path, lines, name="outcomes.txt"):
 
 
 def run_json(capsys, *argv):
-    assert main(["label", *argv, "--json"]) == 0
-    captured = capsys.readouterr()
-    assert captured.err == ""
-    return json.loads(captured.out)
+    return cli_json(capsys, "label", *argv, quiet=True)
 
 
 def test_file_json_matches_the_package(tmp_path, capsys):

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from cli_support import cli_json
 from scipy import stats
 
 from heldout.cli import main
@@ -20,8 +21,7 @@ def cp_scipy(k: int, m: int, level: float) -> tuple[float, float]:
 
 
 def run_json(capsys, *argv: str) -> dict:
-    assert main(["lost", *argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+    return cli_json(capsys, "lost", *argv)
 
 
 def test_issue_example_bounds(capsys):

@@ -696,6 +696,8 @@ class PickBestSize(Result):
     se: float  #: its Monte Carlo standard error
 
 
+# Its keyword arguments repeat false_claims' (both public): both simulate test sets shared by
+# correlated models (shared_patterns); what each finds from the draws differs.
 def pick_best_size_paired(
     accuracy,
     gap,

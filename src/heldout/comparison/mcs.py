@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from heldout._checks import as_draws, check_elements, check_work
+from heldout._checks import as_draws, check_elements, check_work, layout_floats
 from heldout._result import Result
 from heldout.comparison.predictions import _choice, _probability, pattern_counts
 from heldout.config import rng as make_rng
@@ -51,12 +51,7 @@ class ModelConfidenceSet(Result):
 
 
 def _losses(losses) -> np.ndarray:
-    try:
-        arr = np.asarray(losses, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError("losses must be a matrix of numbers (n_items, n_models)") from None
-    if arr.ndim != 2:
-        raise ValueError(f"losses must be a 2-d matrix (n_items, n_models), got shape {arr.shape}")
+    arr = layout_floats(losses, "losses", 2, "n_items, n_models")
     if arr.shape[0] < 2:
         raise ValueError("losses must have at least 2 items (rows)")
     if arr.shape[1] < 2:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from heldout._checks import show
+from heldout._checks import layout_floats
 from heldout._result import Result
 from heldout.comparison.paired import diff_interval, mcnemar_exact
 from heldout.comparison.predictions import _choice, _probability, as_correct, pattern_counts
@@ -43,14 +43,7 @@ _METHODS = ("holm", "bonferroni", "bh", "hommel", "by", "none")
 
 
 def _pvalues(pvalues) -> np.ndarray:
-    try:
-        p = np.asarray(pvalues, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"pvalues must be an array of numbers, got {show(pvalues)}") from None
-    if p.ndim != 1:
-        raise ValueError(f"pvalues must be a 1-d array, got shape {p.shape}")
-    if p.size == 0:
-        raise ValueError("pvalues must not be empty")
+    p = layout_floats(pvalues, "pvalues", 1, "one p-value per hypothesis", allow_empty=False)
     if np.any(np.isnan(p)) or np.any((p < 0) | (p > 1)):
         raise ValueError("pvalues must lie between 0 and 1 (no NaN)")
     return p

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from heldout._checks import as_count, broadcast, show
+from heldout._checks import as_count, broadcast, same_shape, show
 from heldout._result import Result
 from heldout._saddle import binom_cdf, binom_logpmf, binom_sf
 from heldout.comparison.predictions import _choice, _count, _counts, _probability, _scalar
@@ -114,10 +114,7 @@ def disagreements(correct_a, correct_b) -> Disagreements:
     """
     a = _bool_vector(correct_a, "correct_a")
     b = _bool_vector(correct_b, "correct_b")
-    if a.shape != b.shape:
-        raise ValueError(
-            f"correct_a and correct_b must have the same shape, got {a.shape} and {b.shape}"
-        )
+    same_shape(a, b, "correct_a", "correct_b")
     return Disagreements(int(np.count_nonzero(a & ~b)), int(np.count_nonzero(~a & b)))
 
 

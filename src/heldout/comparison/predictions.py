@@ -55,13 +55,18 @@ def _not_boolean(value, name: str) -> None:
         raise ValueError(f"{name} must hold real numbers, not booleans or complex numbers")
 
 
-def _scalar(value, name: str) -> float:
-    """A single finite real number (not an array, not NaN), else ValueError naming ``name``."""
+def _real_floats(value, name: str, what: str) -> np.ndarray:
+    """``value`` as floats (booleans and complex numbers refused), else ValueError naming ``name``."""
     _not_boolean(value, name)
     try:
-        arr = np.asarray(value, dtype=float)
+        return np.asarray(value, dtype=float)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a single number, got {show(value)}") from None
+        raise ValueError(f"{name} must be {what}, got {show(value)}") from None
+
+
+def _scalar(value, name: str) -> float:
+    """A single finite real number (not an array, not NaN), else ValueError naming ``name``."""
+    arr = _real_floats(value, name, "a single number")
     if arr.ndim != 0:
         raise ValueError(f"{name} must be a single number, got an array of shape {arr.shape}")
     x = float(arr)
@@ -94,13 +99,7 @@ def _count(value, name: str, *, minimum: int = 0) -> int:
 
 def _counts(value, name: str, *, minimum: int = 0) -> np.ndarray:
     """An array of whole numbers ``>= minimum`` and below 2**63 (int64)."""
-    _not_boolean(value, name)
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(
-            f"{name} must be a whole number or an array of them, got {show(value)}"
-        ) from None
+    arr = _real_floats(value, name, "a whole number or an array of them")
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
     if not np.all(np.isfinite(arr)):
@@ -116,13 +115,7 @@ def _counts(value, name: str, *, minimum: int = 0) -> np.ndarray:
 
 def _probabilities(value, name: str, *, closed: bool = False) -> np.ndarray:
     """An array of numbers strictly between 0 and 1, or in [0, 1] if ``closed`` (not empty, no NaN)."""
-    _not_boolean(value, name)
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(
-            f"{name} must be a number or an array of numbers, got {show(value)}"
-        ) from None
+    arr = _real_floats(value, name, "a number or an array of numbers")
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
     if closed:

@@ -54,7 +54,16 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from heldout import _dist, _inputs
-from heldout._checks import as_count, as_floats, as_positive, as_probability, in_choices, show
+from heldout._checks import (
+    as_count,
+    as_floats,
+    as_positive,
+    as_probability,
+    in_choices,
+    layout_floats,
+    same_shape,
+    show,
+)
 from heldout._result import EstimateResult, Result, extra
 
 __all__ = [
@@ -83,16 +92,7 @@ INTERVAL_METHODS = ("auto", "wilson", "t", "normal")
 
 # --------------------------------------------------------------------------- input checks
 def _scores(scores, name: str = "scores") -> np.ndarray:
-    try:
-        arr = np.asarray(scores, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be an array of numbers (one score per item)") from None
-    if arr.ndim != 1:
-        raise ValueError(
-            f"{name} must be one-dimensional (one score per item), got shape {arr.shape}"
-        )
-    if arr.size == 0:
-        raise ValueError(f"{name} must not be empty")
+    arr = layout_floats(scores, name, 1, "one score per item", allow_empty=False)
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite numbers (no NaN or infinity)")
     return arr
@@ -417,13 +417,12 @@ def _differences(scores_a, scores_b) -> np.ndarray:
     """Per-item differences of two models' scores on the same items (checked)."""
     a = _scores(scores_a, "scores_a")
     b = _scores(scores_b, "scores_b")
-    if a.size != b.size:
-        raise ValueError(
-            f"scores_a and scores_b must score the same items: got {a.size} and {b.size} scores"
-        )
+    same_shape(a, b, "scores_a", "scores_b")  # one score per item each: the same items
     return a - b
 
 
+# Its signature repeats clustered_mean's (both public): it is clustered_mean of the checked
+# paired differences (_differences), with the t interval by default.
 def clustered_difference(
     scores_a: ArrayLike,
     scores_b: ArrayLike,

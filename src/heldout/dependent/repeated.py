@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from heldout._checks import as_count, as_positive, as_probability
+from heldout._checks import as_count, as_positive, as_probability, layout_floats
 from heldout._result import Result, extra
 
 __all__ = [
@@ -111,12 +111,7 @@ def variance_components(scores: ArrayLike) -> Components:
     >>> round(c.estimate, 3), round(c.between, 3), round(c.within, 3)
     (0.5, 0.13, 0.167)
     """
-    try:
-        y = np.asarray(scores, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError("scores must be a 2-D array of numbers (questions x samples)") from None
-    if y.ndim != 2:
-        raise ValueError(f"scores must be 2-D (questions x samples), got shape {y.shape}")
+    y = layout_floats(scores, "scores", 2, "questions x samples")
     q, k = y.shape
     if q < 2 or k < 2:
         raise ValueError(

@@ -64,17 +64,21 @@ def pass_at_k_per_question(samples: ArrayLike, correct: ArrayLike, k: ArrayLike)
     if np.any(kk > n):
         raise ValueError("k must not exceed samples (pass@k needs at least k answers)")
     n, c, kk = (np.asarray(v, dtype=float) for v in (n, c, kk))
+    return scalar_or_array(_unbiased(n, c, kk))
+
+
+def _unbiased(n, c, k) -> np.ndarray:
+    """The unbiased pass@k of :func:`pass_at_k_per_question` on checked float arrays."""
     fail = n - c
-    full = fail < kk
-    safe = np.where(full, kk, fail)
+    full = fail < k
+    safe = np.where(full, k, fail)
     log_ratio = (
         special.gammaln(safe + 1)
-        - special.gammaln(safe - kk + 1)
+        - special.gammaln(safe - k + 1)
         - special.gammaln(n + 1)
-        + special.gammaln(n - kk + 1)
+        + special.gammaln(n - k + 1)
     )
-    out = np.where(full, 1.0, np.where(c == 0, 0.0, -np.expm1(log_ratio)))
-    return scalar_or_array(out)
+    return np.where(full, 1.0, np.where(c == 0, 0.0, -np.expm1(log_ratio)))
 
 
 def pass_at_k(

@@ -52,7 +52,7 @@ from numpy.typing import ArrayLike
 from scipy import special
 
 from heldout import _inputs
-from heldout._checks import as_flag, as_floats, in_choices, show
+from heldout._checks import as_flag, as_floats, in_choices, layout_floats, show
 from heldout._result import Result, extra
 from heldout.config import rng as make_rng
 from heldout.metrics.estimate import Difference, Estimate
@@ -213,14 +213,7 @@ def bca_interval(
     theta_hat = float(_inputs.scores(theta_hat, "theta_hat", ndim=0))
     if not in_choices(method, ("bca", "percentile")):
         raise ValueError(f"method must be 'bca' or 'percentile', got {show(method)}")
-    try:
-        b = np.asarray(boot, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"boot must be an array of resampled values, got {show(boot)}") from None
-    if b.ndim != 1:
-        raise ValueError(f"boot must be 1-d (one value per resample), got shape {b.shape}")
-    if b.size == 0:
-        raise ValueError("boot must hold at least one resampled value, got none")
+    b = layout_floats(boot, "boot", 1, "one value per resample", allow_empty=False)
     if df is not None:
         d = as_floats(df, "df", scalar=True)
         if not d > 0:  # NaN too: it gave a zero-width interval

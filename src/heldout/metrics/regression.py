@@ -45,6 +45,7 @@ from heldout._checks import (
     as_probability,
     as_real,
     check_work,
+    same_shape,
     show,
 )
 from heldout._deprecate import level_to_alpha, renamed
@@ -57,10 +58,7 @@ METHODS = ("clt", "t", "bootstrap", "normal", "chi2", "article")
 def _residuals(y, yhat) -> np.ndarray:
     y_arr = as_real(y, "y")
     p_arr = as_real(yhat, "yhat")
-    if y_arr.shape != p_arr.shape:
-        raise ValueError(
-            f"y and yhat must have the same shape, got {y_arr.shape} and {p_arr.shape}"
-        )
+    same_shape(y_arr, p_arr, "y", "yhat")
     if y_arr.ndim == 0:
         raise ValueError("y must be an array of test targets, got a single number")
     if y_arr.shape[-1] < 2:

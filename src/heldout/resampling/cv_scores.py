@@ -41,6 +41,7 @@ from heldout._checks import (
     check_elements,
     check_work,
     in_choices,
+    layout_floats,
     show,
 )
 from heldout._result import Result, extra
@@ -96,25 +97,17 @@ def whole(value, name: str, minimum: int = 0) -> int:
 
 
 def number(value, name: str) -> float:
-    """A single number (not an array), else ValueError naming ``name``."""
-    try:
-        ndim = np.ndim(value)
-    except (TypeError, ValueError, OverflowError):  # ragged nested lists
-        raise ValueError(f"{name} must be a single number, got {show(value)}") from None
-    if ndim != 0:
-        raise ValueError(f"{name} must be a single number, got {show(value)}")
-    # the shared check: refuses text, None, booleans, complex numbers and 10**400 by name
+    """A single number (not an array), else ValueError naming ``name``.
+
+    The shared check: refuses arrays, ragged lists, text, None, booleans, complex
+    numbers and ``10**400`` by name.
+    """
     return as_floats(value, name, scalar=True)
 
 
 def _check_x(X, name: str = "X") -> np.ndarray:
     """A finite numeric matrix (rows by features), else ValueError naming ``name``."""
-    try:
-        Xa = np.asarray(X, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a numeric matrix (rows by features)") from None
-    if Xa.ndim != 2:
-        raise ValueError(f"{name} must be a 2-d array (rows by features), got shape {Xa.shape}")
+    Xa = layout_floats(X, name, 2, "rows by features")
     if not np.all(np.isfinite(Xa)):
         raise ValueError(f"{name} must hold finite numbers (no NaN or infinity)")
     return Xa

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from heldout._checks import as_count, as_floats, as_probability, check_work
+from heldout._checks import as_count, as_floats, as_probability, check_work, same_shape
 from heldout._result import Result, extra
 from heldout.comparison.rope import _rope_width
 from heldout.config import rng as make_rng
@@ -82,10 +82,7 @@ def _fold_table(value, name: str) -> np.ndarray:
 def _prepared(a, b, rope: float, g) -> tuple[np.ndarray, float, float]:
     """Differences scaled as baycomp scales them, constant rows replaced; scale, rope."""
     ta, tb = _fold_table(a, "scores_a"), _fold_table(b, "scores_b")
-    if ta.shape != tb.shape:
-        raise ValueError(
-            f"scores_a and scores_b must have the same shape, got {ta.shape} and {tb.shape}"
-        )
+    same_shape(ta, tb, "scores_a", "scores_b")
     x = ta - tb
     m, n = x.shape
     if m < 2:

@@ -18,6 +18,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -64,6 +65,18 @@ class Mistake:
     def values(self) -> tuple[float, ...]:
         """The wrong answer, computed now, as a flat tuple."""
         return _computed(self.value)
+
+
+def one_sided_hoeffding(tolerance: float, alpha: float, hint: str) -> Mistake:
+    """The slip of sizing a two-sided tolerance by Hoeffding's one-sided size.
+
+    The wrong answer is :math:`\\lceil \\ln(1/\alpha) / (2t^2) \rceil`, without the factor 2
+    of the two-sided inequality; ``hint`` is the checker's words for it.
+
+    >>> one_sided_hoeffding(0.05, 0.05, "Two-sided.").values()
+    (600.0,)
+    """
+    return Mistake("one-sided", lambda: math.ceil(math.log(1 / alpha) / (2 * tolerance**2)), hint)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from heldout.book.course import data
-from heldout.book.course.items import Assessment, Mistake, Part, Problem
+from heldout.book.course.items import Assessment, Mistake, Part, Problem, one_sided_hoeffding
 
 __all__ = ["PROBLEM_SETS"]
 
@@ -351,9 +351,9 @@ PS2 = _problem_set(
                     partial="-",
                     none="Any other number.",
                     mistakes=(
-                        Mistake(
-                            "one-sided",
-                            lambda: math.ceil(math.log(1 / 0.05) / (2 * 0.03**2)),
+                        one_sided_hoeffding(
+                            0.03,
+                            0.05,
                             "The deviation may go either way: the inequality has a factor 2.",
                         ),
                     ),

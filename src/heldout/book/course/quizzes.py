@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from heldout.book.course.items import Assessment, Mistake, Part, Problem
+from heldout.book.course.items import Assessment, Mistake, Part, Problem, one_sided_hoeffding
 
 __all__ = ["QUIZZES"]
 
@@ -130,11 +130,7 @@ QUIZZES = (
                 answer=lambda: _hoeffding(0.05, 0.05),
                 digits=0,
                 mistakes=(
-                    Mistake(
-                        "one-sided",
-                        lambda: math.ceil(math.log(1 / 0.05) / (2 * 0.05**2)),
-                        "Two-sided: the deviation may go either way.",
-                    ),
+                    one_sided_hoeffding(0.05, 0.05, "Two-sided: the deviation may go either way."),
                 ),
             ),
             _q(

@@ -243,6 +243,18 @@ def _digit(digit) -> int:
     return int(as_count(digit, "digit", maximum=9, scalar=True))
 
 
+def _toy_pool() -> Pool:
+    """The examples' pool: 2,000 random digits, two models half sure of the true one."""
+    rng = np.random.default_rng(1)
+    labels = rng.integers(0, 10, 2000)
+    noisy = {
+        m: rng.dirichlet(np.ones(10), 2000).astype(np.float32) * 0.5
+        + np.eye(10, dtype=np.float32)[labels] * 0.5
+        for m in ("logistic", "random_forest")
+    }
+    return Pool(labels, noisy, 0, "toy", {})
+
+
 def pool_truths(pool: Pool, digit: int) -> dict:
     """The pool's value of every metric of the experiment (the truth for test sets drawn from it).
 
@@ -251,11 +263,7 @@ def pool_truths(pool: Pool, digit: int) -> dict:
 
     Examples
     --------
-    >>> rng = np.random.default_rng(1)
-    >>> labels = rng.integers(0, 10, 2000)
-    >>> noisy = {m: rng.dirichlet(np.ones(10), 2000).astype(np.float32) * 0.5
-    ...          + np.eye(10, dtype=np.float32)[labels] * 0.5 for m in ("logistic", "random_forest")}
-    >>> t = pool_truths(Pool(labels, noisy, 0, "toy", {}), 3)
+    >>> t = pool_truths(_toy_pool(), 3)
     >>> 0.5 < t[("auc", "logistic")] <= 1.0
     True
     """
@@ -326,11 +334,7 @@ def pool_coverage(
 
     Examples
     --------
-    >>> rng = np.random.default_rng(1)
-    >>> labels = rng.integers(0, 10, 2000)
-    >>> noisy = {m: rng.dirichlet(np.ones(10), 2000).astype(np.float32) * 0.5
-    ...          + np.eye(10, dtype=np.float32)[labels] * 0.5 for m in ("logistic", "random_forest")}
-    >>> rows = pool_coverage(Pool(labels, noisy, 0, "toy", {}), 3, test_size=500, reps=20,
+    >>> rows = pool_coverage(_toy_pool(), 3, test_size=500, reps=20,
     ...                      bootstrap_reps=3, n_resamples=100, seed=2)
     >>> all(0 <= r["coverage"] <= 1 for r in rows)
     True
@@ -553,11 +557,7 @@ def pool_auc_coverage(
 
     Examples
     --------
-    >>> rng = np.random.default_rng(1)
-    >>> labels = rng.integers(0, 10, 2000)
-    >>> noisy = {m: rng.dirichlet(np.ones(10), 2000).astype(np.float32) * 0.5
-    ...          + np.eye(10, dtype=np.float32)[labels] * 0.5 for m in ("logistic", "random_forest")}
-    >>> rows = pool_auc_coverage(Pool(labels, noisy, 0, "toy", {}), digits=(3,), test_size=500, reps=20, seed=2)
+    >>> rows = pool_auc_coverage(_toy_pool(), digits=(3,), test_size=500, reps=20, seed=2)
     >>> sorted({r["method"] for r in rows})
     ['auto', 'delong', 'logit', 'mover']
     """
