@@ -21,7 +21,8 @@ import numpy as np
 from _timing import timed
 from scipy import stats
 
-from heldout.accuracy.sizing import binomial_size, hoeffding_size, simulate_deviation
+from heldout.accuracy.deviation import simulate_deviation
+from heldout.accuracy.sizing import binomial_size, hoeffding_size
 from heldout.config import pick as _pick
 
 TINY = "--tiny" in sys.argv  # the smoke test: small sizes

@@ -138,7 +138,7 @@ def test_a_planted_cycle_is_found(monkeypatch):
     monkeypatch.setitem(
         GRAPH,
         "heldout.accuracy.bounds",
-        GRAPH["heldout.accuracy.bounds"] | {"heldout.accuracy.sizing"},
+        GRAPH["heldout.accuracy.bounds"] | {"heldout.accuracy.deviation"},
     )
     with pytest.raises(AssertionError, match="import cycle"):
         test_no_cycle()

@@ -55,6 +55,7 @@ def test_old_names_cover_every_module_that_moved():
     new_here |= {"report"}  # new in 0.2 (issue 42: one builder of evaluate's report)
     new_here |= {"_partition_stats"}  # new in 0.2 (issue 42: the Dask engine's statistics)
     new_here |= {"ledger_checks"}  # split out of ledger (issue 43): no 0.1 path
+    new_here |= {"deviation"}  # the checks of the sizes, split out of sizing (issue 43)
     # new in 0.2 (issues 38-40: judged scores' coverage, many data sets, the course): no 0.1 path
     new_here |= {"judge_coverage", "many_datasets", "hierarchical"}
     new_here |= {
@@ -95,3 +96,14 @@ def test_unknown_names_still_fail():
         importlib.import_module("heldout.no_such_module")
     with pytest.raises(ValueError, match="old must name"):
         _legacy.new_name("heldout.accuracy")
+
+
+def test_checks_of_the_sizes_still_import_from_sizing_with_a_warning():
+    import heldout.accuracy.deviation as deviation
+    import heldout.accuracy.sizing as sizing
+
+    for name in sizing._MOVED_TO_DEVIATION:
+        with pytest.warns(DeprecationWarning, match=f"import heldout.accuracy.deviation.{name}"):
+            assert getattr(sizing, name) is getattr(deviation, name)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        sizing.nothing  # noqa: B018

@@ -140,17 +140,17 @@ SPECS = {
          "p": A(st.one_of(st.none(), prob_c), "prob", accepts=(None,)), "rule": _choice(["stable", "first"])},
         positive_int, keyword=("rule",), examples=8,
     ),
-    "accuracy.sizing.lattice_deviation_probability": Spec(
+    "accuracy.deviation.lattice_deviation_probability": Spec(
         S.lattice_deviation_probability,
         {"losses": _losses(), "size": A(st.integers(1, 500), "count"), "tolerance": A(pos, "pos")},
         ordered_pair, examples=8,
     ),
-    "accuracy.sizing.simulate_deviation": Spec(
+    "accuracy.deviation.simulate_deviation": Spec(
         S.simulate_deviation,
         {"losses": _losses(), "size": A(st.integers(1, 200), "count"), "tolerance": A(pos, "pos")},
         kwargs={"reps": 50, "seed": 2}, examples=6,
     ),
-    "accuracy.sizing.simulate_empirical_bernstein": Spec(
+    "accuracy.deviation.simulate_empirical_bernstein": Spec(
         S.simulate_empirical_bernstein,
         {"losses": _losses(), "size": A(st.integers(2, 200), "count"), "range_": A(st.floats(10, 100), "pos"), "alpha": AL},
         lambda r, v: 0 <= r.probability <= 1, kwargs={"reps": 50, "seed": 3}, examples=6,

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.proportion import samplesize_confint_proportion
 
+from heldout.accuracy.deviation import lattice_deviation_probability, simulate_deviation
 from heldout.accuracy.sizing import (
     bernstein_size,
     binomial_deviation_probability,
@@ -22,9 +23,7 @@ from heldout.accuracy.sizing import (
     hoeffding_bound,
     hoeffding_size,
     hoeffding_tolerance,
-    lattice_deviation_probability,
     normal_size,
-    simulate_deviation,
 )
 
 mpmath.mp.dps = 40
@@ -430,7 +429,7 @@ def test_bad_input_names_the_argument(call, name):
 # ----------------------------------------------------------------- empirical Bernstein, per set
 def test_simulate_empirical_bernstein_recomputes_each_sets_radius():
     """Independent recomputation: the same draws, each set's radius from the formula in Python."""
-    from heldout.accuracy.sizing import simulate_empirical_bernstein
+    from heldout.accuracy.deviation import simulate_empirical_bernstein
 
     population = np.array([0.0, 0.2, 0.2, 0.5, 1.0, 3.0])
     size, reps, u, a = 40, 300, 3.0, 0.2
@@ -452,7 +451,7 @@ def test_simulate_empirical_bernstein_recomputes_each_sets_radius():
 
 
 def test_simulate_empirical_bernstein_keeps_its_promise_and_refuses_a_short_range():
-    from heldout.accuracy.sizing import simulate_empirical_bernstein
+    from heldout.accuracy.deviation import simulate_empirical_bernstein
 
     losses = np.random.default_rng(3).exponential(size=500).clip(0, 4)
     eps = 0.1

@@ -5,9 +5,10 @@ is imported when it is first used (:func:`heldout._lazy.face`).
 
 Given *k* errors on *n* test items: the exact test set bound and other intervals
 (``bounds``), the Beta posterior of the accuracy (``posterior``), test-set sizes
-(``sizing``), acceptance tests against a required accuracy (``acceptance``), bounded
-per-row losses (``losses``), the variational train/test split (``split``), and what can
-still be said when the test set is lost (``lost``).  Imports only the private core.
+(``sizing``) and their checks by simulation and lattice bracket (``deviation``),
+acceptance tests against a required accuracy (``acceptance``), bounded per-row losses
+(``losses``), the variational train/test split (``split``), and what can still be said
+when the test set is lost (``lost``).  Imports only the private core.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ WHERE = {
     "kl_lower": "bounds",
     "kl_upper": "bounds",
     "lagrange_multiplier": "split",
-    "lattice_deviation_probability": "sizing",
+    "lattice_deviation_probability": "deviation",
     "log10_subsets": "lost",
     "logistic_population": "split",
     "make_model": "lost",
@@ -103,8 +104,8 @@ WHERE = {
     "safety_margin": "acceptance",
     "score_upper": "bounds",
     "simulate_coverage": "bounds",
-    "simulate_deviation": "sizing",
-    "simulate_empirical_bernstein": "sizing",
+    "simulate_deviation": "deviation",
+    "simulate_empirical_bernstein": "deviation",
     "simulate_fitted": "lost",
     "simulate_key_assumption": "lost",
     "simulate_pass_rate": "acceptance",
