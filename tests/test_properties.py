@@ -57,6 +57,7 @@ from property_support import (
 
 from heldout.accuracy import acceptance as AC
 from heldout.accuracy import bounds as B
+from heldout.accuracy import deviation as DV
 from heldout.accuracy import losses as L
 from heldout.accuracy import lost as LO
 from heldout.accuracy import posterior as P
@@ -141,17 +142,17 @@ SPECS = {
         positive_int, keyword=("rule",), examples=8,
     ),
     "accuracy.deviation.lattice_deviation_probability": Spec(
-        S.lattice_deviation_probability,
+        DV.lattice_deviation_probability,
         {"losses": _losses(), "size": A(st.integers(1, 500), "count"), "tolerance": A(pos, "pos")},
         ordered_pair, examples=8,
     ),
     "accuracy.deviation.simulate_deviation": Spec(
-        S.simulate_deviation,
+        DV.simulate_deviation,
         {"losses": _losses(), "size": A(st.integers(1, 200), "count"), "tolerance": A(pos, "pos")},
         kwargs={"reps": 50, "seed": 2}, examples=6,
     ),
     "accuracy.deviation.simulate_empirical_bernstein": Spec(
-        S.simulate_empirical_bernstein,
+        DV.simulate_empirical_bernstein,
         {"losses": _losses(), "size": A(st.integers(2, 200), "count"), "range_": A(st.floats(10, 100), "pos"), "alpha": AL},
         lambda r, v: 0 <= r.probability <= 1, kwargs={"reps": 50, "seed": 3}, examples=6,
     ),
