@@ -18,7 +18,7 @@ from heldout.accuracy import acceptance, bounds
 from heldout.book import metric_coverage
 from heldout.comparison import compare, paired
 from heldout.dependent import strata
-from heldout.metrics import auc as A
+from heldout.metrics import auc_sizing as AZ
 from heldout.metrics.evaluate import evaluate
 from heldout.resampling import cv_scores
 from heldout.sequential import sprt
@@ -38,9 +38,9 @@ def test_labels_too_large_for_int64_are_refused_not_wrapped(big):
 
 def test_auc_size_with_a_vanishing_prevalence_is_refused_not_negative():
     with pytest.raises(ValueError, match="the size exceeds 2\\*\\*63 - 1"):
-        A.auc_power_size(0.85, 1e-300, null_auc=0.5, power=0.8)
+        AZ.auc_power_size(0.85, 1e-300, null_auc=0.5, power=0.8)
     # a small but possible prevalence: n0 = ceil(n1 (1 - pi)/pi), a positive size
-    s = A.auc_power_size(0.85, 1e-6, null_auc=0.5, power=0.8)
+    s = AZ.auc_power_size(0.85, 1e-6, null_auc=0.5, power=0.8)
     assert s.n_negative == pytest.approx(s.n_positive * (1 - 1e-6) / 1e-6, abs=1)
     assert s.n > 0 and s.n_negative > 0
 
@@ -116,7 +116,7 @@ def test_public_functions_refuse_them_with_one_value_error(bad):
         lambda v: compare.prob_better(v, 100, 40, 100),
         lambda v: compare.required_size(0.9, 0.02, v),
         lambda v: cv_scores.splits(v, k=5),
-        lambda v: A.auc_power_size(0.8, v),
+        lambda v: AZ.auc_power_size(0.8, v),
     ]
     for call in calls:
         with pytest.raises(ValueError):

@@ -56,6 +56,7 @@ def test_old_names_cover_every_module_that_moved():
     new_here |= {"_partition_stats"}  # new in 0.2 (issue 42: the Dask engine's statistics)
     new_here |= {"ledger_checks"}  # split out of ledger (issue 43): no 0.1 path
     new_here |= {"deviation"}  # the checks of the sizes, split out of sizing (issue 43)
+    new_here |= {"auc_sizing"}  # the AUC's sizes, split out of auc (issue 43)
     # new in 0.2 (issues 38-40: judged scores' coverage, many data sets, the course): no 0.1 path
     new_here |= {"judge_coverage", "many_datasets", "hierarchical"}
     new_here |= {
@@ -107,3 +108,14 @@ def test_checks_of_the_sizes_still_import_from_sizing_with_a_warning():
             assert getattr(sizing, name) is getattr(deviation, name)
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         sizing.nothing  # noqa: B018
+
+
+def test_auc_sizes_still_import_from_auc_with_a_warning():
+    import heldout.metrics.auc as auc
+    import heldout.metrics.auc_sizing as auc_sizing
+
+    for name in auc._MOVED_TO_SIZING:
+        with pytest.warns(DeprecationWarning, match=f"import heldout.metrics.auc_sizing.{name}"):
+            assert getattr(auc, name) is getattr(auc_sizing, name)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        auc.nothing  # noqa: B018

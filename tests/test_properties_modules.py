@@ -58,6 +58,7 @@ from heldout.comparison import best, compare, mcs, multiple, omnibus, paired, pr
 from heldout.dependent import cluster_sizing, clustered, repeated, strata
 from heldout.metrics import (
     auc,
+    auc_sizing,
     bootstrap,
     column_kinds,
     engine,
@@ -714,18 +715,18 @@ SPECS = {
                              "alpha": AL, "method": _choice(list(auc.AUC_DIFFERENCE_METHODS))},
         lambda r, v: -1 <= r.low <= r.high <= 1 and 0 <= r.p_value <= 1, prepare=_same_length("y", "scores_a", "scores_b"),
     ),
-    "metrics.auc.auc_variance": Spec(
-        auc.auc_variance, {"auc": A(st.floats(0.5, 0.99), "prob"), "n_positive": A(count1, "count"), "n_negative": A(count1, "count"),
-                           "method": _choice(list(auc.AUC_VARIANCE_METHODS))}, lambda r, v: r >= 0,
+    "metrics.auc_sizing.auc_variance": Spec(
+        auc_sizing.auc_variance, {"auc": A(st.floats(0.5, 0.99), "prob"), "n_positive": A(count1, "count"), "n_negative": A(count1, "count"),
+                           "method": _choice(list(auc_sizing.AUC_VARIANCE_METHODS))}, lambda r, v: r >= 0,
     ),
-    "metrics.auc.auc_size": Spec(
-        auc.auc_size, {"auc": A(st.floats(0.55, 0.99), "prob"), "half_width": A(st.floats(0.005, 0.3), "pos"), "prevalence": A(st.floats(0.01, 0.99), "prob"),
-                       "alpha": AL, "method": _choice(list(auc.AUC_VARIANCE_METHODS)), "interval": _choice(["auto", "wald", "logit"])},
+    "metrics.auc_sizing.auc_size": Spec(
+        auc_sizing.auc_size, {"auc": A(st.floats(0.55, 0.99), "prob"), "half_width": A(st.floats(0.005, 0.3), "pos"), "prevalence": A(st.floats(0.01, 0.99), "prob"),
+                       "alpha": AL, "method": _choice(list(auc_sizing.AUC_VARIANCE_METHODS)), "interval": _choice(["auto", "wald", "logit"])},
         lambda r, v: r.n >= 1, keyword=("method", "interval"),
     ),
-    "metrics.auc.auc_power_size": Spec(
-        auc.auc_power_size, {"auc": A(st.floats(0.7, 0.99), "prob"), "prevalence": A(st.floats(0.05, 0.95), "prob"), "null_auc": A(st.floats(0.5, 0.69), "prob"),
-                             "alpha": AL, "power": A(st.floats(0.5, 0.99), "prob"), "method": _choice(list(auc.AUC_VARIANCE_METHODS))},
+    "metrics.auc_sizing.auc_power_size": Spec(
+        auc_sizing.auc_power_size, {"auc": A(st.floats(0.7, 0.99), "prob"), "prevalence": A(st.floats(0.05, 0.95), "prob"), "null_auc": A(st.floats(0.5, 0.69), "prob"),
+                             "alpha": AL, "power": A(st.floats(0.5, 0.99), "prob"), "method": _choice(list(auc_sizing.AUC_VARIANCE_METHODS))},
         lambda r, v: r.n >= 1, keyword=("null_auc", "alpha", "power", "method"),
     ),
     "metrics.auc.effective_size": Spec(

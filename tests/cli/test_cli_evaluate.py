@@ -16,6 +16,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from heldout.cli import main
 from heldout.metrics import auc as A
+from heldout.metrics import auc_sizing as AZ
 
 
 def _write(path, header, rows):
@@ -191,7 +192,7 @@ def test_size_auc(capsys):
     res = cli_json(
         capsys, "size", "auc", "--auc", "0.85", "--half-width", "0.03", "--prevalence", "0.2"
     )
-    s = A.auc_size(0.85, 0.03, 0.2)
+    s = AZ.auc_size(0.85, 0.03, 0.2)
     assert (res["n"], res["n_positive"], res["n_negative"]) == (s.n, s.n_positive, s.n_negative)
     assert res["n"] == res["n_positive"] + res["n_negative"] and res["interval"] == "auto"
     # every method of auc_interval can be sized; another name is one line on stderr
@@ -199,7 +200,7 @@ def test_size_auc(capsys):
     for m in A.AUC_INTERVAL_METHODS:
         assert (
             cli_json(capsys, *base, "--interval", m)["n"]
-            == A.auc_size(0.9, 0.05, 0.2, interval=m).n
+            == AZ.auc_size(0.9, 0.05, 0.2, interval=m).n
         )
     assert main([*base, "--interval", "exact", "--json"]) == 2
     err = capsys.readouterr().err.strip()
@@ -217,7 +218,7 @@ def test_size_auc(capsys):
         "--interval",
         "wald",
     )
-    assert res["n"] == A.auc_size(0.85, 0.03, 0.2, interval="wald").n == 1340
+    assert res["n"] == AZ.auc_size(0.85, 0.03, 0.2, interval="wald").n == 1340
     res = cli_json(
         capsys,
         "size",
@@ -235,7 +236,7 @@ def test_size_auc(capsys):
     )
     assert (
         res["n_positive"]
-        == A.auc_power_size(0.8, 0.3, 0.7, power=0.9, method="binormal").n_positive
+        == AZ.auc_power_size(0.8, 0.3, 0.7, power=0.9, method="binormal").n_positive
     )
 
 

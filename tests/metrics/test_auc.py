@@ -12,6 +12,7 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 from heldout.metrics import auc as A
+from heldout.metrics import auc_sizing as AZ
 
 
 def _definition(y, scores):
@@ -294,16 +295,16 @@ def test_binormal_q_matches_bivariate_normal_cdf():
     for a in (0.55, 0.7, 0.85, 0.97):
         h = stats.norm.ppf(a)
         ref = stats.multivariate_normal(mean=[0, 0], cov=[[1, 0.5], [0.5, 1]]).cdf([h, h])
-        assert A._binormal_q(np.array(a)) == pytest.approx(ref, abs=1e-6)
+        assert AZ._binormal_q(np.array(a)) == pytest.approx(ref, abs=1e-6)
 
 
 def test_variance_models_at_half_and_obuchowski_null():
     n1, n0 = 40, 90
     # continuous scores, A = 1/2: Var = (n1 + n0 + 1) / (12 n1 n0) exactly
     for method in ("hanley-mcneil", "binormal"):
-        assert A.auc_variance(0.5, n1, n0, method) == pytest.approx((n1 + n0 + 1) / (12 * n1 * n0))
+        assert AZ.auc_variance(0.5, n1, n0, method) == pytest.approx((n1 + n0 + 1) / (12 * n1 * n0))
     # Obuchowski's V at A = 1/2 is 0.0792 (1 + 1/kappa), the constant pROC uses
-    assert A.auc_variance(0.5, n1, n0, "obuchowski") * n1 == pytest.approx(
+    assert AZ.auc_variance(0.5, n1, n0, "obuchowski") * n1 == pytest.approx(
         0.0792 * (1 + n1 / n0), rel=1e-12
     )
 
@@ -312,7 +313,7 @@ def test_hanley_mcneil_formula_by_hand():
     a, n1, n0 = 0.8, 50, 120
     q1, q2 = a / (2 - a), 2 * a * a / (1 + a)
     ref = (a * (1 - a) + (n1 - 1) * (q1 - a * a) + (n0 - 1) * (q2 - a * a)) / (n1 * n0)
-    assert A.auc_variance(a, n1, n0) == pytest.approx(ref, rel=1e-14)
+    assert AZ.auc_variance(a, n1, n0) == pytest.approx(ref, rel=1e-14)
 
 
 def test_binormal_variance_matches_simulation():
@@ -326,23 +327,23 @@ def test_binormal_variance_matches_simulation():
     aucs = (ranks - n1 * (n1 + 1) / 2) / (n1 * n0)
     var = aucs.var(ddof=1)
     se_of_var = var * math.sqrt(2 / (reps - 1))
-    assert abs(A.auc_variance(a, n1, n0, "binormal") - var) < 4 * se_of_var
+    assert abs(AZ.auc_variance(a, n1, n0, "binormal") - var) < 4 * se_of_var
     # Hanley-McNeil assumes other score distributions: here it is visibly off
-    assert abs(A.auc_variance(a, n1, n0, "hanley-mcneil") - var) > 4 * se_of_var
+    assert abs(AZ.auc_variance(a, n1, n0, "hanley-mcneil") - var) > 4 * se_of_var
 
 
 def test_auc_size_is_the_smallest_that_works():
-    for method in A.AUC_VARIANCE_METHODS:
-        s = A.auc_size(0.85, 0.03, 0.2, method=method, interval="wald")
+    for method in AZ.AUC_VARIANCE_METHODS:
+        s = AZ.auc_size(0.85, 0.03, 0.2, method=method, interval="wald")
         z = stats.norm.isf(0.025)
         assert s.n == s.n_positive + s.n_negative
         assert s.n_negative == math.ceil(s.n_positive * 4 - 1e-9)
-        ok = z * math.sqrt(A.auc_variance(0.85, s.n_positive, s.n_negative, method)) <= 0.03
+        ok = z * math.sqrt(AZ.auc_variance(0.85, s.n_positive, s.n_negative, method)) <= 0.03
         before = z * math.sqrt(
-            A.auc_variance(0.85, s.n_positive - 1, math.ceil((s.n_positive - 1) * 4), method)
+            AZ.auc_variance(0.85, s.n_positive - 1, math.ceil((s.n_positive - 1) * 4), method)
         )
         assert ok and before > 0.03
-    assert A.auc_size(
+    assert AZ.auc_size(
         0.85, 0.03, 0.2, method="obuchowski", interval="wald"
     ).n_positive == math.ceil(
         stats.norm.isf(0.025) ** 2
@@ -357,20 +358,20 @@ def test_auc_size_is_the_smallest_that_works():
 
 
 def test_auc_size_vectorises():
-    s = A.auc_size([0.7, 0.9], 0.05, [0.1, 0.5])
+    s = AZ.auc_size([0.7, 0.9], 0.05, [0.1, 0.5])
     assert s.n.shape == (2,)
-    assert s.n[0] == A.auc_size(0.7, 0.05, 0.1).n and s.n[1] == A.auc_size(0.9, 0.05, 0.5).n
+    assert s.n[0] == AZ.auc_size(0.7, 0.05, 0.1).n and s.n[1] == AZ.auc_size(0.9, 0.05, 0.5).n
 
 
 def test_auc_size_for_the_default_interval():
     for a, h, pi in ((0.85, 0.03, 0.2), (0.99, 0.005, 0.1), (0.7, 0.05, 0.05)):
-        s = A.auc_size(a, h, pi)
-        w = A.auc_size(a, h, pi, interval="wald")
+        s = AZ.auc_size(a, h, pi)
+        w = AZ.auc_size(a, h, pi, interval="wald")
         assert s.n_positive >= w.n_positive and s.interval == "auto"
 
         def half(n1, a=a, pi=pi):
             n0 = math.ceil(n1 * (1 - pi) / pi - 1e-9)
-            var = A.auc_variance(a, n1, n0)
+            var = AZ.auc_variance(a, n1, n0)
             e = A._interval(a, var, n1, n0, 0.05, "auto")
             return (e.high - e.low) / 2
 
@@ -378,7 +379,7 @@ def test_auc_size_for_the_default_interval():
 
 
 def test_binormal_size_gives_the_width_in_simulation():
-    s = A.auc_size(0.8, 0.05, 0.3, method="binormal", interval="wald")
+    s = AZ.auc_size(0.8, 0.05, 0.3, method="binormal", interval="wald")
     rng = np.random.default_rng(11)
     mu = math.sqrt(2) * stats.norm.ppf(0.8)
     halves = []
@@ -391,10 +392,10 @@ def test_binormal_size_gives_the_width_in_simulation():
 
 
 def test_power_size_gives_the_power_in_simulation():
-    s = A.auc_power_size(0.75, 0.3, null_auc=0.65, power=0.8, method="binormal")
+    s = AZ.auc_power_size(0.75, 0.3, null_auc=0.65, power=0.8, method="binormal")
     rng = np.random.default_rng(12)
     mu = math.sqrt(2) * stats.norm.ppf(0.75)
-    se0 = math.sqrt(A.auc_variance(0.65, s.n_positive, s.n_negative, "binormal"))
+    se0 = math.sqrt(AZ.auc_variance(0.65, s.n_positive, s.n_negative, "binormal"))
     z = stats.norm.isf(0.05)
     reps = 1500
     y = np.r_[np.ones(s.n_positive, bool), np.zeros(s.n_negative, bool)]
@@ -419,13 +420,13 @@ def test_power_size_gives_the_power_in_simulation():
         (lambda: A.auc_interval([0, 1], [0.1, 0.2], alpha=1.5), "alpha"),
         (lambda: A.auc_interval([0, 1], [0.1, 0.2], alpha=[0.1, 0.2]), "single number"),
         (lambda: A.auc_interval([0, 1], [0.1, 0.2], method="exact"), "method"),
-        (lambda: A.auc_size(0.85, 0.0, 0.2), "half_width"),
-        (lambda: A.auc_size(1.0, 0.03, 0.2), "auc"),
-        (lambda: A.auc_size(0.85, 0.03, 1.0), "prevalence"),
-        (lambda: A.auc_size(0.85, 1e-9, 0.2), "exceeds"),
-        (lambda: A.auc_power_size(0.6, 0.3, null_auc=0.7), "exceed null_auc"),
-        (lambda: A.auc_variance(0.8, 0, 10), "n_positive"),
-        (lambda: A.auc_variance(0.8, 10, 2**64), "n_negative"),
+        (lambda: AZ.auc_size(0.85, 0.0, 0.2), "half_width"),
+        (lambda: AZ.auc_size(1.0, 0.03, 0.2), "auc"),
+        (lambda: AZ.auc_size(0.85, 0.03, 1.0), "prevalence"),
+        (lambda: AZ.auc_size(0.85, 1e-9, 0.2), "exceeds"),
+        (lambda: AZ.auc_power_size(0.6, 0.3, null_auc=0.7), "exceed null_auc"),
+        (lambda: AZ.auc_variance(0.8, 0, 10), "n_positive"),
+        (lambda: AZ.auc_variance(0.8, 10, 2**64), "n_negative"),
     ],
 )
 def test_bad_input_raises_value_error_naming_it(call, word):
@@ -442,10 +443,10 @@ def test_obuchowski_size_by_an_independent_computation():
     kappa = 4.0
     n1_v = 0.0099 * math.exp(-(a**2) / 2) * ((5 * a**2 + 8) + (a**2 + 8) / kappa)
     z = stats.norm.ppf(0.975)
-    assert A.auc_variance(0.85, 300, 1200, "obuchowski") == pytest.approx(n1_v / 300, rel=1e-12)
-    wald = A.auc_size(0.85, 0.03, 0.2, method="obuchowski", interval="wald")
+    assert AZ.auc_variance(0.85, 300, 1200, "obuchowski") == pytest.approx(n1_v / 300, rel=1e-12)
+    wald = AZ.auc_size(0.85, 0.03, 0.2, method="obuchowski", interval="wald")
     assert wald.n_positive == math.ceil(z**2 * n1_v / 0.03**2)
-    assert A.auc_size(0.85, 0.03, 0.2, method="obuchowski").n_positive == 325
+    assert AZ.auc_size(0.85, 0.03, 0.2, method="obuchowski").n_positive == 325
 
 
 def test_wald_auc_interval_is_clipped_to_the_unit_interval():

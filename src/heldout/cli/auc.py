@@ -8,7 +8,7 @@ from heldout.cli import calculator, choice_option
 
 
 def _run(args: argparse.Namespace) -> dict:
-    from heldout.metrics.auc import auc_power_size, auc_size
+    from heldout.metrics.auc_sizing import auc_power_size, auc_size
 
     if (args.half_width is None) == (args.power is None):
         raise ValueError(

@@ -4,7 +4,7 @@ A public name is importable from here (``from heldout.metrics import auc_interva
 is imported when it is first used (:func:`heldout._lazy.face`).
 
 Rates on their own denominators (``rates``), F1 and balanced accuracy (``fscore``), the
-AUC (``auc``), proper scores (``scores``), class proportions (``multinomial``), the paired
+AUC (``auc``) and the sizes of an AUC study (``auc_sizing``), proper scores (``scores``), class proportions (``multinomial``), the paired
 bootstrap (``bootstrap``), the test mean squared error (``regression``), result objects
 (``estimate``), reading a predictions file (``prediction_files``) and everything at once
 (``evaluate``), also for files larger than memory through DuckDB or Dask (``engine``),
@@ -17,7 +17,7 @@ from heldout._lazy import face
 
 #: Public name -> the module of this wing that defines it.
 WHERE = {
-    "AUCSize": "auc",
+    "AUCSize": "auc_sizing",
     "BCaInterval": "bootstrap",
     "BootstrapDifference": "bootstrap",
     "CalibrationError": "calibration",
@@ -50,9 +50,9 @@ WHERE = {
     "auc_best_set": "report",
     "auc_difference": "auc",
     "auc_interval": "auc",
-    "auc_power_size": "auc",
-    "auc_size": "auc",
-    "auc_variance": "auc",
+    "auc_power_size": "auc_sizing",
+    "auc_size": "auc_sizing",
+    "auc_variance": "auc_sizing",
     "balanced_accuracy_interval": "fscore",
     "bca_interval": "bootstrap",
     "bonferroni_exact": "multinomial",
