@@ -38,6 +38,7 @@ Examples
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import warnings
 from collections.abc import Callable
@@ -131,3 +132,25 @@ def alias(func: Callable, old_name: str) -> Callable:
     wrapper.__doc__ = f"Deprecated name of :func:`{func.__name__}` (same arguments and result)."
     wrapper.__heldout_deprecated__ = func.__name__
     return wrapper
+
+
+def moved(module: str, names: tuple[str, ...], new_module: str) -> Callable[[str], object]:
+    """A module ``__getattr__`` that serves ``names``, now in ``new_module``, with a warning.
+
+    A module split by role keeps its old imports working:
+    ``__getattr__ = moved(__name__, ("auc_size",), "heldout.metrics.auc_sizing")``.
+    The new module is imported when an old name is first asked for, so the two
+    modules do not import each other at load time.
+    """
+
+    def __getattr__(name: str):
+        if name not in names:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        warnings.warn(
+            f"{module}.{name} is deprecated: import {new_module}.{name}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(importlib.import_module(new_module), name)
+
+    return __getattr__

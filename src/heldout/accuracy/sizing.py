@@ -42,7 +42,7 @@ from heldout._checks import (
     scalar_or_array,
     show,
 )
-from heldout._deprecate import renamed
+from heldout._deprecate import moved, renamed
 
 __all__ = [
     "hoeffding_bound",
@@ -908,16 +908,4 @@ _MOVED_TO_DEVIATION = (
 )
 
 
-def __getattr__(name: str):
-    """Old imports of the checks (``from heldout.accuracy.sizing import simulate_deviation``)."""
-    if name not in _MOVED_TO_DEVIATION:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-    import warnings
-
-    warnings.warn(
-        f"heldout.accuracy.sizing.{name} is deprecated: import heldout.accuracy.deviation.{name}",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(importlib.import_module("heldout.accuracy.deviation"), name)
+__getattr__ = moved(__name__, _MOVED_TO_DEVIATION, "heldout.accuracy.deviation")

@@ -61,6 +61,7 @@ from scipy import special
 
 from heldout import _dist, _inputs
 from heldout._checks import as_positive, as_probability, in_choices, scalar_or_array, show
+from heldout._deprecate import moved
 from heldout._result import Result, extra
 from heldout.metrics.estimate import Difference, Estimate
 
@@ -1187,16 +1188,4 @@ def _difference(d: DeLong, i: int, j: int, alpha: float, method: str = "mover") 
 _MOVED_TO_SIZING = ("AUC_VARIANCE_METHODS", "AUCSize", "auc_power_size", "auc_size", "auc_variance")
 
 
-def __getattr__(name: str):
-    """Old imports of the sizes (``from heldout.metrics.auc import auc_size``)."""
-    if name not in _MOVED_TO_SIZING:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-    import warnings
-
-    warnings.warn(
-        f"heldout.metrics.auc.{name} is deprecated: import heldout.metrics.auc_sizing.{name}",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(importlib.import_module("heldout.metrics.auc_sizing"), name)
+__getattr__ = moved(__name__, _MOVED_TO_SIZING, "heldout.metrics.auc_sizing")
