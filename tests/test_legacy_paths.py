@@ -56,6 +56,7 @@ def test_old_names_cover_every_module_that_moved():
     new_here |= {"_partition_stats"}  # new in 0.2 (issue 42: the Dask engine's statistics)
     new_here |= {"ledger_checks"}  # split out of ledger (issue 43): no 0.1 path
     new_here |= {"deviation"}  # the checks of the sizes, split out of sizing (issue 43)
+    new_here |= {"lost_fitted"}  # the lost test set on fitted models, split out of lost
     new_here |= {"auc_sizing"}  # the AUC's sizes, split out of auc (issue 43)
     # new in 0.2 (issues 38-40: judged scores' coverage, many data sets, the course): no 0.1 path
     new_here |= {"judge_coverage", "many_datasets", "hierarchical"}
@@ -104,6 +105,7 @@ def test_unknown_names_still_fail():
     [
         ("heldout.accuracy.sizing", "_MOVED_TO_DEVIATION", "heldout.accuracy.deviation"),
         ("heldout.metrics.auc", "_MOVED_TO_SIZING", "heldout.metrics.auc_sizing"),
+        ("heldout.accuracy.lost", "_MOVED_TO_FITTED", "heldout.accuracy.lost_fitted"),
     ],
 )
 def test_names_of_a_split_module_still_import_from_it_with_a_warning(old, moved, new):

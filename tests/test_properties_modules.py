@@ -51,7 +51,7 @@ from property_support import (
 )
 
 from heldout import config
-from heldout.accuracy import lost, split
+from heldout.accuracy import lost, lost_fitted, split
 from heldout.book import chapter, decision, metric_coverage, rerun
 from heldout.book.mnist import data, digit_pool, qmnist, standin, writer_leak
 from heldout.comparison import best, compare, mcs, multiple, omnibus, paired, predictions, rope
@@ -151,7 +151,7 @@ PATHS = st.sampled_from([PREDICTIONS, BROKEN, "/nonexistent/file.csv", _tmp])
 
 def _small_data():
     """60 rows of the breast-cancer data (the fitted-model simulations on tiny input)."""
-    X, y = lost.example_data("breast_cancer")
+    X, y = lost_fitted.example_data("breast_cancer")
     return X[:60], y[:60]
 
 
@@ -977,15 +977,15 @@ SPECS = {
         examples=2,
     ),
     # ------------------------------------------------------------------ lost: the fitted-model simulation (tiny)
-    "accuracy.lost.example_data": Spec(lost.example_data, {"name": _choice(["breast_cancer", "noisy", "digits"]), "seed": A(seed, "seed")}, keyword=("seed",), examples=4),
-    "accuracy.lost.make_model": Spec(lost.make_model, {"name": _choice(list(lost.MODELS))}, examples=4),
-    "accuracy.lost.simulate_fitted": Spec(
-        lost.simulate_fitted, {"X": A(st.just(None).map(lambda _: _small_data()[0]), "fixed"), "y": A(st.just(None).map(lambda _: _small_data()[1]), "fixed"),
+    "accuracy.lost_fitted.example_data": Spec(lost_fitted.example_data, {"name": _choice(["breast_cancer", "noisy", "digits"]), "seed": A(seed, "seed")}, keyword=("seed",), examples=4),
+    "accuracy.lost_fitted.make_model": Spec(lost_fitted.make_model, {"name": _choice(list(lost_fitted.MODELS))}, examples=4),
+    "accuracy.lost_fitted.simulate_fitted": Spec(
+        lost_fitted.simulate_fitted, {"X": A(st.just(None).map(lambda _: _small_data()[0]), "fixed"), "y": A(st.just(None).map(lambda _: _small_data()[1]), "fixed"),
                                "model": _choice(["1nn", "tree"]), "batches": A(st.sampled_from([(1,), (1, 3)]), "array"), "reps": A(st.integers(1, 3), "count")},
         keyword=("batches", "reps"), kwargs={"seed": 1}, examples=4,
     ),
-    "accuracy.lost.summarise_fitted": Spec(
-        lost.summarise_fitted, {"sim": A(st.just(None).map(lambda _: lost.simulate_fitted(*_small_data(), "tree", batches=(2,), reps=2, seed=1)), "array")},
+    "accuracy.lost_fitted.summarise_fitted": Spec(
+        lost_fitted.summarise_fitted, {"sim": A(st.just(None).map(lambda _: lost_fitted.simulate_fitted(*_small_data(), "tree", batches=(2,), reps=2, seed=1)), "array")},
         examples=2,
     ),
     # ------------------------------------------------------------------ split: the criticism experiment (tiny)
@@ -1191,7 +1191,9 @@ SPECS.update({
 SPECS["metrics.evaluate.evaluate"] = replace(
     SPECS["metrics.evaluate.evaluate"], aliases=("label column", "labels", "model")
 )
-SPECS["accuracy.lost.make_model"] = replace(SPECS["accuracy.lost.make_model"], aliases=("model",))
+SPECS["accuracy.lost_fitted.make_model"] = replace(
+    SPECS["accuracy.lost_fitted.make_model"], aliases=("model",)
+)
 SPECS["book.rerun.parse_values"] = replace(SPECS["book.rerun.parse_values"], aliases=("values",))
 for _name in (
     "resampling.cv_scores.paired_scores",

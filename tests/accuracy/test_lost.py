@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import heldout.accuracy.lost as lost
+import heldout.accuracy.lost_fitted as lost_fitted
 
 SEED = 7_2026
 
@@ -316,8 +317,8 @@ def test_fresh_rows_for_width_is_the_first_size_that_reaches_it():
 
 # --------------------------------------------------------------------------- fitted models
 def test_simulate_fitted_identity_and_memorisation():
-    X, y = lost.example_data("noisy")
-    sim = lost.simulate_fitted(X, y, "1nn", batches=(1, 5), reps=4, seed=SEED)
+    X, y = lost_fitted.example_data("noisy")
+    sim = lost_fitted.simulate_fitted(X, y, "1nn", batches=(1, 5), reps=4, seed=SEED)
     n, n1, n2 = sim.rows, sim.train_rows, sim.test_rows
     assert (n1, n2) == (480, 120)
     np.testing.assert_allclose(
@@ -330,7 +331,7 @@ def test_simulate_fitted_identity_and_memorisation():
     )
     # one-batch a_hat is a batch accuracy: a multiple of 1/N2
     np.testing.assert_allclose(sim.a_hat[:, 0] * n2, np.round(sim.a_hat[:, 0] * n2), atol=1e-9)
-    records = lost.summarise_fitted(sim)
+    records = lost_fitted.summarise_fitted(sim)
     names = {(r.estimator, r.batches) for r in records}
     assert ("alpha_printed", 5) in names and ("identity_t=1", 0) in names
     ident = next(r for r in records if r.estimator == "identity_t=1")
@@ -338,8 +339,8 @@ def test_simulate_fitted_identity_and_memorisation():
 
 
 def test_logistic_regression_does_not_memorise():
-    X, y = lost.example_data("noisy")
-    sim = lost.simulate_fitted(X, y, "logistic", batches=(2,), reps=2, seed=SEED)
+    X, y = lost_fitted.example_data("noisy")
+    sim = lost_fitted.simulate_fitted(X, y, "logistic", batches=(2,), reps=2, seed=SEED)
     assert np.all(sim.train_accuracy < 0.95)
 
 
@@ -377,8 +378,8 @@ def test_logistic_regression_does_not_memorise():
         (lambda: lost.fresh_expected_width(0, 0.9), "fresh_rows"),
         (lambda: lost.interval_coverage(0.9, 10, 5, 11), "train_correct"),
         (lambda: lost.fresh_rows_for_width(-0.1, 0.9), "width"),
-        (lambda: lost.make_model("svm"), "model"),
-        (lambda: lost.example_data("iris"), "name"),
+        (lambda: lost_fitted.make_model("svm"), "model"),
+        (lambda: lost_fitted.example_data("iris"), "name"),
     ],
 )
 def test_bad_input_raises_value_error_naming_the_argument(call, name):

@@ -8,7 +8,8 @@ Given *k* errors on *n* test items: the exact test set bound and other intervals
 (``sizing``) and their checks by simulation and lattice bracket (``deviation``),
 acceptance tests against a required accuracy (``acceptance``), bounded per-row losses
 (``losses``), the variational train/test split (``split``), and what can still be said
-when the test set is lost (``lost``).  Imports only the private core.
+when the test set is lost (``lost``; checked on fitted models in ``lost_fitted``).
+Imports only the private core.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ WHERE = {
     "exact_lower": "bounds",
     "exact_margin_size": "acceptance",
     "exact_upper": "bounds",
-    "example_data": "lost",
+    "example_data": "lost_fitted",
     "expectation_given_drawn": "lost",
     "expected_criticism": "split",
     "fit_criticism_model": "split",
@@ -81,7 +82,7 @@ WHERE = {
     "lattice_deviation_probability": "deviation",
     "log10_subsets": "lost",
     "logistic_population": "split",
-    "make_model": "lost",
+    "make_model": "lost_fitted",
     "measure_criticism": "split",
     "measure_splits": "split",
     "normal_lower": "bounds",
@@ -106,11 +107,11 @@ WHERE = {
     "simulate_coverage": "bounds",
     "simulate_deviation": "deviation",
     "simulate_empirical_bernstein": "deviation",
-    "simulate_fitted": "lost",
+    "simulate_fitted": "lost_fitted",
     "simulate_key_assumption": "lost",
     "simulate_pass_rate": "acceptance",
     "size_table": "acceptance",
-    "summarise_fitted": "lost",
+    "summarise_fitted": "lost_fitted",
     "test_accuracy": "lost",
     "test_accuracy_bounds": "lost",
     "test_accuracy_interval": "lost",
