@@ -85,9 +85,7 @@ def _project(src: Path) -> None:
     (src / "notebooks" / "two.ipynb").write_text(json.dumps(_nb(two)))
 
 
-def _build(
-    tmp_path: Path, student: bool, monkeypatch, src: Path | None = None
-) -> tuple[Path, str]:
+def _build(tmp_path: Path, student: bool, monkeypatch, src: Path | None = None) -> tuple[Path, str]:
     """Build into ``tmp_path/out`` (doctrees in ``tmp_path/doctrees``); the project is
     written to ``tmp_path/src`` unless ``src`` is given, whose environment is then reused
     if ``tmp_path/doctrees`` holds one.  Returns the HTML folder and Sphinx's log."""
