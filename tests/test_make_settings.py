@@ -6,6 +6,9 @@
   (set on some machines): with it, every process of ``make test`` compiled every module it
   imported (the course venv's in each lesson run, the package's own in every kernel,
   worker and command-line call).
+* The PDF: latexmk runs XeLaTeX's passes without writing a PDF and converts once at the
+  end (``LATEXMKOPTS=-xelatex``, read by the Makefile Sphinx writes; the quick PDF took
+  94.5 CPU-s in latexmk before, 58.2 s after, with the same pages, text and images).
 """
 
 from __future__ import annotations
@@ -45,3 +48,14 @@ def test_recipes_may_write_byte_code_caches(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def _recipe(target: str) -> str:
+    return re.search(rf"^{target}:.*\n((?:\t.*\n)+)", MAKEFILE, re.M).group(1)
+
+
+def test_the_pdfs_convert_to_pdf_once():
+    assert re.search(r"^LATEXMK_XE := LATEXMKOPTS=-xelatex\s*$", MAKEFILE, re.M)
+    for target in ("pdf", "quickpdf"):
+        build = [line for line in _recipe(target).splitlines() if "--builder pdflatex" in line]
+        assert build and all("$(LATEXMK_XE)" in line for line in build), target
