@@ -24,7 +24,8 @@
   passes ``HELDOUT_SOLUTIONS``) builds the book without solutions: every ``{solution}``
   (gated ``solution-start``/``solution-end`` blocks included, with their code) and every
   cell tagged ``solution`` (the hidden cells that compute the answers) are removed from the
-  pages; the pages' source downloads (which hold them) are replaced by the student
+  pages as they are written (the two editions read the same doctrees, so ``make
+  quickstudent`` renders from a copy of the quick build's environment); the pages' source downloads (which hold them) are replaced by the student
   notebook of the page, written with the same things removed to ``student-notebooks/``
   beside the HTML; ``_sources`` is not copied; the launch buttons open the branch named
   by ``heldout_student_branch``, where the instructor publishes those notebooks.  Any
@@ -49,7 +50,6 @@ from pathlib import Path
 
 from docutils import nodes
 from sphinx.errors import ConfigError
-from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.nodes import make_refnode
 
@@ -191,13 +191,18 @@ def _strip_solutions(text: str, gated: bool) -> tuple[str, bool]:
     return re.sub(r"\n{3,}", "\n\n", "".join(kept)), gated
 
 
-class _StripSolutions(SphinxTransform):
-    """Student edition: remove solutions (after sphinx-exercise merged gated ones, at
-    priority 10) and cells tagged ``solution`` from the pages."""
+class _StripSolutions(SphinxPostTransform):
+    """Student edition: remove solutions (sphinx-exercise merged the gated ones while
+    reading) and cells tagged ``solution`` from the pages.
 
-    default_priority = 12
+    A post-transform runs when a page is written, not when it is read: the doctrees of the
+    two editions are the same, so ``make quickstudent`` renders from a copy of the quick
+    build's environment instead of reading every page again.  It runs first (priority 1),
+    before sphinx-exercise's post-transforms (5 to 22) resolve titles and links."""
 
-    def apply(self, **kwargs) -> None:
+    default_priority = 1
+
+    def run(self, **kwargs) -> None:
         if not _student(self.app):
             return
         from sphinx_exercise.nodes import solution_end_node, solution_node, solution_start_node
@@ -416,7 +421,8 @@ def _colab_only_for_notebooks(app, pagename, templatename, context, doctree) -> 
 
 def setup(app):
     app.add_config_value("heldout_student_branch", "student", "html")
-    app.add_config_value("heldout_student", False, "env")
+    # "html": the switch changes what is written, not what is read (see _StripSolutions)
+    app.add_config_value("heldout_student", False, "html")
     # after sphinx-book-theme's add_launch_buttons (priority 501), before the page is written
     app.connect("html-page-context", _colab_only_for_notebooks, priority=502)
     app.connect("html-page-context", _downloads, priority=502)
@@ -426,6 +432,6 @@ def setup(app):
     app.connect("env-get-updated", _renumber, priority=900)
     app.connect("html-collect-pages", _answer_key)
     app.connect("build-finished", _write_student_notebooks)
-    app.add_transform(_StripSolutions)
+    app.add_post_transform(_StripSolutions)
     app.add_post_transform(_LinkExerciseLabels)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

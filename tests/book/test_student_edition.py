@@ -9,8 +9,10 @@ the first and nowhere in the second (pages, sources, downloads, student notebook
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -83,15 +85,31 @@ def _project(src: Path) -> None:
     (src / "notebooks" / "two.ipynb").write_text(json.dumps(_nb(two)))
 
 
-def _build(tmp_path: Path, student: bool, monkeypatch) -> Path:
+def _build(tmp_path: Path, student: bool, monkeypatch, src: Path | None = None) -> tuple[Path, str]:
+    """Build into ``tmp_path/out`` (doctrees in ``tmp_path/doctrees``); the project is
+    written to ``tmp_path/src`` unless ``src`` is given, whose environment is then reused
+    if ``tmp_path/doctrees`` holds one.  Returns the HTML folder and Sphinx's log."""
     from sphinx.application import Sphinx
 
     if student:
         monkeypatch.setenv(course.ENV, "hide")
     else:
         monkeypatch.delenv(course.ENV, raising=False)
-    src = tmp_path / "src"
-    _project(src)
+    fresh = src is None
+    if fresh:
+        src = tmp_path / "src"
+        _project(src)
+        _conf(src)
+    out = tmp_path / "out"
+    status = io.StringIO()
+    app = Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), "html",
+                 status=status, warning=sys.stderr, freshenv=fresh)  # fmt: skip
+    app.build()
+    assert app.statuscode == 0
+    return out, re.sub(r"\x1b\[[0-9;]*m", "", status.getvalue())
+
+
+def _conf(src: Path) -> None:
     (src / "conf.py").write_text(
         "import sys\n"
         f"sys.path.insert(0, {str(ROOT / 'book' / '_ext')!r})\n"
@@ -102,12 +120,6 @@ def _build(tmp_path: Path, student: bool, monkeypatch) -> Path:
         " 'colab_url': 'https://colab.research.google.com'}}\n"
         "nb_execution_mode = 'off'\nnumfig = True\nexclude_patterns = ['_build']\n"
     )
-    out = tmp_path / "out"
-    app = Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), "html",
-                 status=None, warning=sys.stderr, freshenv=True)  # fmt: skip
-    app.build()
-    assert app.statuscode == 0
-    return out
 
 
 def _text(html: str) -> str:
@@ -128,13 +140,28 @@ def _all_text(folder: Path) -> str:
 
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory):
+    """The instructor edition, then the student edition from a copy of its doctrees, as
+    ``make quickstudent`` builds it (no page read again)."""
     mp = pytest.MonkeyPatch()
     try:
-        teacher = _build(tmp_path_factory.mktemp("teacher"), False, mp)
-        student = _build(tmp_path_factory.mktemp("student"), True, mp)
+        first = tmp_path_factory.mktemp("teacher")
+        teacher, _ = _build(first, False, mp)
+        second = tmp_path_factory.mktemp("student")
+        shutil.copytree(first / "doctrees", second / "doctrees")
+        student, log = _build(second, True, mp, src=first / "src")
     finally:
         mp.undo()
+    assert "updating environment: 0 added, 0 changed, 0 removed" in log, log
     return teacher, student
+
+
+def test_student_edition_read_fresh_has_no_solution(tmp_path, monkeypatch):
+    """The student edition built alone (every page read in student mode) leaks nothing."""
+    student, log = _build(tmp_path, True, monkeypatch)
+    assert "4 added" in log  # index, plan and the two notebooks: read, not reused
+    text = _all_text(student)
+    assert not [s for s in SECRET.values() if s in text]
+    assert "What is the bound?" in text and "Do it." in text
 
 
 def test_instructor_edition_has_every_solution_and_an_answer_key(builds):
@@ -354,6 +381,8 @@ def test_make_test_builds_the_student_edition_from_the_quick_cache_and_checks_it
 
     quick = recipe("quickstudent")
     assert "ln -s $(CURDIR)/_build/quick/_build/.jupyter_cache" in quick  # no execution
+    # no page read again: the quick build's environment (the builds fixture above)
+    assert "cp -r _build/quick/_build/.doctrees _build/quick-student/_build/.doctrees" in quick
     assert "HELDOUT_SOLUTIONS=hide" in quick and "check_links.py" in quick and "--student" in quick
     student = recipe("student")
     assert "ln -s $(CURDIR)/_build/.jupyter_cache" in student and "--student" in student
