@@ -717,9 +717,9 @@ def _delong_codes(
     item's codes recomputed (:func:`_keys`) and its placement values looked up in the
     two tables, divided out and centred.  Memory: the counts while a table is built (16
     bytes per code), the tables (8 bytes per code with 4-byte counts) and one block; no
-    sort.  Otherwise the
-    placement values come from sorts of buckets of scores (:func:`_delong_sorted`), 4 bytes
-    an item and model.  ``ranges``: each row's minimum and maximum (or None), when known.
+    sort.  Otherwise the placement values come from two sorts of 64-bit keys per model
+    (:func:`_delong_sorted`): 8 bytes an item, and 4 more for every model but the last.
+    ``ranges``: each row's minimum and maximum (or None), when known.
     """
     n1 = int(np.count_nonzero(pos))
     n0 = pos.size - n1
@@ -761,7 +761,7 @@ def delong(y: ArrayLike, scores: ArrayLike) -> DeLong:
     where :math:`S_{10}^{(rs)}` is the sample covariance of the positives' placement
     values under models :math:`r` and :math:`s` (denominator :math:`n_1 - 1`) and
     :math:`S_{01}^{(rs)}` that of the negatives' :cite:`delong1988`; the placement
-    values come from one sort per model :cite:`sun2014`, so 10^7 items take seconds,
+    values come from sorting each model's scores :cite:`sun2014`, so 10^7 items take seconds,
     or, for scores on a decimal grid (up to nine decimals), from counts of the items
     per grid step and class, without a sort (several times faster on 10^7 items).
 
