@@ -444,15 +444,29 @@ def _sortable(u: np.ndarray, out: np.ndarray, signed: bool) -> None:
     out ^= u
 
 
-def _sort_keys(s: np.ndarray, pos: np.ndarray, bits: int, key: np.ndarray, signed: bool) -> None:
+def _sortable_of(value: float, signed: bool) -> int:
+    """:func:`_sortable` of one value (``-0.0`` as ``0.0``), as a Python int."""
+    u = np.array([value + 0.0]).view(np.uint64)
+    out = np.empty(1, dtype=np.uint64)
+    _sortable(u, out, signed)
+    return int(out[0])
+
+
+def _sort_keys(s, pos, bits: int, key: np.ndarray, low_high: tuple, signed: bool) -> None:
     """Fill ``key`` with one sortable 64-bit key per item, in blocks (no full-size temporary).
 
-    From the high bits down: the score's leading ``63 - bits`` bits in sortable form
-    (:func:`_sortable`), the item's class (1 = positive) and its index in ``bits`` bits.
-    Sorting the keys sorts the items by score, except among items whose scores share the
-    leading bits (:func:`_sorted_chunk` puts those in order).
+    From the high bits down: the score's rank among the float64 values from the lowest
+    score up (its :func:`_sortable` integer minus the lowest score's), cut to its leading
+    ``63 - bits`` bits (the low bits dropped only when the scores span more than
+    ``2**(63 - bits)`` float64 values); the item's class (1 = positive); its index, in
+    ``bits`` bits.  Sorting the keys sorts the items by score, except among items whose
+    scores share the leading bits (:func:`_sorted_chunk` puts those in order).
+    ``low_high``: the scores' minimum and maximum.
     """
-    high = np.uint64(((1 << 64) - 1) ^ ((1 << (bits + 1)) - 1))
+    start = _sortable_of(low_high[0], signed)
+    span = _sortable_of(low_high[1], signed) - start
+    drop = np.uint64(max(0, span.bit_length() - (63 - bits)))
+    up = np.uint64(bits + 1)
     u = s.view(np.uint64)
     step = _SORT_CHUNK
     low = np.empty(min(step, s.size), dtype=np.uint64)
@@ -466,7 +480,10 @@ def _sort_keys(s: np.ndarray, pos: np.ndarray, bits: int, key: np.ndarray, signe
             _sortable(plain[:m].view(np.uint64), k, signed)
         else:
             _sortable(u[i : i + step], k, signed)
-        k &= high
+        k -= np.uint64(start)
+        if drop:
+            k >>= drop
+        k <<= up
         lo = low[:m]
         np.copyto(lo, pos[i : i + step], casting="unsafe")  # the class bit
         lo <<= np.uint64(bits)
@@ -503,8 +520,8 @@ def _sorted_chunk(kk: np.ndarray, s: np.ndarray, bits: int):
     """A chunk of sorted keys put in the order of the full scores: indices, classes, tie starts.
 
     Keys whose leading bits are equal (a run) were sorted by class and index; where
-    the full scores ``s`` of a run are out of order, the run's items are put in order of
-    score (a ``lexsort`` of the runs' items only).  Returns the items' indices, their classes (bool), and
+    the full scores ``s`` of a run are out of order, the runs' items are put in order of
+    score (an ``argsort`` of those items only).  Returns the items' indices, their classes (bool), and
     the first item of each tie group (bool; None when no two scores are equal).
     """
     m = kk.size
@@ -520,9 +537,10 @@ def _sorted_chunk(kk: np.ndarray, s: np.ndarray, bits: int):
     sub = np.flatnonzero(member)  # the items of runs of two or more
     vals = np.take(s, idx[sub].view(np.int64))
     cont = (np.diff(sub) == 1) & same[sub[:-1]]  # item j of sub in the run of item j - 1
-    if np.any(cont & (vals[1:] < vals[:-1])):
-        run = np.cumsum(np.r_[True, ~cont])
-        order = np.lexsort((vals, run))
+    if np.any(vals[1:] < vals[:-1]):
+        # scores of different runs are already in order (every score of a run with lower
+        # leading bits is lower), so sorting the runs' items by score sorts each run
+        order = np.argsort(vals, kind="stable")
         idx[sub] = idx[sub][order]
         flag[sub] = flag[sub][order]
         vals = vals[order]
@@ -570,11 +588,12 @@ def _twice_placements(
     return out
 
 
-def _model_twice(s: np.ndarray, pos: np.ndarray, n1: int, key: np.ndarray, signed: bool):
+def _model_twice(s: np.ndarray, pos: np.ndarray, n1: int, key: np.ndarray, low_high: tuple):
     """Twice each item's placement count (:func:`_twice_placements`), in the items' order.
 
-    Two sorts of 64-bit keys (numpy's vectorised sort), no ``argsort``: the items'
-    keys of :func:`_sort_keys` sorted once put them in score order; one pass over the
+    Two sorts of 64-bit keys (numpy's vectorised sort), no ``argsort`` of the column:
+    the items' keys of :func:`_sort_keys` (``low_high``: the scores' minimum and
+    maximum) sorted once put them in score order; one pass over the
     sorted keys, chunk by chunk (:func:`_cut_points`, :func:`_sorted_chunk`), counts the
     classes before each item and writes over each key the item's index (high bits) and
     its doubled count (low bits); sorting those puts the counts back in the items' order.
@@ -586,7 +605,7 @@ def _model_twice(s: np.ndarray, pos: np.ndarray, n1: int, key: np.ndarray, signe
     n = s.size
     bits = _key_bits(n)
     count_bits = (2 * n).bit_length()  # every doubled count is at most 2 n
-    _sort_keys(s, pos, bits, key, signed)
+    _sort_keys(s, pos, bits, key, low_high, signed=low_high[0] < 0)
     key.sort()
     cuts = _cut_points(key, bits + 1)
     dtype = np.int64
@@ -666,8 +685,9 @@ def _delong_sorted(
     twice = []
     for r in range(k):
         s = s2[r]
-        low = ranges[r][0] if ranges is not None and ranges[r] is not None else s.min()
-        got = _model_twice(s, pos, n1, key, signed=bool(low < 0))
+        known = ranges is not None and ranges[r] is not None
+        low, high = (float(v) for v in (ranges[r] if known else (s.min(), s.max())))
+        got = _model_twice(s, pos, n1, key, (low, high))
         twice.append(got if r == k - 1 else got.astype(dtype))
     step = min(_CHUNK, _STEP)
     aucs = np.empty(k)
