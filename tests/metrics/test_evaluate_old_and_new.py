@@ -261,8 +261,8 @@ def test_sorted_placements_equal_the_definition_in_any_chunks(monkeypatch, chunk
 
     Ties within a chunk and across classes, one tie group larger than a chunk, a score
     far out, subnormal scores, ``-0.0`` beside ``0.0`` (with negative scores and
-    without), scores that differ only in their last bits, in a narrow range, or bunched
-    in a narrow part of a wide one; chunks of the sorted keys
+    without), scores that differ only in their last bits, in a narrow range, bunched in
+    a narrow part of a wide one, or all equal; chunks of the sorted keys
     of every size, and keys whose score part is cut short (``index_bits`` up to 62
     leaves one bit of the score: nearly every item shares its leading bits with others,
     and the runs of them are put in order by their full scores).
@@ -294,6 +294,8 @@ def test_sorted_placements_equal_the_definition_in_any_chunks(monkeypatch, chunk
             s = (1 + rng.integers(0, 4, size=(k, n)) * 2.0**-52) / 3  # the last bits only
         if trial % 10 == 3:
             s = 1 - rng.random((k, n)) * 1e-12 * (1 + y)  # a narrow range beside 1
+        if trial % 10 == 5:
+            s[0] = 1 / 3  # one score for every item
         if trial % 10 == 8:  # most items bunched in a narrow part of a wide range
             s = np.where(rng.random((k, n)) < 0.1, rng.normal(size=(k, n)), 1e-9 * y)
             s[:, 1::4] = 1e-9 * rng.random((k, n))[:, 1::4]

@@ -588,7 +588,7 @@ def _twice_placements(
     return out
 
 
-def _model_twice(s: np.ndarray, pos: np.ndarray, n1: int, key: np.ndarray, low_high: tuple):
+def _model_twice(s: np.ndarray, pos: np.ndarray, n1: int, key: np.ndarray, low_high: tuple, dtype):
     """Twice each item's placement count (:func:`_twice_placements`), in the items' order.
 
     Two sorts of 64-bit keys (numpy's vectorised sort), no ``argsort`` of the column:
@@ -598,19 +598,23 @@ def _model_twice(s: np.ndarray, pos: np.ndarray, n1: int, key: np.ndarray, low_h
     classes before each item and writes over each key the item's index (high bits) and
     its doubled count (low bits); sorting those puts the counts back in the items' order.
     The result is ``key`` itself, masked to the counts and viewed as int64 (``key``: a
-    buffer of ``s.size`` uint64, overwritten).  Scores go through float comparisons only
+    buffer of ``s.size`` uint64, overwritten); ``dtype`` holds every count (the chunks'
+    arithmetic).  Scores go through float comparisons only
     where their leading bits are equal, so equal scores are grouped exactly as the
     definition groups them (``-0.0`` with ``0.0``).
     """
     n = s.size
+    if low_high[0] == low_high[1]:  # one score: every pair tied, each count half the other class
+        twice = key.view(np.int64)
+        np.copyto(twice, np.where(pos, n - n1, n1))
+        return twice
     bits = _key_bits(n)
     count_bits = (2 * n).bit_length()  # every doubled count is at most 2 n
     _sort_keys(s, pos, bits, key, low_high, signed=low_high[0] < 0)
     key.sort()
     cuts = _cut_points(key, bits + 1)
-    dtype = np.int64
     scatter = bits + count_bits > 64  # (over 2**31 items) the counts put back one by one
-    out = np.empty(n, dtype=dtype) if scatter else None
+    out = np.empty(n, dtype=np.int64) if scatter else None
     neg_before = pos_before = 0
     for c0, c1 in zip(cuts[:-1], cuts[1:], strict=True):
         kk = key[c0:c1]
@@ -623,7 +627,7 @@ def _model_twice(s: np.ndarray, pos: np.ndarray, n1: int, key: np.ndarray, low_h
             out[idx] = twice
         else:
             np.left_shift(idx.view(np.uint64), np.uint64(count_bits), out=kk)
-            kk |= twice.view(np.uint64)
+            kk |= twice.astype(np.uint64)
     if scatter:
         key.view(np.int64)[:] = out
         return key.view(np.int64)
@@ -687,7 +691,7 @@ def _delong_sorted(
         s = s2[r]
         known = ranges is not None and ranges[r] is not None
         low, high = (float(v) for v in (ranges[r] if known else (s.min(), s.max())))
-        got = _model_twice(s, pos, n1, key, (low, high))
+        got = _model_twice(s, pos, n1, key, (low, high), dtype)
         twice.append(got if r == k - 1 else got.astype(dtype))
     step = min(_CHUNK, _STEP)
     aucs = np.empty(k)
