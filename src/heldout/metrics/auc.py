@@ -416,7 +416,8 @@ def _code_tables(counts: np.ndarray, n1: int, n0: int, dtype) -> tuple[np.ndarra
 
 
 _STEP = 1 << 17  # items per block of the passes over the items
-#: Items per chunk of the pass over the sorted keys (about: a run of equal leading bits stays whole).
+#: Items per chunk of the pass over the sorted keys (about: a run of equal leading bits
+#: stays whole).
 _SORT_CHUNK = 1 << 17
 _SIGN = np.uint64(1 << 63)
 
@@ -521,8 +522,9 @@ def _sorted_chunk(kk: np.ndarray, s: np.ndarray, bits: int):
 
     Keys whose leading bits are equal (a run) were sorted by class and index; where
     the full scores ``s`` of a run are out of order, the runs' items are put in order of
-    score (an ``argsort`` of those items only).  Returns the items' indices, their classes (bool), and
-    the first item of each tie group (bool; None when no two scores are equal).
+    score (an ``argsort`` of those items only).  Returns the items' indices, their
+    classes (bool), and the first item of each tie group (bool; None when no two scores
+    are equal).
     """
     m = kk.size
     idx = kk & np.uint64((1 << bits) - 1)
@@ -593,18 +595,18 @@ def _model_twice(s: np.ndarray, pos: np.ndarray, n1: int, key: np.ndarray, low_h
 
     Two sorts of 64-bit keys (numpy's vectorised sort), no ``argsort`` of the column:
     the items' keys of :func:`_sort_keys` (``low_high``: the scores' minimum and
-    maximum) sorted once put them in score order; one pass over the
-    sorted keys, chunk by chunk (:func:`_cut_points`, :func:`_sorted_chunk`), counts the
+    maximum) sorted once put them in score order; one pass over the sorted keys, chunk
+    by chunk (:func:`_cut_points`, :func:`_sorted_chunk`), counts the
     classes before each item and writes over each key the item's index (high bits) and
     its doubled count (low bits); sorting those puts the counts back in the items' order.
     The result is ``key`` itself, masked to the counts and viewed as int64 (``key``: a
     buffer of ``s.size`` uint64, overwritten); ``dtype`` holds every count (the chunks'
-    arithmetic).  Scores go through float comparisons only
-    where their leading bits are equal, so equal scores are grouped exactly as the
-    definition groups them (``-0.0`` with ``0.0``).
+    arithmetic).  Scores go through float comparisons only where their leading bits are
+    equal, so equal scores are grouped exactly as the definition groups them (``-0.0``
+    with ``0.0``).
     """
     n = s.size
-    if low_high[0] == low_high[1]:  # one score: every pair tied, each count half the other class
+    if low_high[0] == low_high[1]:  # one score: all tied, a doubled count is the other class
         twice = key.view(np.int64)
         np.copyto(twice, np.where(pos, n - n1, n1))
         return twice
