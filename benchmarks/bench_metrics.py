@@ -1,12 +1,16 @@
 """Metric intervals at scale: DeLong on 10^7 scores, the paired BCa bootstrap, ``heldout evaluate``.
 
 Run: ``.venv/bin/python benchmarks/bench_metrics.py`` (``--quick`` for smaller sizes,
-``--tiny`` for the smoke test).  Each timing is printed with a ratio against a baseline
-measured in the same process, and every TARGET is such a ratio (issue 30):
+``--tiny`` for the smoke test, ``--evaluate-only`` and ``--repeat N`` to time only
+``heldout evaluate``; ``--help`` lists them).  Each timing is printed with a ratio
+against a baseline measured in the same process, and every TARGET is such a ratio
+(issue 30):
 
 * DeLong: the usual midrank implementation of Sun and Xu's algorithm (three calls
   of ``scipy.stats.rankdata``), on the same 10^7 scores; and the O(n1 n0)
   definition on 2 x 10^4 scores, both giving the same variance;
+* DeLong on two models' 10^7 full-precision scores (no decimal grid: the sorted path):
+  its CPU time over that of one ``numpy.argsort`` of each model's scores (issue 42);
 * paired BCa bootstrap of F1: ``scipy.stats.bootstrap`` resampling the items
   (percentile method, which skips the O(n^2) jackknife BCa would need), per resample;
 * ``heldout evaluate`` on a 10^7-row CSV with two models (scores with six decimals): its
@@ -24,9 +28,10 @@ measured in the same process, and every TARGET is such a ratio (issue 30):
   recomputing the AUC from them, per resample.
 
 The last lines are ``TARGET`` lines for ``make bench``: the five of ``evaluate`` above,
-then DeLong at least twice the midrank implementation, the paired bootstrap at least 10
-times ``scipy.stats.bootstrap`` per resample, the cluster bootstrap at least 10 times the
-gathering of items.
+then DeLong at least twice the midrank implementation, DeLong on two models'
+full-precision scores (the sorted path) in at most the CPU time of one ``numpy.argsort``
+of each model's scores, the paired bootstrap at least 10 times ``scipy.stats.bootstrap``
+per resample, the cluster bootstrap at least 10 times the gathering of items.
 """
 
 from __future__ import annotations
@@ -90,6 +95,37 @@ def bench_delong(n: int) -> float:
         f"{1e3 * t_def:.0f} ms (ratio {t_def / t_small:.0f}x)"
     )
     return t_mid / t_ours
+
+
+def _cpu_timed(fn, *args, **kwargs):
+    start = time.process_time()
+    out = fn(*args, **kwargs)
+    return time.process_time() - start, out
+
+
+def bench_delong_full_precision(n: int) -> float:
+    """DeLong on two models' full-precision scores (no decimal grid: the sorted path).
+
+    CPU time of ``delong`` on both models over the CPU time of one ``numpy.argsort``
+    of each model's scores, the first step of every sort-based DeLong (the midrank one
+    ranks each model's scores three times); the midrank version is timed on one model
+    and checked against ours.  The target is meant at 10^7 scores: 10^6 of them fit the
+    processor's cache, where one argsort costs a third as much per item.
+    """
+    rng = np.random.default_rng(6)
+    y = rng.random(n) < 0.2
+    s = rng.normal(size=(2, n)) + np.array([[1.2], [0.8]]) * y
+    t_ours, d = _cpu_timed(delong, y, s)
+    t_sort = sum(_cpu_timed(np.argsort, row)[0] for row in s)
+    t_mid, (a_mid, v_mid) = _cpu_timed(_midrank_delong, y, s[0])
+    assert math.isclose(d.auc[0], a_mid, rel_tol=1e-12)
+    assert math.isclose(d.cov[0, 0], v_mid, rel_tol=1e-9)
+    print(
+        f"DeLong on {n:,} full-precision scores x 2 models: {t_ours:.2f} s CPU; one argsort "
+        f"of each model's scores {t_sort:.2f} s (ratio {t_ours / t_sort:.2f}); scipy-midrank "
+        f"version on one model {t_mid:.2f} s"
+    )
+    return t_ours / t_sort
 
 
 def bench_bootstrap(n: int, resamples: int) -> float:
@@ -187,16 +223,17 @@ _CHILD = (
     "from heldout.cli import main\n"
     "from heldout.metrics import evaluate, prediction_files, auc, bootstrap, scores, rates, fscore\n"
     "base = rss('VmRSS')\n"
-    "start = time.process_time()\n"
+    "start, wall = time.process_time(), time.perf_counter()\n"
     "with contextlib.redirect_stdout(io.StringIO()):\n"
     "    rc = main(['evaluate', sys.argv[2], '--json'])\n"
-    "cpu = time.process_time() - start\n"
+    "cpu, cpu_wall = time.process_time() - start, time.perf_counter() - wall\n"
     "peak = rss('VmHWM') - base\n"
-    "start = time.process_time()\n"
+    "start, wall = time.process_time(), time.perf_counter()\n"
     "table = pyarrow.csv.read_csv(sys.argv[1])\n"
-    "read = time.process_time() - start\n"
+    "read, read_wall = time.process_time() - start, time.perf_counter() - wall\n"
     "assert rc == 0 and table.num_rows > 0\n"
-    "sys.stderr.write(f'EVAL_CPU {cpu} READ_CPU {read} PEAK_KB {peak}\\n')\n"
+    "sys.stderr.write(f'EVAL_CPU {cpu} READ_CPU {read} PEAK_KB {peak} '\n"
+    "                 f'EVAL_WALL {cpu_wall} READ_WALL {read_wall}\\n')\n"
 )
 
 
@@ -276,10 +313,11 @@ def bench_evaluate(n: int, repeat: int) -> tuple[float, float, float, float, flo
         paired = []  # evaluate of the CSV over the read of the CSV, in the same process
         paired_full = []  # the same for the full-precision copy and its own read
         for run in range(repeat):  # alternately, so a slow spell hits every one
-            ratios, peaks = [], []
+            ratios, peaks, walls = [], [], []
             for name, target in (("csv", path), ("parquet", parquet), ("full", full)):
                 got = _child(_CHILD, full if name == "full" else path, target)
                 peaks.append(got["PEAK_KB"] / 1024)
+                walls.append(got["EVAL_WALL"] / got["READ_WALL"])
                 best[name] = min(best[name], got["EVAL_CPU"])
                 if name != "full":
                     best["pyarrow"] = min(best["pyarrow"], got["READ_CPU"])
@@ -289,8 +327,9 @@ def bench_evaluate(n: int, repeat: int) -> tuple[float, float, float, float, flo
             paired_full.append(ratios[2])
             print(
                 f"  run {run + 1}: evaluate / pyarrow read, CPU: CSV {ratios[0]:.2f}, "
-                f"Parquet {ratios[1]:.2f}, full precision {ratios[2]:.2f}; peak memory CSV "
-                f"{peaks[0]:.0f} MB, Parquet {peaks[1]:.0f} MB, full precision {peaks[2]:.0f} MB"
+                f"Parquet {ratios[1]:.2f}, full precision {ratios[2]:.2f} (wall {walls[0]:.2f}, "
+                f"{walls[1]:.2f}, {walls[2]:.2f}); peak memory CSV {peaks[0]:.0f} MB, Parquet "
+                f"{peaks[1]:.0f} MB, full precision {peaks[2]:.0f} MB"
             )
         t_pandas = _child(_PANDAS, path)["READ_CPU"]
     columns_mb = n * 3 * 8 / 2**20
@@ -317,18 +356,57 @@ def bench_evaluate(n: int, repeat: int) -> tuple[float, float, float, float, flo
     return cpu_ratio, mem_ratio, pq_ratio, full_ratio, float(np.median(paired_full))
 
 
-def main() -> None:
-    tiny = "--tiny" in sys.argv
-    quick = "--quick" in sys.argv
+def main(argv=None) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--tiny",
+        action="store_true",
+        help="the smoke test: evaluate and DeLong on 10^5 rows, one evaluate run",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="evaluate and DeLong on 10^6 rows (default 10^7)"
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=None,
+        help="paired evaluate runs per file (default 5; 1 with --tiny)",
+    )
+    parser.add_argument(
+        "--evaluate-only",
+        action="store_true",
+        help="only the evaluate figures and their five TARGET lines",
+    )
+    args = parser.parse_args(argv)
+    tiny, quick = args.tiny, args.quick
     n_delong = 10**5 if tiny else 10**6 if quick else 10**7
     n_boot = 10**4 if tiny else 10**5
     resamples = 200 if tiny else 2000
     n_eval = 10**5 if tiny else 10**6 if quick else 10**7
+    repeat = args.repeat if args.repeat is not None else 1 if tiny else 5
+    if repeat < 1:
+        parser.error("--repeat must be at least 1")
     # first, before this process holds large arrays
-    cpu_ratio, mem_ratio, pq_ratio, full_ratio, full_cpu = bench_evaluate(n_eval, 1 if tiny else 5)
-    r_delong = bench_delong(n_delong)
-    r_boot = bench_bootstrap(n_boot, resamples)
-    r_cluster = bench_cluster_bootstrap(n_boot, 200 if tiny else 2000, resamples)
+    cpu_ratio, mem_ratio, pq_ratio, full_ratio, full_cpu = bench_evaluate(n_eval, repeat)
+    others = []
+    if not args.evaluate_only:
+        r_delong = bench_delong(n_delong)
+        r_full = bench_delong_full_precision(n_delong)
+        r_boot = bench_bootstrap(n_boot, resamples)
+        r_cluster = bench_cluster_bootstrap(n_boot, 200 if tiny else 2000, resamples)
+        others = [
+            (f"delong {n_delong:.0e} scores, speed-up over midranks", r_delong, 2.0, False),
+            (
+                f"delong {n_delong:.0e} full-precision scores x 2, CPU / one argsort each",
+                r_full,
+                1.0,
+                True,
+            ),
+            (f"paired BCa F1 {n_boot:.0e} items, speed-up per resample", r_boot, 10.0, False),
+            (f"cluster bootstrap AUC {n_boot:.0e} items, speed-up", r_cluster, 10.0, False),
+        ]
     for name, figure, target, smaller in (
         (f"evaluate {n_eval:.0e} rows x 2 models, CPU / pyarrow read", cpu_ratio, 2.0, True),
         (f"evaluate {n_eval:.0e} rows, peak memory / numeric columns", mem_ratio, 2.0, True),
@@ -340,9 +418,7 @@ def main() -> None:
             2.0,
             True,
         ),
-        (f"delong {n_delong:.0e} scores, speed-up over midranks", r_delong, 2.0, False),
-        (f"paired BCa F1 {n_boot:.0e} items, speed-up per resample", r_boot, 10.0, False),
-        (f"cluster bootstrap AUC {n_boot:.0e} items, speed-up", r_cluster, 10.0, False),
+        *others,
     ):
         met = figure <= target if smaller else figure >= target
         sign = "<=" if smaller else ">="

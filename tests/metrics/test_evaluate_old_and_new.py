@@ -169,7 +169,7 @@ def test_every_number_of_the_report_matches_the_reference(tmp_path, monkeypatch,
         monkeypatch.setattr(ev, "_LOSS_BLOCK", block)
         monkeypatch.setattr(auc_module, "_CHUNK", block)
         monkeypatch.setattr(auc_module, "_BLOCK", 101)  # counted in blocks, keys in chunks
-        monkeypatch.setattr(auc_module, "_BUCKET", block)  # the sorted path's buckets too
+        monkeypatch.setattr(auc_module, "_SORT_CHUNK", block)  # the sorted path's chunks too
     files = _files(tmp_path)
     new = {name: _report(path) for name, path in files.items()}
     new["--scores"] = _report(files["margins"], "--scores")
@@ -253,19 +253,23 @@ def test_grid_counts_find_the_grid_of_every_item_while_counting(monkeypatch, blo
 
 
 @pytest.mark.parametrize(
-    "bucket, cells, batch",
-    [(1 << 18, 1 << 16, 1 << 21), (5, 1 << 16, 1 << 21), (5, 1 << 16, 12), (40, 3, 1), (1, 7, 3)],
+    "chunk, index_bits",
+    [(1 << 17, None), (5, None), (1, None), (3, 40), (40, 55), (7, 62)],
 )
-def test_sorted_placements_equal_the_definition_in_any_buckets(monkeypatch, bucket, cells, batch):
-    """Off any grid, the bucket-by-bucket sort gives the definition's AUC and covariance.
+def test_sorted_placements_equal_the_definition_in_any_chunks(monkeypatch, chunk, index_bits):
+    """Off any grid, the sort of packed keys gives the definition's AUC and covariance.
 
-    Ties within a bucket and across classes, one tie group larger than a bucket, a score
-    far out (equal-width cells then hold almost every item in one), and scores whose range
-    is too narrow to divide into cells; buckets gathered one pass at a time, a few, or all.
+    Ties within a chunk and across classes, one tie group larger than a chunk, a score
+    far out, subnormal scores, ``-0.0`` beside ``0.0`` (with negative scores and
+    without), scores that differ only in their last bits, in a narrow range, bunched in
+    a narrow part of a wide one, or all equal; chunks of the sorted keys
+    of every size, and keys whose score part is cut short (``index_bits`` up to 62
+    leaves one bit of the score: nearly every item shares its leading bits with others,
+    and the runs of them are put in order by their full scores).
     """
-    monkeypatch.setattr(auc_module, "_BUCKET", bucket)
-    monkeypatch.setattr(auc_module, "_CELLS", cells)
-    monkeypatch.setattr(auc_module, "_BATCH", batch)
+    monkeypatch.setattr(auc_module, "_SORT_CHUNK", chunk)
+    if index_bits is not None:
+        monkeypatch.setattr(auc_module, "_key_bits", lambda n: index_bits)
     rng = np.random.default_rng(12)
     for trial in range(40):
         n = int(rng.integers(3, 90))
@@ -282,18 +286,30 @@ def test_sorted_placements_equal_the_definition_in_any_buckets(monkeypatch, buck
             s[:, 0] = 1e300 / 3
         if trial % 9 == 0:
             s = rng.integers(0, 3, size=(k, n)) * 5e-324  # a range of two subnormal steps
+        if trial % 4 == 3:
+            s[:, ::3], s[:, 1::3] = -0.0, 0.0  # equal scores with different bits
+            if trial % 8 == 7:
+                s = np.abs(s)  # (no negative score: the keys' other map)
+        if trial % 6 == 1:
+            s = (1 + rng.integers(0, 4, size=(k, n)) * 2.0**-52) / 3  # the last bits only
+        if trial % 10 == 3:
+            s = 1 - rng.random((k, n)) * 1e-12 * (1 + y)  # a narrow range beside 1
+        if trial % 10 == 5:
+            s[0] = 1 / 3  # one score for every item
+        if trial % 10 == 8:  # most items bunched in a narrow part of a wide range
+            s = np.where(rng.random((k, n)) < 0.1, rng.normal(size=(k, n)), 1e-9 * y)
+            s[:, 1::4] = 1e-9 * rng.random((k, n))[:, 1::4]
         assert any(auc_module._decimal_grid(row) is None for row in s)
         _assert_delong_is_the_definition(y, s)
 
 
-def test_sorted_placements_with_more_buckets_than_a_byte_numbers(monkeypatch):
-    """Over 256 buckets (2-byte bucket ids): still the midrank reference's numbers."""
-    monkeypatch.setattr(auc_module, "_BUCKET", 1)
+def test_sorted_placements_with_runs_of_shared_leading_bits_numbers(monkeypatch):
+    """Thousands of items per run of equal leading bits: still the midrank reference's numbers."""
+    monkeypatch.setattr(auc_module, "_key_bits", lambda n: 56)  # 7 bits of the score left
+    monkeypatch.setattr(auc_module, "_SORT_CHUNK", 64)
     rng = np.random.default_rng(13)
-    y = rng.random(700) < 0.3
-    s = np.vstack([rng.normal(size=700) + y, np.round(rng.normal(size=700) + y, 1) + 1 / 3])
-    ids, counts = auc_module._bucket_ids(s[0], y)
-    assert ids.dtype == np.uint16 and counts.shape[0] > 256
+    y = rng.random(5000) < 0.3
+    s = np.vstack([rng.normal(size=5000) + y, np.round(rng.normal(size=5000) + y, 1) + 1 / 3])
     a, cov, *_ = auc_module._delong_codes(y, s)
     ref_a, ref_cov, *_ = _midrank_delong(y, list(s))
     np.testing.assert_allclose(a, ref_a, rtol=1e-13)

@@ -402,80 +402,167 @@ def _code_tables(counts: np.ndarray, n1: int, n0: int, dtype) -> tuple[np.ndarra
     return table, twice / (2 * n1 * n0)
 
 
-_BUCKET = 1 << 18  # items per bucket of the sorted path (about; more for a tie group)
-_CELLS = 1 << 16  # equal-width score cells that make up the buckets
-_STEP = 1 << 17  # items per block of its passes over the items
-_BATCH = 1 << 21  # items of the buckets gathered by one pass over the bucket ids
+_STEP = 1 << 17  # items per block of the passes over the items
+#: Items per chunk of the pass over the sorted keys (about: a run of equal leading bits
+#: stays whole).
+_SORT_CHUNK = 1 << 17
+_SIGN = np.uint64(1 << 63)
 
 
-def _bucket_ids(s: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each item's bucket of scores, and the items of each (bucket, class).
+def _key_bits(n: int) -> int:
+    """Bits of the item index in a sort key of :func:`_sort_keys` (at least one)."""
+    return max(1, (n - 1).bit_length())
 
-    The scores' range is cut into :data:`_CELLS` cells of equal width, the cell
-    ``floor((s - low) c)``, a non-decreasing function of the score in floating point
-    (each rounded operation is), so equal scores share a cell and a higher score never
-    falls in a lower one.  Consecutive cells are merged into buckets of about
-    :data:`_BUCKET` items from their counts: sorting bucket after bucket sorts the
-    whole column.  Row ``b`` of the counts holds bucket ``b``'s negatives and positives.
+
+def _sortable(u: np.ndarray, out: np.ndarray, signed: bool) -> None:
+    """Unsigned integers in the order of the float64 values whose bits are ``u``.
+
+    A value with its sign bit clear gets that bit set; one with it set (a negative number)
+    gets every bit flipped, so more negative numbers get smaller integers.  ``signed=False``
+    when no value is below zero: setting the sign bit is then the whole map, and it gives
+    ``-0.0`` the integer of ``0.0``.  With ``signed=True`` the caller adds ``0.0`` to the
+    values first (``-0.0 + 0.0`` is ``0.0``), so that equal values get equal integers.
     """
-    n = s.size
-    lo, hi = float(s.min()), float(s.max())
-    cells = min(_CELLS, n)
-    with np.errstate(over="ignore", divide="ignore"):
-        scale = cells / (hi - lo) if hi > lo else 0.0
-    if not (0.0 < scale < math.inf and math.isfinite(hi - lo)):  # one cell: no arithmetic
-        n1 = int(np.count_nonzero(pos))
-        return np.zeros(n, dtype=np.uint8), np.array([[n - n1, n1]])
-    step = min(_CHUNK, _STEP)
+    if not signed:
+        np.bitwise_or(u, _SIGN, out=out)
+        return
+    np.right_shift(u, np.uint64(63), out=out)
+    np.negative(out, out=out)  # 0 or every bit set (unsigned wrap-around)
+    out |= _SIGN
+    out ^= u
 
-    def cell(i):  # the cells of items i, i + 1, ..., i + step - 1
-        c = s[i : i + step] - lo
-        c *= scale
-        np.minimum(c, cells - 1, out=c)
-        return c.astype(np.intp)
 
-    counts = np.zeros(2 * cells, dtype=np.int64)
-    for i in range(0, n, step):
-        key = cell(i)
-        key += key
-        key += pos[i : i + step]
-        counts += np.bincount(key, minlength=counts.size)
-    counts = counts.reshape(-1, 2)
-    sizes = counts.sum(axis=1)
-    bucket = (np.cumsum(sizes) - sizes) // _BUCKET  # by the items before each cell
-    starts = np.flatnonzero(np.diff(bucket, prepend=-1))
-    table = np.cumsum(np.diff(bucket, prepend=bucket[0]) != 0)
-    table = table.astype(np.uint8 if starts.size <= 256 else np.uint16)
-    ids = np.empty(n, dtype=table.dtype)  # recomputed: 1 byte an item, not 2
-    for i in range(0, n, step):
-        ids[i : i + step] = table[cell(i)]
-    return ids, np.add.reduceat(counts, starts, axis=0)
+def _sortable_of(value: float, signed: bool) -> int:
+    """:func:`_sortable` of one value (``-0.0`` as ``0.0``), as a Python int."""
+    u = np.array([value + 0.0]).view(np.uint64)
+    out = np.empty(1, dtype=np.uint64)
+    _sortable(u, out, signed)
+    return int(out[0])
+
+
+def _sort_keys(s, pos, bits: int, key: np.ndarray, low_high: tuple, signed: bool) -> None:
+    """Fill ``key`` with one sortable 64-bit key per item, in blocks (no full-size temporary).
+
+    From the high bits down: the score's rank among the float64 values from the lowest
+    score up (its :func:`_sortable` integer minus the lowest score's), cut to its leading
+    ``63 - bits`` bits (the low bits dropped only when the scores span more than
+    ``2**(63 - bits)`` float64 values); the item's class (1 = positive); its index, in
+    ``bits`` bits.  Sorting the keys sorts the items by score, except among items whose
+    scores share the leading bits (:func:`_sorted_chunk` puts those in order).
+    ``low_high``: the scores' minimum and maximum.
+    """
+    start = _sortable_of(low_high[0], signed)
+    span = _sortable_of(low_high[1], signed) - start
+    drop = np.uint64(max(0, span.bit_length() - (63 - bits)))
+    up = np.uint64(bits + 1)
+    u = s.view(np.uint64)
+    step = _SORT_CHUNK
+    low = np.empty(min(step, s.size), dtype=np.uint64)
+    base = np.arange(low.size, dtype=np.uint64)
+    plain = np.empty(low.size) if signed else None
+    for i in range(0, s.size, step):
+        k = key[i : i + step]
+        m = k.size
+        if signed:  # -0.0 made 0.0, so that the two get one key
+            np.add(s[i : i + step], 0.0, out=plain[:m])
+            _sortable(plain[:m].view(np.uint64), k, signed)
+        else:
+            _sortable(u[i : i + step], k, signed)
+        k -= np.uint64(start)
+        if drop:
+            k >>= drop
+        k <<= up
+        lo = low[:m]
+        np.copyto(lo, pos[i : i + step], casting="unsafe")  # the class bit
+        lo <<= np.uint64(bits)
+        lo |= base[:m]
+        lo += np.uint64(i)  # (the index's bits were clear: adding is or-ing)
+        k |= lo
+
+
+def _cut_points(key: np.ndarray, shift: int) -> list:
+    """Starts of the chunks of the sorted keys, about :data:`_SORT_CHUNK` apart, each at a
+    change of the leading bits (``key >> shift``), so that no run of equal ones is cut."""
+    n = key.size
+    cuts, c, s = [0], _SORT_CHUNK, np.uint64(shift)
+    while c < n:
+        width = 64
+        while True:  # the first change of the leading bits at or after c
+            ahead = key[c : c + width] >> s
+            moved = np.flatnonzero(ahead != (key[c - 1] >> s))
+            if moved.size:
+                c += int(moved[0])
+                break
+            if c + width >= n:
+                c = n
+                break
+            width *= 8
+        if c < n:
+            cuts.append(c)
+        c += _SORT_CHUNK
+    cuts.append(n)
+    return cuts
+
+
+def _sorted_chunk(kk: np.ndarray, s: np.ndarray, bits: int):
+    """A chunk of sorted keys put in the order of the full scores: indices, classes, tie starts.
+
+    Keys whose leading bits are equal (a run) were sorted by class and index; where
+    the full scores ``s`` of a run are out of order, the runs' items are put in order of
+    score (an ``argsort`` of those items only).  Returns the items' indices, their
+    classes (bool), and the first item of each tie group (bool; None when no two scores
+    are equal).
+    """
+    m = kk.size
+    idx = kk & np.uint64((1 << bits) - 1)
+    flag = (kk >> np.uint64(bits)) & np.uint64(1)
+    lead = kk >> np.uint64(bits + 1)
+    same = lead[1:] == lead[:-1]
+    if not same.any():
+        return idx.view(np.int64), flag.astype(bool), None
+    member = np.zeros(m, dtype=bool)
+    member[:-1] = same
+    member[1:] |= same
+    sub = np.flatnonzero(member)  # the items of runs of two or more
+    vals = np.take(s, idx[sub].view(np.int64))
+    cont = (np.diff(sub) == 1) & same[sub[:-1]]  # item j of sub in the run of item j - 1
+    if np.any(vals[1:] < vals[:-1]):
+        # scores of different runs are already in order (every score of a run with lower
+        # leading bits is lower), so sorting the runs' items by score sorts each run
+        order = np.argsort(vals, kind="stable")
+        idx[sub] = idx[sub][order]
+        flag[sub] = flag[sub][order]
+        vals = vals[order]
+    tied = cont & (vals[1:] == vals[:-1])
+    first = None
+    if tied.any():
+        first = np.ones(m, dtype=bool)
+        first[sub[1:][tied]] = False
+    return idx.view(np.int64), flag.astype(bool), first
 
 
 def _twice_placements(
-    sorted_s: np.ndarray, flag: np.ndarray, neg_before: int, pos_before: int, n1: int, dtype
+    first, flag: np.ndarray, neg_before: int, pos_before: int, n1: int, dtype
 ) -> np.ndarray:
     """Twice each item's placement count, for items sorted by score (``flag``: positive).
 
-    With ``N(p)``, ``P(p)`` the negatives and positives sorted before position ``p``
-    (those of earlier buckets included) and ``[a, b)`` the positions of an item's tie
-    group, a positive outranks ``N(a)`` negatives and ties ``N(b) - N(a)``, so twice its
-    count of DeLong's :math:`\\psi` is ``N(a) + N(b)``; a negative is outranked by
-    ``n1 - P(b)`` positives and tied with ``P(b) - P(a)``: ``2 n1 - P(a) - P(b)``.  The
-    same arithmetic as :func:`_class_placements`, in whole numbers (``dtype`` holds every
-    count).  Without ties ``b = a + 1``, and the count is ``2 N(p)`` or ``2 (n1 - P(p))``.
+    ``first`` marks the first item of each group of tied scores (None: no ties).  With
+    ``N(p)``, ``P(p)`` the negatives and positives sorted before position ``p`` (those of
+    earlier chunks included) and ``[a, b)`` the positions of an item's tie group, a
+    positive outranks ``N(a)`` negatives and ties ``N(b) - N(a)``, so twice its count of
+    DeLong's :math:`\\psi` is ``N(a) + N(b)``; a negative is outranked by ``n1 - P(b)``
+    positives and tied with ``P(b) - P(a)``: ``2 n1 - P(a) - P(b)``.  The same arithmetic
+    as :func:`_class_placements`, in whole numbers (``dtype`` holds every count).  Without
+    ties ``b = a + 1``, and the count is ``2 N(p)`` or ``2 (n1 - P(p))``.
     """
-    m = sorted_s.size
+    m = flag.size
     neg = np.empty(m + 1, dtype=dtype)
     neg[0] = 0
-    np.cumsum(~flag, out=neg[1:])  # this bucket's negatives before p; P(p) - P(0) = p - that
-    if m > 1 and not np.all(sorted_s[1:] != sorted_s[:-1]):  # ties: their groups' ends
+    np.cumsum(~flag, out=neg[1:])  # this chunk's negatives before p; P(p) - P(0) = p - that
+    if first is not None:  # ties: their groups' ends
         posc = np.arange(pos_before, pos_before + m + 1, dtype=dtype)
         posc -= neg
         neg += neg_before
-        first = np.empty(m, dtype=bool)
-        first[0] = True
-        np.not_equal(sorted_s[1:], sorted_s[:-1], out=first[1:])
         starts = np.flatnonzero(first)
         group = np.cumsum(first) - 1
         ends = np.append(starts[1:], m)
@@ -490,46 +577,52 @@ def _twice_placements(
     return out
 
 
-def _model_twice(s: np.ndarray, pos: np.ndarray, n1: int, dtype) -> np.ndarray:
+def _model_twice(s: np.ndarray, pos: np.ndarray, n1: int, key: np.ndarray, low_high: tuple, dtype):
     """Twice each item's placement count (:func:`_twice_placements`), in the items' order.
 
-    One bucket of scores at a time (:func:`_bucket_ids`): its items are gathered,
-    sorted, counted and scattered back, so no full-length index or sorted copy exists;
-    the result is the only full-length array (``dtype``: 4 bytes an item when the
-    counts allow).  The items of consecutive buckets are found together, about
-    :data:`_BATCH` of them per pass over the bucket ids rather than a pass per bucket,
-    and put in bucket order by a stable sort of their ids.
+    Two sorts of 64-bit keys (numpy's vectorised sort), no ``argsort`` of the column:
+    the items' keys of :func:`_sort_keys` (``low_high``: the scores' minimum and
+    maximum) sorted once put them in score order; one pass over the sorted keys, chunk
+    by chunk (:func:`_cut_points`, :func:`_sorted_chunk`), counts the
+    classes before each item and writes over each key the item's index (high bits) and
+    its doubled count (low bits); sorting those puts the counts back in the items' order.
+    The result is ``key`` itself, masked to the counts and viewed as int64 (``key``: a
+    buffer of ``s.size`` uint64, overwritten); ``dtype`` holds every count (the chunks'
+    arithmetic).  Scores go through float comparisons only where their leading bits are
+    equal, so equal scores are grouped exactly as the definition groups them (``-0.0``
+    with ``0.0``).
     """
-    ids, counts = _bucket_ids(s, pos)
-    if counts.shape[0] == 1:
-        return _sorted_twice(s, pos, 0, 0, n1, dtype)
-    out = np.empty(s.size, dtype=dtype)
-    before = np.cumsum(counts, axis=0) - counts
-    sizes = counts.sum(axis=1)
-    b = 0
-    while b < sizes.size:  # a batch of consecutive buckets of about _BATCH items per pass
-        end = b + 1 + int(np.searchsorted(np.cumsum(sizes[b + 1 :]), _BATCH - sizes[b], "right"))
-        batch = np.flatnonzero((ids >= b) & (ids < end)) if end - b > 1 else None
-        if batch is None:
-            batch = np.flatnonzero(ids == b)
-        # the batch's items bucket by bucket, increasing inside each (a stable sort of ids)
-        batch = batch[np.argsort(ids[batch], kind="stable")]
-        first = np.r_[0, np.cumsum(sizes[b:end])]
-        for j in range(end - b):
-            items = batch[first[j] : first[j + 1]]  # increasing: the gathers and scatter stream
-            if items.size:
-                neg, hit = int(before[b + j, 0]), int(before[b + j, 1])
-                out[items] = _sorted_twice(s[items], pos[items], neg, hit, n1, dtype)
-        b = end
-    return out
-
-
-def _sorted_twice(values, flag, neg_before: int, pos_before: int, n1: int, dtype) -> np.ndarray:
-    """:func:`_twice_placements` of items in any order, returned in that order."""
-    order = np.argsort(values)
-    out = np.empty(values.size, dtype=dtype)
-    out[order] = _twice_placements(values[order], flag[order], neg_before, pos_before, n1, dtype)
-    return out
+    n = s.size
+    if low_high[0] == low_high[1]:  # one score: all tied, a doubled count is the other class
+        twice = key.view(np.int64)
+        np.copyto(twice, np.where(pos, n - n1, n1))
+        return twice
+    bits = _key_bits(n)
+    count_bits = (2 * n).bit_length()  # every doubled count is at most 2 n
+    _sort_keys(s, pos, bits, key, low_high, signed=low_high[0] < 0)
+    key.sort()
+    cuts = _cut_points(key, bits + 1)
+    scatter = bits + count_bits > 64  # (over 2**31 items) the counts put back one by one
+    out = np.empty(n, dtype=np.int64) if scatter else None
+    neg_before = pos_before = 0
+    for c0, c1 in zip(cuts[:-1], cuts[1:], strict=True):
+        kk = key[c0:c1]
+        idx, flag, first = _sorted_chunk(kk, s, bits)
+        twice = _twice_placements(first, flag, neg_before, pos_before, n1, dtype)
+        hits = int(np.count_nonzero(flag))
+        pos_before += hits
+        neg_before += flag.size - hits
+        if scatter:
+            out[idx] = twice
+        else:
+            np.left_shift(idx.view(np.uint64), np.uint64(count_bits), out=kk)
+            kk |= twice.astype(np.uint64)
+    if scatter:
+        key.view(np.int64)[:] = out
+        return key.view(np.int64)
+    key.sort()
+    key &= np.uint64((1 << count_bits) - 1)
+    return key.view(np.int64)
 
 
 def _add_block_products(sums, centred, weight, other, first: int) -> None:
@@ -566,18 +659,29 @@ def _cov_from_sums(sums: np.ndarray, n1: int, n0: int) -> np.ndarray:
     return cov
 
 
-def _delong_sorted(pos: np.ndarray, s2, n1: int, n0: int) -> tuple[np.ndarray, np.ndarray]:
-    """DeLong's AUCs and covariance of scores off any decimal grid, in bounded memory.
+def _delong_sorted(
+    pos: np.ndarray, s2, n1: int, n0: int, ranges=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """DeLong's AUCs and covariance of scores off any decimal grid.
 
     Each model's placement values, kept as whole numbers (twice the count of
-    :math:`\\psi`, :func:`_model_twice`: 4 bytes an item), come from sorting its scores
-    bucket by bucket; the AUC is their exact sum over the positives, and the covariance
-    sums come from one pass over the items in blocks, each block's placement values
-    divided out and centred, as in the counting path.
+    :math:`\\psi`, :func:`_model_twice`), come from two sorts of 64-bit keys; the AUC is
+    their exact sum over the positives, and the covariance sums come from one pass over
+    the items in blocks, each block's placement values divided out and centred, as in the
+    counting path.  Memory: one 8-byte key per item, reused model after model, and 4
+    bytes an item for every model but the last (whose counts stay in the keys).
+    ``ranges``: each row's minimum and maximum (or None), when known.
     """
     k = len(s2)
     dtype = np.int32 if 2 * (n1 + n0) < 2**31 else np.int64  # every count and sum
-    twice = [_model_twice(s2[r], pos, n1, dtype) for r in range(k)]
+    key = np.empty(pos.size, dtype=np.uint64)
+    twice = []
+    for r in range(k):
+        s = s2[r]
+        known = ranges is not None and ranges[r] is not None
+        low, high = (float(v) for v in (ranges[r] if known else (s.min(), s.max())))
+        got = _model_twice(s, pos, n1, key, (low, high), dtype)
+        twice.append(got if r == k - 1 else got.astype(dtype))
     step = min(_CHUNK, _STEP)
     aucs = np.empty(k)
     for r in range(k):
@@ -626,9 +730,9 @@ def _delong_codes(
     item's codes recomputed (:func:`_keys`) and its placement values looked up in the
     two tables, divided out and centred.  Memory: the counts while a table is built (16
     bytes per code), the tables (8 bytes per code with 4-byte counts) and one block; no
-    sort.  Otherwise the
-    placement values come from sorts of buckets of scores (:func:`_delong_sorted`), 4 bytes
-    an item and model.  ``ranges``: each row's minimum and maximum (or None), when known.
+    sort.  Otherwise the placement values come from two sorts of 64-bit keys per model
+    (:func:`_delong_sorted`): 8 bytes an item, and 4 more for every model but the last.
+    ``ranges``: each row's minimum and maximum (or None), when known.
     """
     n1 = int(np.count_nonzero(pos))
     n0 = pos.size - n1
@@ -639,7 +743,7 @@ def _delong_codes(
     for r in range(k):
         got = _grid_counts(s2[r], pos, None if ranges is None else ranges[r])
         if got is None:  # scores off any decimal grid: placements from sorts
-            return (*_delong_sorted(pos, s2, n1, n0), n1, n0)
+            return (*_delong_sorted(pos, s2, n1, n0, ranges), n1, n0)
         grid, counts = got
         table, aucs[r] = _code_tables(counts, n1, n0, dtype)
         for cls, other in ((0, n1), (1, n0)):  # the variances from the counts
@@ -670,7 +774,7 @@ def delong(y: ArrayLike, scores: ArrayLike) -> DeLong:
     where :math:`S_{10}^{(rs)}` is the sample covariance of the positives' placement
     values under models :math:`r` and :math:`s` (denominator :math:`n_1 - 1`) and
     :math:`S_{01}^{(rs)}` that of the negatives' :cite:`delong1988`; the placement
-    values come from one sort per model :cite:`sun2014`, so 10^7 items take seconds,
+    values come from sorting each model's scores :cite:`sun2014`, so 10^7 items take seconds,
     or, for scores on a decimal grid (up to nine decimals), from counts of the items
     per grid step and class, without a sort (several times faster on 10^7 items).
 
