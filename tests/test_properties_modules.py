@@ -51,7 +51,7 @@ from property_support import (
 )
 
 from heldout import config
-from heldout.accuracy import lost, lost_fitted, split
+from heldout.accuracy import lost_fitted, split
 from heldout.book import chapter, decision, metric_coverage, rerun
 from heldout.book.mnist import data, digit_pool, qmnist, standin, writer_leak
 from heldout.comparison import best, compare, mcs, multiple, omnibus, paired, predictions, rope
