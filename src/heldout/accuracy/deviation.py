@@ -210,7 +210,7 @@ def simulate_empirical_bernstein(
 ) -> RadiusCheck:
     r"""Does each test set's mean fall within its *own* empirical-Bernstein radius?
 
-    The empirical-Bernstein statement (:func:`empirical_bernstein_radius`, Maurer & Pontil
+    The empirical-Bernstein statement (:func:`~heldout.accuracy.sizing.empirical_bernstein_radius`, Maurer & Pontil
     2009) is about a radius computed *from the test set itself*: with probability at least
     ``1 - alpha``, :math:`|\bar X - \mu| \le r(V_n)` where :math:`V_n` is that set's
     unbiased sample variance.  This draws ``reps`` test sets of ``size`` rows with
@@ -218,7 +218,7 @@ def simulate_empirical_bernstein(
     and radius, and counts the sets whose mean misses the population mean by more than
     their own radius (the promise: a miss rate of at most ``alpha``).  With ``tolerance``
     it also reports how often the radius came out larger than the ``tolerance`` the size
-    was planned for (:func:`empirical_bernstein_size` plans with an expected variance; a
+    was planned for (:func:`~heldout.accuracy.sizing.empirical_bernstein_size` plans with an expected variance; a
     set with a larger variance gets a wider radius).
 
     Parameters
