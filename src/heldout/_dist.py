@@ -53,3 +53,24 @@ def t_isf(q, df):
 def t_sf(x, df):
     """Upper tail ``P(T > x)`` of Student's t with ``df`` degrees of freedom."""
     return special.stdtr(df, -np.asarray(x, dtype=float))
+
+
+def beta_interval(k, size, alpha):
+    """Clopper-Pearson's two ends for ``k`` successes in ``size`` trials, both real-valued.
+
+    ``low = B^{-1}(alpha/2; k, size - k + 1)`` (0 at ``k = 0``) and
+    ``high = B^{-1}(1 - alpha/2; k + 1, size - k)`` (1 at ``k = size``): the exact
+    binomial interval :cite:`clopper1934`, with Korn and Graubard's real-valued counts
+    for an effective size :cite:`korn1998confidence`.  ``scipy.special.betaincinv`` is the
+    function ``scipy.stats.beta.ppf`` evaluates.
+    """
+    with np.errstate(invalid="ignore"):
+        low = np.where(
+            k > 0, special.betaincinv(np.maximum(k, 1e-300), size - k + 1.0, alpha / 2), 0.0
+        )
+        high = np.where(
+            k < size,
+            special.betaincinv(k + 1.0, np.maximum(size - k, 1e-300), 1.0 - alpha / 2),
+            1.0,
+        )
+    return low, high

@@ -248,17 +248,7 @@ def _interval(p, var, g, n_cap, alpha, method):
         return np.clip((centre - half) / scale, 0, 1), np.clip((centre + half) / scale, 0, 1)
     # Clopper-Pearson on the effective counts, n* shrunk by (z / t)^2 for the degrees of freedom
     n_eff = n_eff * (_dist.norm_isf(alpha / 2) / t) ** 2
-    x = np.clip(p, 0, 1) * n_eff
-    with np.errstate(invalid="ignore"):
-        low = np.where(
-            x > 0, special.betaincinv(np.maximum(x, 1e-300), n_eff - x + 1, alpha / 2), 0
-        )
-        high = np.where(
-            x < n_eff,
-            special.betaincinv(x + 1, np.maximum(n_eff - x, 1e-300), 1 - alpha / 2),
-            1,
-        )
-    return low, high
+    return _dist.beta_interval(np.clip(p, 0, 1) * n_eff, n_eff, alpha)
 
 
 # --------------------------------------------------------------------------- the score

@@ -887,17 +887,7 @@ def effective_size(
 
 def _beta_interval(p, size, alpha):
     """Clopper-Pearson interval for a proportion ``p`` of ``size`` trials (real-valued counts)."""
-    k = p * size
-    with np.errstate(invalid="ignore"):
-        low = np.where(
-            k > 0, special.betaincinv(np.maximum(k, 1e-300), size - k + 1.0, alpha / 2), 0.0
-        )
-        high = np.where(
-            k < size,
-            special.betaincinv(k + 1.0, np.maximum(size - k, 1e-300), 1.0 - alpha / 2),
-            1.0,
-        )
-    return low, high
+    return _dist.beta_interval(p * size, size, alpha)
 
 
 def _corrected_size(a, var, n1, n0):
