@@ -150,8 +150,13 @@ def cpu_per_job(n: int, epochs: int, jobs=CPU_JOBS, threads: int = 1) -> dict[st
             elif job in ("svc_rbf", "svc_poly3"):
                 p = M.model_params(job)
                 fit_kernel_svm(
-                    X, y, [Xv, Xt], p["kernel"], degree=p.get("degree", 3),
-                    gram=store.get("gram"), threads=threads,
+                    X,
+                    y,
+                    [Xv, Xt],
+                    p["kernel"],
+                    degree=p.get("degree", 3),
+                    gram=store.get("gram"),
+                    threads=threads,
                 )
             elif job.startswith("linear_svc"):
                 M._linear_svc(X, y, Xv, Xt, M.model_params(job))
@@ -163,8 +168,15 @@ def cpu_per_job(n: int, epochs: int, jobs=CPU_JOBS, threads: int = 1) -> dict[st
             else:  # a network, in a worker process of its own (waited for)
                 p = {**M.model_params(job, epochs=epochs), "seed": 0}
                 M._networks_in_process(
-                    [(job, p)], X, y, Xv, Xt, 0, threads,
-                    lambda *a: None, lambda *a: None,
+                    [(job, p)],
+                    X,
+                    y,
+                    Xv,
+                    Xt,
+                    0,
+                    threads,
+                    lambda *a: None,
+                    lambda *a: None,
                 )
             out[job] = (_cpu() - c0, time.perf_counter() - w0)
     store.clear()
@@ -221,8 +233,10 @@ def main() -> None:
     )
     if args.cpu_per_job:
         jobs = CPU_JOBS if args.cpu_per_job == "all" else args.cpu_per_job.split(",")
-        print(f"CPU seconds per job of our way, {n} digits, {epochs} epochs, one thread each; "
-              f"load average at the start: {_load()}")
+        print(
+            f"CPU seconds per job of our way, {n} digits, {epochs} epochs, one thread each; "
+            f"load average at the start: {_load()}"
+        )
         total = 0.0
         for job, (cpu, wall) in cpu_per_job(n, epochs, jobs).items():
             print(f"  {job:<18}{cpu:8.1f} s CPU{wall:8.1f} s wall", flush=True)
@@ -296,9 +310,7 @@ def main() -> None:
         a_txt = f"{a['fit_s'] + a['predict_s']:.1f}" if a else "-"
         o_txt = f"{o['fit_s'] + o['predict_s']:.1f}" if o else "-"
         th = ours.info.get(name, {}).get("threads", "")
-        print(
-            f"{name:<18}{a_txt:>24}{o_txt:>22}{th!s:>9}{c['fit_s'] + c['predict_s']:>15.1f}"
-        )
+        print(f"{name:<18}{a_txt:>24}{o_txt:>22}{th!s:>9}{c['fit_s'] + c['predict_s']:>15.1f}")
     print(
         "(kNN: the article's six fits are summed on knn_8; our single query is reported on "
         "knn_8; the shared Gram matrix is charged to the first kernel SVM)"
