@@ -310,9 +310,9 @@ def test_networks_process_reports_progress_results_and_errors():
     bad = {**params, "hidden": -3}
     epochs, done = [], {}
 
-    def run(jobs, on_done):
+    def run(jobs, on_done, steps=models.STEPS_PER_CALL):
         models._networks_in_process(
-            jobs, X, y, Xv, Xt, 0, 1, lambda name, note: epochs.append(name), on_done
+            jobs, X, y, Xv, Xt, 0, 1, lambda name, note: epochs.append(name), on_done, steps
         )
 
     # the first network trains and reports; the second fails, and so does the call
@@ -325,11 +325,14 @@ def test_networks_process_reports_progress_results_and_errors():
     pv, pt, fit_s, pred_s, _ = done["dense_nn"]
     assert pv.shape == (50,) and pt.shape == (30,) and fit_s > 0
     # same seed, same single thread: a second process gives the same predictions, even
-    # after a speed probe of the same network in that process
+    # after a speed probe of the same network in that process, and with one training
+    # step per call into TensorFlow instead of several (the same steps)
+    assert models.STEPS_PER_CALL > 3  # the three steps of an epoch here in one call
     again = {}
     run(
         [("dense_nn_probe", params), ("dense_nn", params)],
         lambda name, out, wall: again.update({name: out}),
+        steps=1,
     )
     assert 0 < again["dense_nn_probe"] < 10  # seconds per training step
     np.testing.assert_array_equal(again["dense_nn"][0], pv)
