@@ -120,8 +120,8 @@ CPU_JOBS = (
 )
 
 
-def cpu_per_job(n: int, epochs: int, jobs=CPU_JOBS, threads: int = 1) -> dict[str, tuple]:
-    """Each job of our way run alone on ``threads`` threads: ``{job: (cpu_s, wall_s)}``.
+def cpu_per_job(n: int, epochs: int, jobs=CPU_JOBS, threads: int = 1):
+    """Each job of our way run alone on ``threads`` threads: yields ``(job, cpu_s, wall_s)``.
 
     Process CPU time (user + system, this process and the networks' worker processes,
     which are waited for before it is read) is less sensitive to other processes on
@@ -140,7 +140,6 @@ def cpu_per_job(n: int, epochs: int, jobs=CPU_JOBS, threads: int = 1) -> dict[st
     split = M.article_split(n)
     X, y = X_all[split.train], y_all[split.train]
     Xv, Xt = X_all[split.val], X_all[split.test]
-    out: dict[str, tuple] = {}
     store: dict = {}
     with threadpool_limits(limits=1, user_api="blas"):
         for job in jobs:
@@ -178,9 +177,8 @@ def cpu_per_job(n: int, epochs: int, jobs=CPU_JOBS, threads: int = 1) -> dict[st
                     lambda *a: None,
                     lambda *a: None,
                 )
-            out[job] = (_cpu() - c0, time.perf_counter() - w0)
+            yield job, _cpu() - c0, time.perf_counter() - w0
     store.clear()
-    return out
 
 
 def _print_plan(title, p, estimates=None):
@@ -238,7 +236,7 @@ def main() -> None:
             f"load average at the start: {_load()}"
         )
         total = 0.0
-        for job, (cpu, wall) in cpu_per_job(n, epochs, jobs).items():
+        for job, cpu, wall in cpu_per_job(n, epochs, jobs):
             print(f"  {job:<18}{cpu:8.1f} s CPU{wall:8.1f} s wall", flush=True)
             total += cpu if job in jobs else 0.0
         print(f"  {'total':<18}{total:8.1f} s CPU; load average at the end: {_load()}")
@@ -318,16 +316,27 @@ def main() -> None:
 
     ratio = t_ours / t_art
     n_art = len(ARTICLE_MODELS)
-    print(f"\nwall time, article's way (7 families, {n_art} models):    {t_art:8.1f} s")
-    print(f"wall time, our way, the same {n_art} models, from cold:    {t_ours:8.1f} s")
-    print(f"wall time, our way again (from the cache):              {t_again:8.1f} s")
-    print(
-        f"wall time, the chapter's whole run (all {len(MODEL_NAMES)} models, from cold): "
-        f"{t_chapter:8.1f} s  (not a target: {len(MODEL_NAMES) - n_art} models more)"
-    )
-    print(f"ratio ours / article's way, same models: {ratio:6.3f}  (target <= {TARGET})")
-    print(f"ratio cached rerun / article's way:      {t_again / t_art:6.3f}")
-    print(f"ratio chapter's whole run / article's way: {t_chapter / t_art:6.3f}  (not a target)")
+    n_more = len(MODEL_NAMES) - n_art
+    rows = [
+        (f"wall time, article's way (7 families, {n_art} models)", f"{t_art:8.1f} s", ""),
+        (f"wall time, our way, the same {n_art} models, from cold", f"{t_ours:8.1f} s", ""),
+        ("wall time, our way again (from the cache)", f"{t_again:8.1f} s", ""),
+        (
+            f"wall time, the chapter's whole run ({len(MODEL_NAMES)} models, from cold)",
+            f"{t_chapter:8.1f} s",
+            f"  (not a target: {n_more} models the article's way does not fit)",
+        ),
+        ("ratio ours / article's way, same models", f"{ratio:8.3f}", f"  (target <= {TARGET})"),
+        ("ratio cached rerun / article's way", f"{t_again / t_art:8.3f}", ""),
+        (
+            "ratio chapter's whole run / article's way",
+            f"{t_chapter / t_art:8.3f}",
+            "  (not a target)",
+        ),
+    ]
+    print()
+    for label, value, note in rows:
+        print(f"{label:<58}{value}{note}")
     print(f"training digits per second, article's way: {len(art.split.train) / t_art:8.1f}")
     print(f"training digits per second, our way:       {len(ours.split.train) / t_ours:8.1f}")
     peak = _peak_gib() if fresh else max(peak_art, _peak_gib())
