@@ -898,7 +898,10 @@ def knn_fast(
     one ``KNeighborsClassifier(n_neighbors=k)`` per k (checked in the tests, and on
     the full data by ``benchmarks/bench_mnist.py``) as long as no two training digits
     are at exactly the same distance across the k-th place; when they are, which of
-    them counts is arbitrary in both methods.
+    them counts is arbitrary in both methods.  Integer pixels are queried as float64
+    (exact), which lets scikit-learn use its faster neighbour search, without the
+    columns that are zero in every training digit (83 of 784 in the book's 33,600; the
+    ranking of the distances is exactly the same).
 
     Returns
     -------
@@ -910,6 +913,15 @@ def knn_fast(
     ks = list(ks)
     y = np.asarray(y)
     classes, y_idx = np.unique(y, return_inverse=True)
+    X, Xv, Xt = (np.asarray(A) for A in (X, Xv, Xt))
+    if all(np.issubdtype(A.dtype, np.integer) for A in (X, Xv, Xt)):
+        # Integer pixels as float64 (exact): scikit-learn's fast neighbour search takes
+        # only floating-point queries, and falls back to a slower one for integers.  A
+        # column that is zero in every training row adds the same exact amount to a
+        # query's squared distance from every training row, and nothing to the
+        # ||x||^2 - 2 q.x by which that search ranks them: it is left out.
+        cols = np.flatnonzero(X.any(axis=0))
+        X, Xv, Xt = (np.asarray(A[:, cols], dtype=np.float64) for A in (X, Xv, Xt))
 
     def fit():
         return KNeighborsClassifier(n_neighbors=max(ks), n_jobs=n_jobs).fit(X, y_idx)
