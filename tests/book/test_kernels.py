@@ -213,6 +213,29 @@ def test_class_gram_holds_every_pairs_dot_products_exactly():
         kernels.class_gram(X, y[:-1])
 
 
+def test_class_gram_sums_exact_float32_products_of_column_groups():
+    """Integers up to 1,000 in 64 columns: one float32 product would round, groups do not."""
+    rng = np.random.default_rng(13)
+    X = rng.integers(0, 1001, size=(90, 64))
+    y = rng.integers(0, 3, size=90)
+    groups = kernels._float32_groups(64, X.astype(float))
+    assert len(groups) == 4 and max(g.size for g in groups) * 1000**2 < 2**24
+    cg = kernels.class_gram(X, y, block_rows=16)
+    for (a, b), block in cg.blocks.items():
+        assert block.dtype == np.int32
+        ma, mb = cg.members[a], cg.members[b]
+        np.testing.assert_array_equal(block, X[ma] @ X[mb].T)
+    # the sums this avoids: float32 rounds some dot products of these rows
+    whole = X.astype(np.float32) @ X.T.astype(np.float32)
+    assert np.any(whole.astype(np.int64) != X @ X.T)
+    # the kernels' products against other rows too (scored digits against the training ones)
+    Z = rng.integers(0, 1001, size=(20, 64))
+    got = kernels.kernel_matrix(Z, X, "poly", gamma=1e-7, degree=1, block_rows=8)
+    np.testing.assert_array_equal(got, 1e-7 * (Z @ X.T).astype(float))
+    assert kernels._float32_groups(64, X + 0.5) is None  # not integers
+    assert kernels._float32_groups(2, np.full((2, 2), 5000.0)) is None  # 5000^2 > 2^24
+
+
 @pytest.mark.parametrize("kernel", ["rbf", "poly"])
 def test_pairwise_fit_equals_svc_whatever_the_dot_products_threads_and_chunks(kernel, monkeypatch):
     X, y = _digits(400, seed=13)
