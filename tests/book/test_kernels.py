@@ -213,6 +213,18 @@ def test_class_gram_holds_every_pairs_dot_products_exactly():
         kernels.class_gram(X, y[:-1])
 
 
+def test_finite_kernel_bound_decides_whether_scikit_learn_checks():
+    X, _ = _digits(50, seed=14)
+    sq = np.einsum("ij,ij->i", X.astype(float), X.astype(float))
+    gamma = kernels.svm_gamma(X)
+    K = kernels.kernel_matrix(X, X, "poly", gamma=gamma, degree=3)
+    bound = (gamma * sq.max()) ** 3
+    assert np.abs(K).max() <= bound and kernels._kernel_is_finite("poly", gamma, 3, sq)
+    assert kernels._kernel_is_finite("rbf", 1e300, 3, np.array([1e300]))  # exp(-x) <= 1
+    assert not kernels._kernel_is_finite("poly", 1.0, 3, np.array([1e200]))  # overflows
+    assert not kernels._kernel_is_finite("poly", 1.0, 2, np.array([1e155, 1.0]))
+
+
 def test_class_gram_sums_exact_float32_products_of_column_groups():
     """Integers up to 1,000 in 64 columns: one float32 product would round, groups do not."""
     rng = np.random.default_rng(13)

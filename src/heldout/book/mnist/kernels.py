@@ -51,6 +51,7 @@ multiplies by a separate transposed copy (``gemm``).
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from dataclasses import dataclass
@@ -624,6 +625,20 @@ def _as_class_gram(gram, X, y) -> ClassGram:
     return ClassGram(classes, members, blocks, np.diagonal(G).astype(np.float64))
 
 
+def _kernel_is_finite(kernel: str, gamma: float, degree: int, sq: np.ndarray) -> bool:
+    """Whether every kernel value of rows with squared norms ``sq`` is finite, from a bound.
+
+    RBF values lie in [0, 1].  A polynomial value (``coef0`` = 0) is at most
+    :math:`(\\gamma \\max_i \\lVert x_i\\rVert^2)^d` in magnitude (Cauchy-Schwarz).
+    """
+    if kernel == "rbf":
+        return True
+    try:
+        return math.isfinite((gamma * float(np.max(sq, initial=0.0))) ** degree)
+    except OverflowError:
+        return False
+
+
 def fit_kernel_svm(
     X,
     y,
@@ -715,6 +730,7 @@ def fit_kernel_svm(
 
     sizes = [m.size for m in cg.members]
     largest = max(sizes[a] + sizes[b] for a, b in pairs)
+    finite = _kernel_is_finite(kernel, gamma, degree, cg.sq)
     held = threading.local()  # one kernel buffer per thread (freed when the pool ends)
 
     def fit_pair(pair):
@@ -733,7 +749,10 @@ def fit_kernel_svm(
             Xp = X[np.concatenate([cg.members[a], cg.members[b]])]
             K = kernel_matrix(Xp, Xp, kernel, gamma=gamma, degree=degree, block_rows=rows, out=out)
         labels = np.repeat([0, 1], [n_a, n_b])
-        return SVC(kernel="precomputed", C=C, random_state=0).fit(K, labels)
+        # a kernel known to be finite skips scikit-learn's check, a pass over the whole
+        # pair's matrix (0.04 s per pair of MNIST digits)
+        with config_context(assume_finite=finite):
+            return SVC(kernel="precomputed", C=C, random_state=0).fit(K, labels)
 
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="heldout-pair") as pool:
         fitted = list(pool.map(fit_pair, pairs))  # a fit keeps no reference to its kernel
