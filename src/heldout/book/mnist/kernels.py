@@ -221,7 +221,7 @@ def kernel_matrix(
     else:
         sq_a = sq_b = None
 
-    groups = _float32_groups(cols.size, Ac, Bt)
+    groups = _float32_groups(cols.size, Ac, B[:, cols])
     if groups is None:
 
         def dots(rows, blk):
@@ -232,9 +232,13 @@ def kernel_matrix(
         b32 = [np.ascontiguousarray(Bt[g], dtype=np.float32) for g in groups]
 
         def dots(rows, blk):
-            blk[...] = a32[0][rows] @ b32[0]
-            for a, b in zip(a32[1:], b32[1:], strict=True):
-                blk += a[rows] @ b
+            prods = [a[rows] @ b for a, b in zip(a32, b32, strict=True)]
+            if len(prods) == 1:
+                blk[...] = prods[0]
+                return
+            np.add(prods[0], prods[1], out=blk, dtype=np.float64)
+            for p in prods[2:]:
+                blk += p
 
     shape = (A.shape[0], B.shape[0])
     return _fill_kernel(
@@ -341,28 +345,40 @@ def _gram_dtype(X: np.ndarray) -> np.dtype:
     return np.dtype(np.int64) if bound < 2**53 else np.dtype(np.float64)
 
 
+def _group_max_sq(A: np.ndarray, starts: np.ndarray, chunk: int = 4096) -> np.ndarray:
+    """Largest squared norm of any row of ``A`` within each group of columns (from ``starts``)."""
+    out = np.zeros(starts.size)
+    for r0 in range(0, A.shape[0], chunk):
+        sq = np.square(A[r0 : r0 + chunk], dtype=np.float64)
+        np.maximum(out, np.add.reduceat(sq, starts, axis=1).max(axis=0), out=out)
+    return out
+
+
 def _float32_groups(ncols: int, A: np.ndarray, B: np.ndarray | None = None):
     """Column groups in which float32 dot products of rows of ``A`` and ``B`` are exact, or None.
 
-    For integer data, with :math:`m` the largest magnitude in ``A`` times the largest in
-    ``B`` (``B`` defaults to ``A``), a dot product over :math:`g` columns adds :math:`g`
-    products of magnitude at most :math:`m`, so every partial sum, in any order, is an
-    integer of magnitude at most :math:`g m`; below :math:`2^{24}` float32 holds each
-    of them exactly.  MNIST pixels (:math:`m = 255^2`) allow 258 columns per group:
-    three float32 products (about twice as fast as float64 per operation) give the
-    exact dot products of its 701 or so non-zero columns.  None when the data are not
-    integers or a single column would not be exact.
+    For integer data, a dot product restricted to a group :math:`g` of columns, and any
+    partial sum of it in any order, is an integer of magnitude at most
+    :math:`\\sum_{i \\in g} |a_i b_i| \\le \\lVert a_g\\rVert \\lVert b_g\\rVert`
+    (Cauchy-Schwarz); when the largest row norms of the two sets on the group multiply to
+    less than :math:`2^{24}`, float32 holds every such sum exactly.  The fewest groups of
+    consecutive columns (``numpy.array_split``) for which this holds on every group are
+    returned: two for MNIST (the brightest digits' squared norms pass :math:`2^{24}`,
+    their halves do not).  None when the data are not integers or a single column
+    would not be exact.  ``B`` defaults to ``A``.
     """
     arrays = (A,) if B is None else (A, B)
-    if any(X.size == 0 or not np.array_equal(X, np.rint(X)) for X in arrays):
+    if ncols == 0 or any(X.size == 0 or not np.array_equal(X, np.rint(X)) for X in arrays):
         return None
-    tops = [float(np.abs(X).max()) for X in arrays]
-    top = tops[0] ** 2 if B is None else tops[0] * tops[1]
-    per = ncols if top == 0 else int((2**24 - 1) // top)
-    if per < 1 or ncols == 0:
-        return None
-    k = -(-ncols // per)  # groups of nearly equal size
-    return np.array_split(np.arange(ncols), k)
+    for k in range(1, ncols + 1):
+        groups = np.array_split(np.arange(ncols), k)
+        starts = np.array([g[0] for g in groups])
+        top = [_group_max_sq(X, starts) for X in arrays]
+        if np.all(top[0] * top[-1] < 2.0**48):  # norms' product below 2^24
+            return groups
+        if k >= 8:  # beyond a few groups float64 is as fast
+            return None
+    return None
 
 
 def gram_bytes(X) -> int:
@@ -556,7 +572,7 @@ def class_gram(X, y, *, block_rows: int = 1024, threads: int = 1) -> ClassGram:
     classes, members = _class_members(y)
     dtype = _gram_dtype(X)
     cols = np.flatnonzero(X.any(axis=0))
-    groups = _float32_groups(cols.size, X) if dtype == np.int32 else None
+    groups = _float32_groups(cols.size, X[:, cols]) if dtype == np.int32 else None
     k = classes.size
     if groups is None:  # one float64 product per block
         parts = [[np.ascontiguousarray(X[np.ix_(m, cols)])] for m in members]
@@ -577,9 +593,13 @@ def class_gram(X, y, *, block_rows: int = 1024, threads: int = 1) -> ClassGram:
         r1 = min(r0 + block_rows, members[a].size)
         out = blocks[(a, b)][r0:r1]
         # exact integers: no loss in the casts
-        out[...] = parts[a][0][r0:r1] @ parts_t[b][0]
-        for pa, pb in zip(parts[a][1:], parts_t[b][1:], strict=True):
-            np.add(out, pa[r0:r1] @ pb, out=out, casting="unsafe")
+        prods = [pa[r0:r1] @ pb for pa, pb in zip(parts[a], parts_t[b], strict=True)]
+        if len(prods) == 1:
+            out[...] = prods[0]
+            return
+        np.add(prods[0], prods[1], out=out, dtype=np.float64, casting="unsafe")
+        for p in prods[2:]:
+            np.add(out, p, out=out, dtype=np.float64, casting="unsafe")
 
     tasks = [(a, b, r0) for (a, b) in blocks for r0 in range(0, members[a].size, block_rows)]
     blocks_in_threads(work, tasks, threads)
