@@ -30,6 +30,15 @@ in the last place.  The fitted SVMs give the same predictions as ``SVC(kernel=..
 (checked in the tests and on the full data by ``benchmarks/bench_mnist.py``).  For
 non-integer data the kernels agree to rounding error.
 
+The products themselves run in single precision where that is exact too: float32 holds
+integers up to :math:`2^{24}`, and on a group of columns every partial sum of a dot
+product is at most the product of the two rows' norms on that group (Cauchy-Schwarz).
+The columns are cut into the fewest groups on which the largest norms allow it
+(:func:`_float32_groups`: two halves for MNIST, whose brightest digits' squared norms
+pass :math:`2^{24}` but whose halves' do not), each group is one float32 product, and
+the products are added in float64 or int32, exactly.  At 42,000 digits on one thread
+this cut the shared dot products from 17.5 to 12.8 s of CPU (issue 42's second pass).
+
 Columns that are zero in every row of ``B`` are dropped before the product (they add
 exact zeros to every dot product); on MNIST that is about 80 of the 784 pixels.
 
