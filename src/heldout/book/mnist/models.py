@@ -914,7 +914,7 @@ def knn_fast(
     y = np.asarray(y)
     classes, y_idx = np.unique(y, return_inverse=True)
     X, Xv, Xt = (np.asarray(A) for A in (X, Xv, Xt))
-    if all(np.issubdtype(A.dtype, np.integer) for A in (X, Xv, Xt)):
+    if all(A.ndim == 2 and np.issubdtype(A.dtype, np.integer) for A in (X, Xv, Xt)):
         # Integer pixels as float64 (exact): scikit-learn's fast neighbour search takes
         # only floating-point queries, and falls back to a slower one for integers.  A
         # column that is zero in every training row adds the same exact amount to a
