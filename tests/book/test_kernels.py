@@ -59,8 +59,10 @@ def test_poly_kernel_is_bit_identical_to_libsvms_formula():
     gamma = kernels.svm_gamma(X)
     got = kernels.kernel_matrix(X[:25], X, "poly", gamma=gamma, block_rows=7)
     np.testing.assert_array_equal(got, _libsvm_reference(X[:25], X, "poly", gamma))
-    got5 = kernels.kernel_matrix(X[:6], X, "poly", gamma=gamma, degree=5)
-    np.testing.assert_array_equal(got5, _libsvm_reference(X[:6], X, "poly", gamma, degree=5))
+    for degree in (1, 2, 4, 5, 6, 7):  # even powers square in place, odd ones use a buffer
+        got_d = kernels.kernel_matrix(X[:6], X, "poly", gamma=gamma, degree=degree)
+        ref_d = _libsvm_reference(X[:6], X, "poly", gamma, degree=degree)
+        np.testing.assert_array_equal(got_d, ref_d)
 
 
 def test_rbf_kernel_within_one_ulp_of_libsvms_formula():
@@ -209,6 +211,43 @@ def test_class_gram_holds_every_pairs_dot_products_exactly():
     np.testing.assert_array_equal(cg.sq, np.einsum("ij,ij->i", Xi, Xi))
     with pytest.raises(ValueError, match="one label per row"):
         kernels.class_gram(X, y[:-1])
+
+
+def test_finite_kernel_bound_decides_whether_scikit_learn_checks():
+    X, _ = _digits(50, seed=14)
+    sq = np.einsum("ij,ij->i", X.astype(float), X.astype(float))
+    gamma = kernels.svm_gamma(X)
+    K = kernels.kernel_matrix(X, X, "poly", gamma=gamma, degree=3)
+    bound = (gamma * sq.max()) ** 3
+    assert np.abs(K).max() <= bound and kernels._kernel_is_finite("poly", gamma, 3, sq)
+    assert kernels._kernel_is_finite("rbf", 1e300, 3, np.array([1e300]))  # exp(-x) <= 1
+    assert not kernels._kernel_is_finite("poly", 1.0, 3, np.array([1e200]))  # overflows
+    assert not kernels._kernel_is_finite("poly", 1.0, 2, np.array([1e155, 1.0]))
+
+
+def test_class_gram_sums_exact_float32_products_of_column_groups():
+    """Integers up to 1,000 in 64 columns: one float32 product rounds, column groups do not."""
+    rng = np.random.default_rng(13)
+    X = rng.integers(0, 1001, size=(90, 64))
+    y = rng.integers(0, 3, size=90)
+    groups = kernels._float32_groups(64, X.astype(float))
+    assert len(groups) >= 2  # one group would not be exact: its norms pass 2^12
+    for g in groups:  # Cauchy-Schwarz: every partial sum below 2^24
+        assert np.sum(X[:, g].astype(float) ** 2, axis=1).max() < 2**24
+    cg = kernels.class_gram(X, y, block_rows=16)
+    for (a, b), block in cg.blocks.items():
+        assert block.dtype == np.int32
+        ma, mb = cg.members[a], cg.members[b]
+        np.testing.assert_array_equal(block, X[ma] @ X[mb].T)
+    # the sums this avoids: float32 rounds some dot products of these rows
+    whole = X.astype(np.float32) @ X.T.astype(np.float32)
+    assert np.any(whole.astype(np.int64) != X @ X.T)
+    # the kernels' products against other rows too (scored digits against the training ones)
+    Z = rng.integers(0, 1001, size=(20, 64))
+    got = kernels.kernel_matrix(Z, X, "poly", gamma=1e-7, degree=1, block_rows=8)
+    np.testing.assert_array_equal(got, 1e-7 * (Z @ X.T).astype(float))
+    assert kernels._float32_groups(64, X + 0.5) is None  # not integers
+    assert kernels._float32_groups(2, np.full((2, 2), 5000.0)) is None  # 5000^2 > 2^24
 
 
 @pytest.mark.parametrize("kernel", ["rbf", "poly"])

@@ -95,6 +95,26 @@ def test_knn_single_query_equals_one_fit_per_k(seed):
     np.testing.assert_array_equal(at, pt)
 
 
+def test_knn_on_integer_pixels_equals_one_fit_per_k_on_them():
+    """Integer pixels are queried as float64 without the always-zero columns: same neighbours."""
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, 256, size=(400, 40)).astype(np.uint8)
+    X[rng.random(X.shape) < 0.5] = 0  # sparse, like digits
+    X[:300, :5] = 0  # zero in every training row, not in the queries
+    y = rng.integers(0, 4, size=400)
+    Xtr, ytr, Xv, Xt = X[:300], y[:300], X[300:360], X[360:]
+    ks = range(3, 9)
+    pv, pt, _, _ = models.knn_fast(Xtr, ytr, Xv, Xt, ks)
+    fv, ft, _, _ = models.knn_fast(Xtr.astype(float), ytr, Xv.astype(float), Xt.astype(float), ks)
+    np.testing.assert_array_equal(pv, fv)
+    np.testing.assert_array_equal(pt, ft)
+    assert len({tuple(p) for p in pv}) > 1
+    for i, k in enumerate(ks):  # the article's way: one fit per k, on the integers
+        ref = KNeighborsClassifier(n_neighbors=k).fit(Xtr, ytr)
+        np.testing.assert_array_equal(pv[i], ref.predict(Xv))
+        np.testing.assert_array_equal(pt[i], ref.predict(Xt))
+
+
 # --------------------------------------------------------------------------- cache and table
 FAST = ["linear_svc_scaled", "svc_poly3", "knn_3", "knn_5", "knn_8"]
 
@@ -310,9 +330,9 @@ def test_networks_process_reports_progress_results_and_errors():
     bad = {**params, "hidden": -3}
     epochs, done = [], {}
 
-    def run(jobs, on_done):
+    def run(jobs, on_done, steps=models.STEPS_PER_CALL):
         models._networks_in_process(
-            jobs, X, y, Xv, Xt, 0, 1, lambda name, note: epochs.append(name), on_done
+            jobs, X, y, Xv, Xt, 0, 1, lambda name, note: epochs.append(name), on_done, steps
         )
 
     # the first network trains and reports; the second fails, and so does the call
@@ -325,11 +345,14 @@ def test_networks_process_reports_progress_results_and_errors():
     pv, pt, fit_s, pred_s, _ = done["dense_nn"]
     assert pv.shape == (50,) and pt.shape == (30,) and fit_s > 0
     # same seed, same single thread: a second process gives the same predictions, even
-    # after a speed probe of the same network in that process
+    # after a speed probe of the same network in that process, and with one training
+    # step per call into TensorFlow instead of several (the same steps)
+    assert models.STEPS_PER_CALL > 3  # the three steps of an epoch here in one call
     again = {}
     run(
         [("dense_nn_probe", params), ("dense_nn", params)],
         lambda name, out, wall: again.update({name: out}),
+        steps=1,
     )
     assert 0 < again["dense_nn_probe"] < 10  # seconds per training step
     np.testing.assert_array_equal(again["dense_nn"][0], pv)
