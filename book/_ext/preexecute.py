@@ -23,6 +23,7 @@ import concurrent.futures
 import multiprocessing
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,7 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     if not todo:
         print("preexecute: every notebook is in the cache")
         return 0
-    todo.sort(key=lambda p: seconds.get(p.name, 0.0), reverse=True)
+    # longest first: this cache's own times, else those of a fresh full build (a fresh clone)
+    with open(Path(__file__).with_name("notebook_seconds.toml"), "rb") as f:
+        measured = tomllib.load(f)
+    todo.sort(key=lambda p: seconds.get(p.name) or measured.get(p.stem, 0.0), reverse=True)
     timeout, allow_errors = _settings(root)
     jobs = max(1, min(args.jobs, len(todo)))
     print(f"preexecute: notebooks to execute: {len(todo)}, {jobs} at a time", flush=True)

@@ -97,3 +97,17 @@ def test_the_makefile_fills_the_cache_before_each_build():
     assert "HELDOUT_QUICK=1" in quick and "--cache _build/quick/_build/.jupyter_cache" in quick
     assert "quickcache" in re.search(r"^quickbook:(.*)$", makefile, re.M).group(1).split()
     assert "quickcache" in re.search(r"^unit:(.*)$", makefile, re.M).group(1).split()
+
+
+def test_every_toc_notebook_has_a_time_for_the_longest_first_order():
+    """A fresh clone has no cache of its own: the committed times order the notebooks."""
+    import tomllib
+
+    _script()  # puts book/_ext on the path
+    from heldout_rules import toc_notebooks
+
+    with open(ROOT / "book" / "_ext" / "notebook_seconds.toml", "rb") as f:
+        measured = tomllib.load(f)
+    stems = {Path(doc).name for doc in toc_notebooks(ROOT / "_toc.yml")}
+    assert set(measured) == stems
+    assert all(isinstance(v, float) and v > 0 for v in measured.values())
